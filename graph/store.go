@@ -1,0 +1,91 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// ErrNotFound is returned by Store.Get for a missing key.
+var ErrNotFound = errors.New("store: not found")
+
+// Item is one value in a Store.
+type Item struct {
+	Namespace []string
+	Key       string
+	Value     json.RawMessage // a JSON object
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	ExpiresAt time.Time // zero: never
+	// Score is set by Search when a Query ranked the result (higher is better).
+	Score float64
+}
+
+// PutOptions tune a Put.
+type PutOptions struct {
+	// TTL makes the item expire after this long; 0 keeps it forever.
+	TTL time.Duration
+	// Index names the top-level fields of the value whose text is embedded for
+	// semantic search when the store has an embedder; nil means the store's
+	// default fields, and NoIndex skips embedding.
+	Index   []string
+	NoIndex bool
+}
+
+// SearchQuery filters and ranks a Store search.
+type SearchQuery struct {
+	// Filter keeps items whose value has these top-level fields equal to the
+	// given JSON-comparable values. Dotted names reach nested objects.
+	Filter map[string]any
+	// Query ranks items by keyword match (or by embedding similarity when the
+	// store has an embedder); empty means namespace order.
+	Query  string
+	Limit  int // 0 means the store's default (10)
+	Offset int
+}
+
+// NamespaceQuery filters ListNamespaces.
+type NamespaceQuery struct {
+	Prefix   []string
+	Suffix   []string
+	MaxDepth int // 0: full depth; otherwise namespaces are cut to this depth and deduplicated
+	Limit    int // 0: 100
+	Offset   int
+}
+
+// Store is long-term, cross-thread memory: JSON values under hierarchical
+// namespaces. Implementations must be safe for concurrent use. Nodes reach the
+// run's store with StoreFrom(ctx). See package memory for back-ends.
+type Store interface {
+	Put(ctx context.Context, ns []string, key string, value json.RawMessage, opts *PutOptions) error
+	// Get returns ErrNotFound (wrapped) for a missing or expired key.
+	Get(ctx context.Context, ns []string, key string) (*Item, error)
+	// Delete of a missing key is not an error.
+	Delete(ctx context.Context, ns []string, key string) error
+	// Search returns the items whose namespace starts with prefix.
+	Search(ctx context.Context, prefix []string, q SearchQuery) ([]Item, error)
+	ListNamespaces(ctx context.Context, q NamespaceQuery) ([][]string, error)
+}
+
+// PutJSON marshals v and stores it.
+func PutJSON[T any](ctx context.Context, s Store, ns []string, key string, v T, opts *PutOptions) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return s.Put(ctx, ns, key, b, opts)
+}
+
+// GetJSON loads a value and unmarshals it into a T.
+func GetJSON[T any](ctx context.Context, s Store, ns []string, key string) (T, error) {
+	var v T
+	it, err := s.Get(ctx, ns, key)
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(it.Value, &v); err != nil {
+		return v, err
+	}
+	return v, nil
+}

@@ -1,0 +1,7 @@
+# Source this file: exports what playwright-go needs to run offline against
+# the project-local Playwright driver and Debian's Chromium (see scripts/setup.sh).
+_ag_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export PLAYWRIGHT_NODEJS_PATH="${PLAYWRIGHT_NODEJS_PATH:-$(command -v node)}"
+export PLAYWRIGHT_CLI_PATH="${PLAYWRIGHT_CLI_PATH:-$_ag_root/.tools/node/node_modules/playwright-core/cli.js}"
+export AGENTGRAPH_CHROMIUM="${AGENTGRAPH_CHROMIUM:-/usr/bin/chromium}"
+unset _ag_root

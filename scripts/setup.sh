@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Offline set-up for agentgraph's browser pieces. Idempotent: safe to run again.
+#  - Debian chromium when no Chromium/Chrome is found
+#  - playwright-core, @playwright/test and axe-core into .tools/node (project-local)
+#  - Go modules
+# Prints the environment it settled on; scripts/env.sh exports the same.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+say() { printf 'setup: %s\n' "$*"; }
+fail() { printf 'setup: error: %s\n' "$*" >&2; exit 2; }
+
+find_chromium() {
+  for c in "${AGENTGRAPH_CHROMIUM:-}" /usr/bin/chromium /usr/bin/chromium-browser /usr/bin/google-chrome /usr/bin/google-chrome-stable; do
+    if [ -n "$c" ] && [ -x "$c" ]; then echo "$c"; return 0; fi
+  done
+  return 1
+}
+
+if ! chromium_path="$(find_chromium)"; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    say "installing Debian chromium (apt-get)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    chromium_path="$(find_chromium)" || fail "chromium was installed but not found at /usr/bin/chromium"
+  else
+    fail "no Chromium found; install Debian's chromium package (apt-get install chromium) or set AGENTGRAPH_CHROMIUM"
+  fi
+fi
+say "chromium: $chromium_path"
+
+command -v node >/dev/null || fail "node not found; install Node.js 20+ (Debian: apt-get install nodejs npm)"
+command -v npm >/dev/null || fail "npm not found; install npm"
+
+tools="$root/.tools/node"
+want_core=1.64.1
+have() { [ -f "$tools/node_modules/$1/package.json" ] && grep -q "\"version\": \"$2" "$tools/node_modules/$1/package.json"; }
+if ! have playwright-core "$want_core" || ! have @playwright/test "$want_core" || ! have axe-core 4.; then
+  say "installing playwright-core@$want_core @playwright/test@$want_core axe-core@4 into .tools/node"
+  mkdir -p "$tools"
+  [ -f "$tools/package.json" ] || printf '{"name":"agentgraph-tools","private":true}\n' > "$tools/package.json"
+  (cd "$tools" && npm install --no-audit --no-fund --silent "playwright-core@$want_core" "@playwright/test@$want_core" "axe-core@4" >/dev/null) \
+    || fail "npm install failed (is the npm registry reachable?)"
+fi
+say "playwright: $tools/node_modules/playwright-core/cli.js"
+
+if [ "${SKIP_GO_DOWNLOAD:-}" != 1 ]; then
+  go mod download >/dev/null || fail "go mod download failed (is the Go module proxy reachable?)"
+fi
+say "ok"
