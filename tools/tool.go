@@ -1,6 +1,3 @@
-// Package tools defines the Tool interface every agent tool implements, typed
-// tools built from Go functions, and a registry that dispatches model tool
-// calls. Subpackages adapt MCP servers and skills to the same interface.
 package tools
 
 import (
