@@ -1,0 +1,82 @@
+package checkpoint
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/agentgraph/agentgraph/graph"
+)
+
+// cloneBytes copies b, keeping the difference between nil and empty.
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(b)), b...)
+}
+
+func cloneValues(m map[string][]byte) map[string][]byte {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string][]byte, len(m))
+	for k, v := range m {
+		out[k] = cloneBytes(v)
+	}
+	return out
+}
+
+func cloneWrites(ws []graph.PendingWrite) []graph.PendingWrite {
+	if ws == nil {
+		return nil
+	}
+	out := make([]graph.PendingWrite, len(ws))
+	for i, w := range ws {
+		w.Value = cloneBytes(w.Value)
+		out[i] = w
+	}
+	return out
+}
+
+// cloneCheckpoint returns a deep copy of cp, so that neither the caller nor
+// the back-end can change the other's data.
+func cloneCheckpoint(cp *graph.Checkpoint) *graph.Checkpoint {
+	c := *cp
+	c.Values = cloneValues(cp.Values)
+	c.Versions = maps.Clone(cp.Versions)
+	if cp.Next != nil {
+		c.Next = make([]graph.TaskRef, len(cp.Next))
+		for i, t := range cp.Next {
+			t.Arg = cloneBytes(t.Arg)
+			c.Next[i] = t
+		}
+	}
+	c.Writes = cloneWrites(cp.Writes)
+	if cp.Interrupts != nil {
+		c.Interrupts = make([]graph.InterruptInfo, len(cp.Interrupts))
+		for i, in := range cp.Interrupts {
+			in.Value = cloneBytes(in.Value)
+			c.Interrupts[i] = in
+		}
+	}
+	c.Metadata = maps.Clone(cp.Metadata)
+	return &c
+}
+
+// mergeWrites adds ws to existing: a write for a (task, channel) pair that is
+// already present replaces it in place; new pairs are appended in order.
+func mergeWrites(existing, ws []graph.PendingWrite) []graph.PendingWrite {
+	out := slices.Clone(existing)
+	for _, w := range ws {
+		w.Value = cloneBytes(w.Value)
+		i := slices.IndexFunc(out, func(e graph.PendingWrite) bool {
+			return e.TaskID == w.TaskID && e.Channel == w.Channel
+		})
+		if i >= 0 {
+			out[i] = w
+		} else {
+			out = append(out, w)
+		}
+	}
+	return out
+}
