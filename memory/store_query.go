@@ -1,0 +1,652 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/agentgraph/agentgraph/graph"
+)
+
+// This file holds what every Store back-end of this package shares:
+// options, validation, filters, keyword and vector ranking, namespace
+// listing.
+
+// Embedder turns text into vectors for semantic search. Its method set is
+// that of langchaingo's embeddings.Embedder, so any langchaingo embedder
+// can be passed to WithEmbedder as it is.
+type Embedder interface {
+	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
+	EmbedQuery(ctx context.Context, text string) ([]float32, error)
+}
+
+// ErrInvalidStoreInput is wrapped by every Store error about a bad
+// argument: an empty namespace label or key, a value that is not a JSON
+// object, a malformed filter.
+var ErrInvalidStoreInput = errors.New("store: invalid input")
+
+// ErrStoreCorrupt is wrapped when a stored item cannot be decoded.
+var ErrStoreCorrupt = errors.New("store: corrupt item")
+
+// Defaults of Search and ListNamespaces.
+const (
+	DefaultSearchLimit    = 10
+	DefaultNamespaceLimit = 100
+)
+
+// StoreOption configures a Store back-end.
+type StoreOption func(*storeConfig)
+
+type storeConfig struct {
+	now         func() time.Time
+	embedder    Embedder
+	indexFields []string
+	bucket      string
+	logger      *slog.Logger
+}
+
+func newStoreConfig(opts []StoreOption) storeConfig {
+	c := storeConfig{
+		now:    func() time.Time { return time.Now().UTC() },
+		bucket: DefaultStoreBucket,
+		logger: slog.New(slog.DiscardHandler),
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// DefaultStoreBucket is the top-level bbolt bucket of BoltStore.
+const DefaultStoreBucket = "agentgraph.store"
+
+// WithStoreClock sets the clock used for timestamps and TTL expiry.
+func WithStoreClock(now func() time.Time) StoreOption {
+	return func(c *storeConfig) { c.now = now }
+}
+
+// WithEmbedder makes Search rank by embedding similarity when a query is
+// given. fields are the default top-level (or dotted) fields whose text is
+// embedded when PutOptions.Index is nil; with none, every string in the
+// value is embedded.
+func WithEmbedder(e Embedder, fields ...string) StoreOption {
+	return func(c *storeConfig) {
+		c.embedder = e
+		c.indexFields = slices.Clone(fields)
+	}
+}
+
+// WithIndexFields sets the default fields used for keyword ranking (and
+// embedding) when PutOptions.Index is nil.
+func WithIndexFields(fields ...string) StoreOption {
+	return func(c *storeConfig) { c.indexFields = slices.Clone(fields) }
+}
+
+// WithStoreBucket sets the top-level bbolt bucket BoltStore uses.
+func WithStoreBucket(name string) StoreOption { return func(c *storeConfig) { c.bucket = name } }
+
+// WithStoreLogger sets the logger for skipped corrupt items and purges.
+func WithStoreLogger(l *slog.Logger) StoreOption { return func(c *storeConfig) { c.logger = l } }
+
+// record is an item as back-ends keep it.
+type record struct {
+	V         int             `json:"v"` // record format version
+	Namespace []string        `json:"ns"`
+	Key       string          `json:"key"`
+	Value     json.RawMessage `json:"value"`
+	CreatedAt time.Time       `json:"created"`
+	UpdatedAt time.Time       `json:"updated"`
+	ExpiresAt time.Time       `json:"expires,omitzero"`
+	Index     []string        `json:"index,omitempty"` // fields ranked by Query; nil: the defaults
+	NoIndex   bool            `json:"noindex,omitempty"`
+	Vector    []float32       `json:"vec,omitempty"`
+}
+
+const recordVersion = 1
+
+func (r *record) expired(now time.Time) bool {
+	return !r.ExpiresAt.IsZero() && !now.Before(r.ExpiresAt)
+}
+
+func (r *record) item() graph.Item {
+	return graph.Item{
+		Namespace: slices.Clone(r.Namespace),
+		Key:       r.Key,
+		Value:     slices.Clone(r.Value),
+		CreatedAt: r.CreatedAt,
+		UpdatedAt: r.UpdatedAt,
+		ExpiresAt: r.ExpiresAt,
+	}
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidStoreInput, fmt.Sprintf(format, args...))
+}
+
+func validateNS(ns []string, allowEmpty bool) error {
+	if len(ns) == 0 && !allowEmpty {
+		return invalid("empty namespace")
+	}
+	for i, l := range ns {
+		if l == "" {
+			return invalid("namespace %q: label %d is empty", ns, i)
+		}
+	}
+	return nil
+}
+
+func validateKey(ns []string, key string) error {
+	if err := validateNS(ns, false); err != nil {
+		return err
+	}
+	if key == "" {
+		return invalid("namespace %q: empty key", ns)
+	}
+	return nil
+}
+
+func validateValue(ns []string, key string, v json.RawMessage) error {
+	trimmed := strings.TrimLeft(string(v), " \t\r\n")
+	if !strings.HasPrefix(trimmed, "{") || !json.Valid(v) {
+		return invalid("namespace %q key %q: value is not a JSON object", ns, key)
+	}
+	return nil
+}
+
+// newRecord builds the record for a Put; old is the current record or nil.
+func (c *storeConfig) newRecord(ns []string, key string, value json.RawMessage, opts *graph.PutOptions, old *record) *record {
+	now := c.now()
+	r := &record{
+		V: recordVersion, Namespace: slices.Clone(ns), Key: key, Value: slices.Clone(value),
+		CreatedAt: now, UpdatedAt: now,
+	}
+	if old != nil && !old.expired(now) {
+		r.CreatedAt = old.CreatedAt
+	}
+	if opts != nil {
+		if opts.TTL > 0 {
+			r.ExpiresAt = now.Add(opts.TTL)
+		}
+		r.Index = slices.Clone(opts.Index)
+		r.NoIndex = opts.NoIndex
+	}
+	return r
+}
+
+// embed computes the vector of a value that is about to be stored, when
+// the store has an embedder and the Put asks for indexing.
+func (c *storeConfig) embed(ctx context.Context, value json.RawMessage, opts *graph.PutOptions) ([]float32, error) {
+	if c.embedder == nil || (opts != nil && opts.NoIndex) {
+		return nil, nil
+	}
+	var fields []string
+	if opts != nil {
+		fields = opts.Index
+	}
+	text, err := c.indexText(value, fields)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	vecs, err := c.embedder.EmbedDocuments(ctx, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("store: embed: %w", err)
+	}
+	if len(vecs) != 1 || len(vecs[0]) == 0 {
+		return nil, fmt.Errorf("store: embed: embedder returned %d vectors for 1 text", len(vecs))
+	}
+	return vecs[0], nil
+}
+
+// indexText is the text of value that Query ranks: the given fields (or the
+// store's default fields), else every string in the value.
+func (c *storeConfig) indexText(value json.RawMessage, fields []string) (string, error) {
+	var v any
+	if err := json.Unmarshal(value, &v); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrStoreCorrupt, err)
+	}
+	if fields == nil {
+		fields = c.indexFields
+	}
+	var b strings.Builder
+	if len(fields) == 0 {
+		collectStrings(&b, v)
+		return b.String(), nil
+	}
+	for _, f := range fields {
+		fv, ok := lookup(v, f)
+		if !ok {
+			continue
+		}
+		collectStrings(&b, fv)
+	}
+	return b.String(), nil
+}
+
+func collectStrings(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case string:
+		b.WriteString(x)
+		b.WriteByte('\n')
+	case []any:
+		for _, e := range x {
+			collectStrings(b, e)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			collectStrings(b, x[k])
+		}
+	}
+}
+
+// lookup follows a dotted path through nested objects.
+func lookup(v any, path string) (any, bool) {
+	for part := range strings.SplitSeq(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[part]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// filter is a compiled SearchQuery.Filter.
+type filter []condition
+
+type condition struct {
+	path string
+	op   string // "$eq", "$ne", "$gt", "$gte", "$lt", "$lte"
+	want any    // JSON-decoded
+}
+
+// compileFilter normalises filter values through JSON. A value that is an
+// object whose keys all start with "$" is read as operators:
+// {"$gt": 3, "$lte": 9}; any other value means equality.
+func compileFilter(f map[string]any) (filter, error) {
+	var out filter
+	keys := make([]string, 0, len(f))
+	for k := range f {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, path := range keys {
+		if path == "" {
+			return nil, invalid("filter: empty field name")
+		}
+		b, err := json.Marshal(f[path])
+		if err != nil {
+			return nil, invalid("filter %q: value is not JSON: %v", path, err)
+		}
+		var want any
+		if err := json.Unmarshal(b, &want); err != nil {
+			return nil, invalid("filter %q: %v", path, err)
+		}
+		if ops, ok := want.(map[string]any); ok && len(ops) > 0 && allOperators(ops) {
+			opKeys := make([]string, 0, len(ops))
+			for op := range ops {
+				opKeys = append(opKeys, op)
+			}
+			slices.Sort(opKeys)
+			for _, op := range opKeys {
+				switch op {
+				case "$eq", "$ne", "$gt", "$gte", "$lt", "$lte":
+				default:
+					return nil, invalid("filter %q: unknown operator %q", path, op)
+				}
+				out = append(out, condition{path: path, op: op, want: ops[op]})
+			}
+			continue
+		}
+		out = append(out, condition{path: path, op: "$eq", want: want})
+	}
+	return out, nil
+}
+
+func allOperators(m map[string]any) bool {
+	for k := range m {
+		if !strings.HasPrefix(k, "$") {
+			return false
+		}
+	}
+	return true
+}
+
+// match reports whether the decoded value v satisfies every condition.
+func (f filter) match(v any) bool {
+	for _, c := range f {
+		got, ok := lookup(v, c.path)
+		switch c.op {
+		case "$eq":
+			if !ok || !jsonEqual(got, c.want) {
+				return false
+			}
+		case "$ne":
+			if ok && jsonEqual(got, c.want) {
+				return false
+			}
+		default:
+			cmp, comparable := compare(got, c.want)
+			if !ok || !comparable {
+				return false
+			}
+			switch c.op {
+			case "$gt":
+				ok = cmp > 0
+			case "$gte":
+				ok = cmp >= 0
+			case "$lt":
+				ok = cmp < 0
+			case "$lte":
+				ok = cmp <= 0
+			}
+			if !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !jsonEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return a == b
+	}
+}
+
+func compare(a, b any) (int, bool) {
+	switch x := a.(type) {
+	case float64:
+		y, ok := b.(float64)
+		if !ok {
+			return 0, false
+		}
+		switch {
+		case x < y:
+			return -1, true
+		case x > y:
+			return 1, true
+		}
+		return 0, true
+	case string:
+		y, ok := b.(string)
+		if !ok {
+			return 0, false
+		}
+		return strings.Compare(x, y), true
+	}
+	return 0, false
+}
+
+// tokens splits text into lower-case words.
+func tokens(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// keywordScore ranks text against the query terms. The score is the share
+// of the terms that occur, plus a bonus below one term's share for repeated
+// occurrences, so an item matching more terms always ranks first. 0 means no
+// term occurs.
+func keywordScore(terms []string, text string) float64 {
+	if len(terms) == 0 {
+		return 0
+	}
+	counts := map[string]int{}
+	for _, w := range tokens(text) {
+		counts[w]++
+	}
+	matched, intensity := 0, 0.0
+	for _, t := range terms {
+		if n := counts[t]; n > 0 {
+			matched++
+			intensity += math.Log(float64(n))
+		}
+	}
+	if matched == 0 {
+		return 0
+	}
+	n := float64(len(terms))
+	return float64(matched)/n + (1-1/(1+intensity))/(n+1)
+}
+
+func distinct(ws []string) []string {
+	slices.Sort(ws)
+	return slices.Compact(ws)
+}
+
+func cosine(a, b []float32) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+func hasPrefix(ns, prefix []string) bool {
+	return len(ns) >= len(prefix) && slices.Equal(ns[:len(prefix)], prefix)
+}
+
+func compareNS(a, b []string) int { return slices.Compare(a, b) }
+
+// searcher evaluates one Search over records fed to it in any order.
+type searcher struct {
+	cfg     *storeConfig
+	prefix  []string
+	q       graph.SearchQuery
+	filter  filter
+	terms   []string
+	qvec    []float32
+	now     time.Time
+	results []graph.Item
+}
+
+func newSearcher(ctx context.Context, cfg *storeConfig, prefix []string, q graph.SearchQuery) (*searcher, error) {
+	if err := validateNS(prefix, true); err != nil {
+		return nil, err
+	}
+	if q.Limit < 0 || q.Offset < 0 {
+		return nil, invalid("search: negative limit %d or offset %d", q.Limit, q.Offset)
+	}
+	if q.Limit == 0 {
+		q.Limit = DefaultSearchLimit
+	}
+	f, err := compileFilter(q.Filter)
+	if err != nil {
+		return nil, err
+	}
+	s := &searcher{cfg: cfg, prefix: prefix, q: q, filter: f, now: cfg.now()}
+	if strings.TrimSpace(q.Query) != "" {
+		if cfg.embedder != nil {
+			v, err := cfg.embedder.EmbedQuery(ctx, q.Query)
+			if err != nil {
+				return nil, fmt.Errorf("store: embed query: %w", err)
+			}
+			s.qvec = v
+		} else {
+			s.terms = distinct(tokens(q.Query))
+		}
+	}
+	return s, nil
+}
+
+func (s *searcher) ranked() bool { return s.qvec != nil || len(s.terms) > 0 }
+
+// add considers one record. It returns an error only for a record whose
+// value does not decode.
+func (s *searcher) add(r *record) error {
+	if !hasPrefix(r.Namespace, s.prefix) || r.expired(s.now) {
+		return nil
+	}
+	if len(s.filter) > 0 {
+		var v any
+		if err := json.Unmarshal(r.Value, &v); err != nil {
+			return fmt.Errorf("%w: namespace %q key %q: %v", ErrStoreCorrupt, r.Namespace, r.Key, err)
+		}
+		if !s.filter.match(v) {
+			return nil
+		}
+	}
+	it := r.item()
+	switch {
+	case s.qvec != nil:
+		if r.Vector == nil {
+			return nil
+		}
+		it.Score = cosine(s.qvec, r.Vector)
+	case len(s.terms) > 0:
+		text, err := s.cfg.indexText(r.Value, r.Index)
+		if err != nil {
+			return fmt.Errorf("namespace %q key %q: %w", r.Namespace, r.Key, err)
+		}
+		it.Score = keywordScore(s.terms, text)
+		if it.Score == 0 {
+			return nil
+		}
+	}
+	s.results = append(s.results, it)
+	return nil
+}
+
+// done sorts and pages the results.
+func (s *searcher) done() []graph.Item {
+	slices.SortFunc(s.results, func(a, b graph.Item) int {
+		if s.ranked() && a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		if c := compareNS(a.Namespace, b.Namespace); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	if s.q.Offset >= len(s.results) {
+		return []graph.Item{}
+	}
+	out := s.results[s.q.Offset:]
+	if len(out) > s.q.Limit {
+		out = out[:s.q.Limit]
+	}
+	return slices.Clip(out)
+}
+
+// nsLister evaluates one ListNamespaces.
+type nsLister struct {
+	q    graph.NamespaceQuery
+	seen map[string][]string
+}
+
+func newNSLister(q graph.NamespaceQuery) (*nsLister, error) {
+	if q.Limit < 0 || q.Offset < 0 || q.MaxDepth < 0 {
+		return nil, invalid("list namespaces: negative limit, offset or max depth")
+	}
+	if q.Limit == 0 {
+		q.Limit = DefaultNamespaceLimit
+	}
+	return &nsLister{q: q, seen: map[string][]string{}}, nil
+}
+
+// matchLabels compares labels with a pattern in which "*" matches any one label.
+func matchLabels(labels, pattern []string) bool {
+	if len(labels) != len(pattern) {
+		return false
+	}
+	for i, p := range pattern {
+		if p != "*" && p != labels[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (l *nsLister) add(ns []string) {
+	if len(ns) < len(l.q.Prefix) || !matchLabels(ns[:len(l.q.Prefix)], l.q.Prefix) {
+		return
+	}
+	if len(ns) < len(l.q.Suffix) || !matchLabels(ns[len(ns)-len(l.q.Suffix):], l.q.Suffix) {
+		return
+	}
+	if l.q.MaxDepth > 0 && len(ns) > l.q.MaxDepth {
+		ns = ns[:l.q.MaxDepth]
+	}
+	k := nsKey(ns)
+	if _, ok := l.seen[k]; !ok {
+		l.seen[k] = slices.Clone(ns)
+	}
+}
+
+func (l *nsLister) done() [][]string {
+	out := make([][]string, 0, len(l.seen))
+	for _, ns := range l.seen {
+		out = append(out, ns)
+	}
+	slices.SortFunc(out, compareNS)
+	if l.q.Offset >= len(out) {
+		return [][]string{}
+	}
+	out = out[l.q.Offset:]
+	if len(out) > l.q.Limit {
+		out = out[:l.q.Limit]
+	}
+	return out
+}
+
+// nsKey joins labels unambiguously (labels may hold any byte).
+func nsKey(ns []string) string {
+	var b strings.Builder
+	for _, l := range ns {
+		fmt.Fprintf(&b, "%d:%s/", len(l), l)
+	}
+	return b.String()
+}
