@@ -1,0 +1,62 @@
+package llm
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/tmc/langchaingo/llms"
+)
+
+// CutMarker is put where Truncate removed text; %d is the number of
+// characters (runes) removed.
+const CutMarker = "\n[… %d characters cut …]\n"
+
+// Truncate keeps at most max runes of s: its head and its tail (each about
+// half) joined by CutMarker. s is returned unchanged when it fits or max <= 0.
+// It never splits a UTF-8 character.
+func Truncate(s string, max int) string {
+	if max <= 0 || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	runes := []rune(s)
+	marker := fmt.Sprintf(CutMarker, 0)
+	keep := max - utf8.RuneCountInString(marker)
+	if keep < 2 {
+		return string(runes[:max])
+	}
+	head := (keep + 1) / 2
+	tail := keep - head
+	cut := len(runes) - head - tail
+	return string(runes[:head]) + fmt.Sprintf(CutMarker, cut) + string(runes[len(runes)-tail:])
+}
+
+// Budget caps what a Model sends: each text part of each message is cut to
+// PerMessage runes (head+tail, see Truncate). Tool call results are cut too;
+// tool call arguments are never changed.
+type Budget struct {
+	PerMessage int // 0: no cap
+}
+
+// Apply returns msgs with long texts cut; msgs itself is not modified.
+func (b Budget) Apply(msgs []llms.MessageContent) []llms.MessageContent {
+	if b.PerMessage <= 0 {
+		return msgs
+	}
+	out := make([]llms.MessageContent, len(msgs))
+	for i, m := range msgs {
+		parts := make([]llms.ContentPart, len(m.Parts))
+		for j, p := range m.Parts {
+			switch v := p.(type) {
+			case llms.TextContent:
+				parts[j] = llms.TextContent{Text: Truncate(v.Text, b.PerMessage)}
+			case llms.ToolCallResponse:
+				v.Content = Truncate(v.Content, b.PerMessage)
+				parts[j] = v
+			default:
+				parts[j] = p
+			}
+		}
+		out[i] = llms.MessageContent{Role: m.Role, Parts: parts}
+	}
+	return out
+}
