@@ -31,8 +31,11 @@ var (
 	qaPlainWord = regexp.MustCompile(`^[A-Za-z_-]{1,32}$`)
 
 	// Evidence masks, applied in this order to lower-cased text.
-	qaEvQuoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|` + "`[^`]*`")
-	qaEvStamp  = regexp.MustCompile(`\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:z|[+-]\d{2}:?\d{2})?)?|\b\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?\b`)
+	qaEvQuoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|` + "`[^`]*`")
+	// A single quote opens a quoted value only when not inside a word, so
+	// apostrophes ("can't") stay.
+	qaEvSingle = regexp.MustCompile(`(^|[^\pL\pN])'(?:[^'\\]|\\.)*'`)
+	qaEvStamp  = regexp.MustCompile(`\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:z|[+-]\d{2}:?\d{2})?)?|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b`)
 	qaEvUUID   = regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
 	qaEvHex    = regexp.MustCompile(`\b0x[0-9a-f]+\b|\b[0-9a-f]{6,}\b`)
 	qaEvNumber = regexp.MustCompile(`\d+(?:\.\d+)?`)
@@ -124,6 +127,7 @@ func qaIsLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= '
 func NormalizeEvidence(s string) string {
 	s = strings.ToLower(s)
 	s = qaEvQuoted.ReplaceAllString(s, `"<q>"`)
+	s = qaEvSingle.ReplaceAllString(s, `${1}"<q>"`)
 	s = qaEvStamp.ReplaceAllString(s, "<ts>")
 	s = qaEvUUID.ReplaceAllString(s, "<uuid>")
 	s = qaEvHex.ReplaceAllStringFunc(s, func(m string) string {
