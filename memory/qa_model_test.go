@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -25,13 +26,14 @@ type qaStoreCase struct {
 func qaStoreCases() []qaStoreCase {
 	return []qaStoreCase{
 		{"fake", func(*testing.T) graph.Store { return newQAFakeStore() }},
+		{"in-memory", func(*testing.T) graph.Store { return NewInMemoryStore() }},
 	}
 }
 
 func newTestQA(t *testing.T, st graph.Store) (*QA, *qaClock) {
 	t.Helper()
 	clock := newQAClock()
-	q, err := NewQA(st, qaTestOrigin, WithQAClock(clock.Now))
+	q, err := NewQA(st, qaTestOrigin, WithQAClock(clock.Now), WithQALogger(slog.New(slog.DiscardHandler)))
 	require.NoError(t, err)
 	return q, clock
 }
