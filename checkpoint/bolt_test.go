@@ -1,0 +1,99 @@
+package checkpoint_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/checkpoint/checkpointtest"
+	"github.com/agentgraph/agentgraph/graph"
+)
+
+var fileSeq atomic.Int64
+
+// openBolt opens a fresh bbolt file closed at the end of the test.
+func openBolt(t *testing.T) *bolt.DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("cp-%d.db", fileSeq.Add(1)))
+	db, err := checkpoint.OpenBoltDB(path, &bolt.Options{NoSync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, db.Close()) })
+	return db
+}
+
+func newBolt(t *testing.T, opts ...checkpoint.Option) *checkpoint.Bolt {
+	t.Helper()
+	cp, err := checkpoint.NewBolt(openBolt(t), opts...)
+	require.NoError(t, err)
+	return cp
+}
+
+func TestBoltConformance(t *testing.T) {
+	for _, k := range []int{checkpoint.DefaultSnapshotEvery, 1, 3} {
+		t.Run(fmt.Sprintf("snapshotEvery%d", k), func(t *testing.T) {
+			checkpointtest.Run(t, func() graph.Checkpointer { return newBolt(t, checkpoint.WithSnapshotEvery(k)) })
+		})
+	}
+}
+
+func TestBoltRetention(t *testing.T) {
+	checkpointtest.RunRetention(t, func(keep int) graph.Checkpointer {
+		return newBolt(t, checkpoint.WithRetention(keep), checkpoint.WithSnapshotEvery(4))
+	})
+}
+
+// TestBoltReopen checks that everything is read back from the file by a new
+// checkpointer (no warm cache), including deltas and shared writes.
+func TestBoltReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "reopen.db")
+	db, err := checkpoint.OpenBoltDB(path, nil)
+	require.NoError(t, err)
+	cp, err := checkpoint.NewBolt(db, checkpoint.WithSnapshotEvery(7))
+	require.NoError(t, err)
+	var all []*graph.Checkpoint
+	log := []byte(`[]`)
+	for i := range 30 {
+		c := checkpointtest.Sample("t", "", i, i > 0)
+		msg := fmt.Sprintf(`{"n":%d,"text":"message number %d with some padding to be long enough"}`, i, i)
+		if i == 0 {
+			log = []byte("[" + msg + "]")
+		} else {
+			log = append(log[:len(log)-1], []byte(","+msg+"]")...)
+		}
+		c.Values["log"] = append([]byte(nil), log...)
+		c.Writes = []graph.PendingWrite{{TaskID: fmt.Sprint("task-", i), Node: "n", Channel: "log", Value: []byte(msg)}}
+		if i > 0 {
+			require.NoError(t, cp.PutWrites(ctx, "t", "", all[i-1].ID, c.Writes))
+		}
+		require.NoError(t, cp.Put(ctx, c))
+		all = append(all, c)
+	}
+	require.NoError(t, db.Close())
+
+	db, err = checkpoint.OpenBoltDB(path, &bolt.Options{ReadOnly: true})
+	require.NoError(t, err)
+	defer db.Close()
+	cp, err = checkpoint.NewBolt(db, checkpoint.WithSnapshotEvery(7))
+	require.NoError(t, err)
+	for i, want := range all {
+		got, ws, err := cp.Get(ctx, "t", "", want.ID)
+		require.NoError(t, err)
+		checkpointtest.AssertEqual(t, want, got)
+		if i+1 < len(all) {
+			require.Equal(t, all[i+1].Writes, ws)
+		}
+	}
+	list, err := cp.List(ctx, "t", "", graph.ListOptions{Before: all[20].ID, Limit: 15})
+	require.NoError(t, err)
+	require.Len(t, list, 15)
+	for i, got := range list {
+		checkpointtest.AssertEqual(t, all[19-i], got)
+	}
+}
