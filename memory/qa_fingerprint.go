@@ -120,10 +120,13 @@ func qaNormalizeQueryValue(v string) string {
 
 func qaIsLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
 
-// NormalizeEvidence makes bug evidence comparable across runs: lower-cased,
-// quoted values → "<q>", timestamps → <ts>, UUIDs → <uuid>, hex values →
-// <hex>, numbers → <n>, whitespace collapsed, and the result capped at
-// MaxEvidenceKey runes.
+// NormalizeEvidence makes bug evidence comparable across runs: lower-cased;
+// double-quoted, back-quoted and single-quoted values (not apostrophes) →
+// "<q>"; ISO dates and date-times and hh:mm:ss clock times → <ts>; UUIDs →
+// <uuid>; 0x values and runs of six or more hex digits mixing digits and
+// letters → <hex>; other numbers → <n>; whitespace collapsed; the result
+// capped at MaxEvidenceKey runes. Changing these rules changes fingerprints,
+// so bugs stored before would no longer match their new sightings.
 func NormalizeEvidence(s string) string {
 	s = strings.ToLower(s)
 	s = qaEvQuoted.ReplaceAllString(s, `"<q>"`)
