@@ -175,6 +175,9 @@ func (q *QA) resolve(rawURL string) (abs, page string, err error) {
 	}
 	base, _ := url.Parse(q.origin) // validated by NewQA
 	u = base.ResolveReference(u)
+	if u.Host == "" {
+		return "", "", qaInvalid("url %q has no host", rawURL)
+	}
 	u.Fragment = ""
 	page = qaNormalizeURL(u)
 	if _, host, err := NormalizeOrigin(u.Scheme + "://" + u.Host); err != nil || host != q.host {

@@ -79,7 +79,7 @@ func TestQAPage(t *testing.T) {
 		require.NoError(t, err, tt.in)
 		assert.Equal(t, tt.want, got, tt.in)
 	}
-	for _, bad := range []string{"", "  ", "http://[::1"} {
+	for _, bad := range []string{"", "  ", "http://[::1", "about:blank", "mailto:qa@shop.test"} {
 		_, err := q.Page(bad)
 		require.ErrorIs(t, err, ErrInvalidInput, "%q", bad)
 	}
