@@ -1,0 +1,158 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+)
+
+type ctxKey struct{}
+
+// taskCtx is what the engine puts in a node's context.
+type taskCtx struct {
+	r    runner
+	task *taskScratch
+}
+
+// runner is the non-generic face of a run, for context accessors.
+type runner interface {
+	store() Store
+	remaining() int
+	emit(ctx context.Context, t *taskScratch, v any)
+	info(t *taskScratch) TaskInfo
+	serializer() Serializer
+	hasCheckpointer() bool
+}
+
+func fromCtx(ctx context.Context) *taskCtx {
+	if ctx == nil {
+		return nil
+	}
+	tc, _ := ctx.Value(ctxKey{}).(*taskCtx)
+	return tc
+}
+
+// StoreFrom returns the Store of the running graph (WithStore), or nil.
+func StoreFrom(ctx context.Context) Store {
+	if tc := fromCtx(ctx); tc != nil {
+		return tc.r.store()
+	}
+	return nil
+}
+
+// RemainingSteps returns how many more super-steps the run may start after
+// the current one before it hits its recursion limit (0 in the last allowed
+// step), or -1 outside a run.
+func RemainingSteps(ctx context.Context) int {
+	if tc := fromCtx(ctx); tc != nil {
+		return tc.r.remaining()
+	}
+	return -1
+}
+
+// Emit sends v to the run's stream as a Custom event (and to observers).
+// It does nothing when nobody listens.
+func Emit(ctx context.Context, v any) {
+	if tc := fromCtx(ctx); tc != nil {
+		tc.r.emit(ctx, tc.task, v)
+	}
+}
+
+// StreamWriter returns a function that calls Emit with ctx.
+func StreamWriter(ctx context.Context) func(v any) {
+	return func(v any) { Emit(ctx, v) }
+}
+
+// TaskInfo describes the running task.
+type TaskInfo struct {
+	ThreadID string
+	NS       string
+	Node     string
+	TaskID   string // "" when the graph has no checkpointer
+	Step     int
+	Attempt  int // 1 for the first attempt
+}
+
+// TaskInfoFrom returns the running task's identity; ok is false outside a node.
+func TaskInfoFrom(ctx context.Context) (TaskInfo, bool) {
+	if tc := fromCtx(ctx); tc != nil {
+		return tc.r.info(tc.task), true
+	}
+	return TaskInfo{}, false
+}
+
+// interruptSignal is the error Interrupt returns to pause the run.
+type interruptSignal struct {
+	index   int
+	payload any
+}
+
+func (s *interruptSignal) Error() string {
+	return fmt.Sprintf("graph: interrupt %d (return this error from the node)", s.index)
+}
+
+func (s *interruptSignal) Is(target error) bool { return target == ErrInterrupted }
+
+// Interrupt pauses the thread at this point of the node. The first time it
+// returns an error the node must return (possibly wrapped); the run stops,
+// the step's other tasks finish and keep their writes, and Invoke returns an
+// *InterruptError carrying payload. When the thread is resumed with
+// Resume(v), the node runs again from its start and this call returns v.
+// A node may call Interrupt several times: on each resume the calls return,
+// in order, the values given so far, and the first unanswered call pauses
+// again. Values from an earlier process come back decoded by the serializer
+// into an any (for JSON: string, float64, bool, map[string]any, ...); use
+// InterruptAs for a typed value. Interrupt needs a checkpointer and must
+// be called from the node's own goroutine, not concurrently.
+func Interrupt(ctx context.Context, payload any) (any, error) {
+	tc := fromCtx(ctx)
+	if tc == nil {
+		return nil, fmt.Errorf("graph: Interrupt called outside a node")
+	}
+	if !tc.r.hasCheckpointer() {
+		return nil, fmt.Errorf("graph: Interrupt: %w", ErrNoCheckpointer)
+	}
+	t := tc.task
+	i := t.nextInterrupt
+	t.nextInterrupt++
+	if i < len(t.resume) {
+		r := t.resume[i]
+		if r.hasValue {
+			return r.value, nil
+		}
+		var v any
+		if err := tc.r.serializer().Unmarshal(r.raw, &v); err != nil {
+			return nil, fmt.Errorf("graph: Interrupt: decode resume value: %w", err)
+		}
+		return v, nil
+	}
+	return nil, &interruptSignal{index: i, payload: payload}
+}
+
+// InterruptAs is Interrupt with the resume value decoded into a T.
+func InterruptAs[T any](ctx context.Context, payload any) (T, error) {
+	var zero T
+	tc := fromCtx(ctx)
+	if tc == nil {
+		return zero, fmt.Errorf("graph: Interrupt called outside a node")
+	}
+	if !tc.r.hasCheckpointer() {
+		return zero, fmt.Errorf("graph: Interrupt: %w", ErrNoCheckpointer)
+	}
+	t := tc.task
+	i := t.nextInterrupt
+	t.nextInterrupt++
+	if i < len(t.resume) {
+		r := t.resume[i]
+		if r.hasValue {
+			if v, ok := r.value.(T); ok {
+				return v, nil
+			}
+		}
+		var v T
+		if err := tc.r.serializer().Unmarshal(r.raw, &v); err != nil {
+			return zero, fmt.Errorf("graph: Interrupt: decode resume value as %T: %w", zero, err)
+		}
+		return v, nil
+	}
+	return zero, &interruptSignal{index: i, payload: payload}
+}

@@ -1,0 +1,62 @@
+package graph
+
+import (
+	"reflect"
+	"unsafe"
+)
+
+// field is the precomputed accessor of one channel (one top-level field).
+type field struct {
+	name   string
+	off    uintptr
+	typ    reflect.Type
+	isZero func(p unsafe.Pointer) bool
+	assign func(dst, src unsafe.Pointer)
+	merge  func(dst, upd unsafe.Pointer) // the reducer, or nil
+}
+
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+func newField(sf reflect.StructField) field {
+	t := sf.Type
+	f := field{name: sf.Name, off: sf.Offset, typ: t}
+	switch t.Kind() {
+	case reflect.String:
+		f.isZero = func(p unsafe.Pointer) bool { return len(*(*string)(p)) == 0 }
+		f.assign = func(d, s unsafe.Pointer) { *(*string)(d) = *(*string)(s) }
+	case reflect.Slice:
+		f.isZero = func(p unsafe.Pointer) bool { return (*sliceHeader)(p).data == nil }
+		f.assign = func(d, s unsafe.Pointer) { *(*sliceHeader)(d) = *(*sliceHeader)(s) }
+	case reflect.Map, reflect.Pointer, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		f.isZero = func(p unsafe.Pointer) bool { return *(*unsafe.Pointer)(p) == nil }
+		f.assign = func(d, s unsafe.Pointer) { *(*unsafe.Pointer)(d) = *(*unsafe.Pointer)(s) }
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		size := t.Size()
+		f.isZero = func(p unsafe.Pointer) bool {
+			for _, b := range unsafe.Slice((*byte)(p), size) {
+				if b != 0 {
+					return false
+				}
+			}
+			return true
+		}
+		f.assign = func(d, s unsafe.Pointer) {
+			copy(unsafe.Slice((*byte)(d), size), unsafe.Slice((*byte)(s), size))
+		}
+	default:
+		f.isZero = func(p unsafe.Pointer) bool { return reflect.NewAt(t, p).Elem().IsZero() }
+		f.assign = func(d, s unsafe.Pointer) { reflect.NewAt(t, d).Elem().Set(reflect.NewAt(t, s).Elem()) }
+	}
+	return f
+}
+
+// ptr returns a pointer to the field in *s.
+func (f *field) ptr(s unsafe.Pointer) unsafe.Pointer { return unsafe.Add(s, f.off) }
+
+// iface returns the field of *s as a pointer interface (for the serializer).
+func (f *field) iface(s unsafe.Pointer) any { return reflect.NewAt(f.typ, f.ptr(s)).Interface() }

@@ -1,0 +1,452 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+)
+
+// Reserved channels of pending writes and checkpoint values.
+const (
+	chanRoute     = "__route__"     // a finished task's routing: its presence marks the task done
+	chanResume    = "__resume__"    // a task's answered interrupts, in order
+	chanOverwrite = "__overwrite__" // prefix: "__overwrite__:Field"
+	chanJoins     = "__joins__"     // checkpoint value: which join sources have finished
+)
+
+type sendRec struct {
+	Node string
+	Arg  []byte
+}
+
+type routeRec struct {
+	Nodes []string  `json:",omitempty"`
+	Sends []sendRec `json:",omitempty"`
+}
+
+func (c *CompiledGraph[S]) newID(parent string) string {
+	c.idMu.Lock()
+	n := time.Now().UnixNano()
+	if n <= c.lastID {
+		n = c.lastID + 1
+	}
+	if p, err := strconv.ParseInt(parent, 16, 64); err == nil && p >= n {
+		n = p + 1
+	}
+	c.lastID = n
+	c.idMu.Unlock()
+	return fmt.Sprintf("%016x", n)
+}
+
+func taskID(cpID, node string, i int) string {
+	h := fnv.New64a()
+	h.Write([]byte(cpID))
+	h.Write([]byte{0})
+	h.Write([]byte(node))
+	h.Write([]byte{0, byte(i), byte(i >> 8), byte(i >> 16)})
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// restore loads a checkpoint's values into r.
+func (r *run[S]) restore(cp *Checkpoint) error {
+	g := r.g
+	if cp.Format != "" && cp.Format != g.ser.Format() {
+		return fmt.Errorf("graph: checkpoint %s is %q, the serializer reads %q", cp.ID, cp.Format, g.ser.Format())
+	}
+	var zero S
+	r.state = zero
+	sp := unsafe.Pointer(&r.state)
+	for fi := range g.fields {
+		f := &g.fields[fi]
+		b, ok := cp.Values[f.name]
+		if !ok {
+			r.enc[fi], r.versions[fi] = nil, 0
+			continue
+		}
+		if err := g.ser.Unmarshal(b, f.iface(sp)); err != nil {
+			return fmt.Errorf("graph: checkpoint %s: decode channel %s of %s (stored as %s): %w", cp.ID, f.name, g.typeName, cp.StateType, err)
+		}
+		r.enc[fi], r.versions[fi] = b, cp.Versions[f.name]
+	}
+	if b, ok := cp.Values[chanJoins]; ok && len(g.joins) > 0 {
+		var seen [][]bool
+		if err := g.ser.Unmarshal(b, &seen); err != nil {
+			return fmt.Errorf("graph: checkpoint %s: decode joins: %w", cp.ID, err)
+		}
+		for i := range r.joinSeen {
+			if i < len(seen) {
+				copy(r.joinSeen[i], seen[i])
+			}
+		}
+	}
+	r.cur = cp
+	r.step = cp.Step + 1
+	return nil
+}
+
+// checkpoint writes the checkpoint after the input or a step; it names
+// r.next's tasks.
+func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S]) error {
+	g := r.g
+	parent := ""
+	if r.cur != nil {
+		parent = r.cur.ID
+	}
+	id := g.newID(parent)
+	sp := unsafe.Pointer(&r.state)
+	values := make(map[string][]byte, len(g.fields)+1)
+	versions := make(map[string]int64, len(g.fields))
+	for fi := range g.fields {
+		f := &g.fields[fi]
+		if r.written[fi] {
+			b, err := g.ser.Marshal(f.iface(sp))
+			if err != nil {
+				return fmt.Errorf("graph: encode channel %s: %w", f.name, err)
+			}
+			r.enc[fi] = b
+			r.versions[fi]++
+		}
+		if r.enc[fi] != nil {
+			values[f.name] = r.enc[fi]
+			versions[f.name] = r.versions[fi]
+		}
+	}
+	if len(g.joins) > 0 {
+		b, err := g.ser.Marshal(r.joinSeen)
+		if err != nil {
+			return fmt.Errorf("graph: encode joins: %w", err)
+		}
+		values[chanJoins] = b
+	}
+	next := make([]TaskRef, len(r.next))
+	for i := range r.next {
+		t := &r.next[i]
+		t.sc.id = taskID(id, t.node.name, i)
+		next[i] = TaskRef{ID: t.sc.id, Node: t.node.name, Send: t.send}
+		if t.send {
+			b, err := g.ser.Marshal(&t.input)
+			if err != nil {
+				return fmt.Errorf("graph: encode Send to %s: %w", t.node.name, err)
+			}
+			next[i].Arg = b
+		}
+	}
+	var writes []PendingWrite
+	for i := range tasks {
+		w, err := r.encodeWrites(&tasks[i])
+		if err != nil {
+			return err
+		}
+		writes = append(writes, w...)
+	}
+	cp := &Checkpoint{
+		ThreadID: r.thread, NS: r.ns, ID: id, ParentID: parent, Step: r.step, Source: source,
+		CreatedAt: time.Now(), Values: values, Versions: versions, Format: g.ser.Format(),
+		StateType: g.typeName, Next: next, Writes: writes, Metadata: r.metadata(source),
+	}
+	if err := r.cp.Put(ctx, cp); err != nil {
+		return fmt.Errorf("graph: save checkpoint (step %d): %w", r.step, err)
+	}
+	r.cur = cp
+	if r.out != nil {
+		r.send(Event[S]{Mode: Debug, NS: r.ns, Step: r.step, Debug: &DebugInfo{Kind: DebugCheckpoint, CheckpointID: id}})
+	}
+	return nil
+}
+
+func (r *run[S]) metadata(source Source) map[string]string {
+	m := make(map[string]string, len(r.meta)+2)
+	for k, v := range r.meta {
+		m[k] = v
+	}
+	m["source"] = string(source)
+	m["step"] = strconv.Itoa(r.step)
+	if r.parentTask != "" {
+		m["parent_task"] = r.parentTask
+	}
+	return m
+}
+
+// encodeWrites encodes a finished task's writes and routing.
+func (r *run[S]) encodeWrites(t *task[S]) ([]PendingWrite, error) {
+	g := r.g
+	var out []PendingWrite
+	up := unsafe.Pointer(&t.update)
+	for fi := range g.fields {
+		f := &g.fields[fi]
+		if f.isZero(f.ptr(up)) {
+			continue
+		}
+		b, err := g.ser.Marshal(f.iface(up))
+		if err != nil {
+			return nil, fmt.Errorf("graph: encode write of %s to %s: %w", t.node.name, f.name, err)
+		}
+		out = append(out, PendingWrite{TaskID: t.sc.id, Node: t.node.name, Channel: f.name, Value: b})
+	}
+	for _, w := range t.overwrite {
+		if w.locate == nil {
+			continue
+		}
+		var tmp S
+		fi := g.fieldOf(&tmp, w.locate(&tmp))
+		if fi < 0 {
+			continue
+		}
+		w.assign(&tmp)
+		f := &g.fields[fi]
+		b, err := g.ser.Marshal(f.iface(unsafe.Pointer(&tmp)))
+		if err != nil {
+			return nil, fmt.Errorf("graph: encode overwrite of %s: %w", f.name, err)
+		}
+		out = append(out, PendingWrite{TaskID: t.sc.id, Node: t.node.name, Channel: chanOverwrite + ":" + f.name, Value: b})
+	}
+	rec := routeRec{Nodes: t.gotos}
+	for _, s := range t.sends {
+		b, err := g.ser.Marshal(&s.Arg)
+		if err != nil {
+			return nil, fmt.Errorf("graph: encode Send to %s: %w", s.Node, err)
+		}
+		rec.Sends = append(rec.Sends, sendRec{Node: s.Node, Arg: b})
+	}
+	b, err := g.ser.Marshal(rec)
+	if err != nil {
+		return nil, fmt.Errorf("graph: encode route of %s: %w", t.node.name, err)
+	}
+	out = append(out, PendingWrite{TaskID: t.sc.id, Node: t.node.name, Channel: chanRoute, Value: b})
+	return out, nil
+}
+
+func (r *run[S]) resumeWrite(t *task[S]) (PendingWrite, error) {
+	raws := make([][]byte, len(t.sc.resume))
+	for i, v := range t.sc.resume {
+		raws[i] = v.raw
+	}
+	b, err := r.g.ser.Marshal(raws)
+	if err != nil {
+		return PendingWrite{}, fmt.Errorf("graph: encode resume values: %w", err)
+	}
+	return PendingWrite{TaskID: t.sc.id, Node: t.node.name, Channel: chanResume, Value: b}, nil
+}
+
+// savePending stores the writes of the step's finished tasks against the
+// step-start checkpoint, so a resume does not run them again.
+func (r *run[S]) savePending(ctx context.Context, tasks []task[S], finished []bool) error {
+	if r.cp == nil || r.cur == nil {
+		return nil
+	}
+	var writes []PendingWrite
+	for i := range tasks {
+		t := &tasks[i]
+		if finished != nil && !finished[i] {
+			continue
+		}
+		if !t.done || t.loaded {
+			continue
+		}
+		w, err := r.encodeWrites(t)
+		if err != nil {
+			return err
+		}
+		writes = append(writes, w...)
+	}
+	if len(writes) == 0 {
+		return nil
+	}
+	if err := r.cp.PutWrites(ctx, r.thread, r.ns, r.cur.ID, writes); err != nil {
+		if l := r.g.cfg.logger; l != nil {
+			l.Error("graph: save pending writes", "thread", r.thread, "checkpoint", r.cur.ID, "err", err)
+		}
+		return fmt.Errorf("graph: save pending writes: %w", err)
+	}
+	return nil
+}
+
+// pause records the step's interrupts on its start checkpoint.
+func (r *run[S]) pause(ctx context.Context, tasks []task[S], intr []*task[S]) error {
+	if r.cp == nil || r.cur == nil {
+		return fmt.Errorf("graph: interrupt: %w", ErrNoCheckpointer)
+	}
+	if err := r.savePending(ctx, tasks, nil); err != nil {
+		return err
+	}
+	cp := *r.cur
+	cp.Interrupts = nil
+	ie := &InterruptError{ThreadID: r.thread}
+	for _, t := range intr {
+		b, err := r.g.ser.Marshal(t.intr.payload)
+		if err != nil {
+			return fmt.Errorf("graph: encode interrupt payload of %s: %w", t.node.name, err)
+		}
+		id := t.sc.id + ":" + strconv.Itoa(t.intr.index)
+		cp.Interrupts = append(cp.Interrupts, InterruptInfo{ID: id, Node: t.node.name, TaskID: t.sc.id, Value: b})
+		ie.Interrupts = append(ie.Interrupts, Interruption{ID: id, Node: t.node.name, TaskID: t.sc.id, Value: t.intr.payload, Raw: b})
+	}
+	if err := r.cp.Put(ctx, &cp); err != nil {
+		return fmt.Errorf("graph: save interrupt: %w", err)
+	}
+	r.cur = &cp
+	return ie
+}
+
+// load continues a thread from its checkpoint (Continue / Resume).
+func (r *run[S]) load(ctx context.Context) error {
+	g := r.g
+	cp, pend, err := r.cp.Get(ctx, r.thread, r.ns, r.cfg.checkpointID)
+	if err != nil {
+		return fmt.Errorf("graph: continue thread %q: %w", r.thread, err)
+	}
+	if err := r.restore(cp); err != nil {
+		return err
+	}
+	r.tasks = r.tasks[:0]
+	byID := map[string]int{}
+	for _, ref := range cp.Next {
+		ni, ok := g.nodeIdx[ref.Node]
+		if !ok {
+			return fmt.Errorf("graph: checkpoint %s schedules unknown node %q", cp.ID, ref.Node)
+		}
+		t := task[S]{node: g.nodes[ni], send: ref.Send}
+		t.sc.id = ref.ID
+		if ref.Send {
+			if err := g.ser.Unmarshal(ref.Arg, &t.input); err != nil {
+				return fmt.Errorf("graph: checkpoint %s: decode Send to %s: %w", cp.ID, ref.Node, err)
+			}
+		}
+		byID[ref.ID] = len(r.tasks)
+		r.tasks = append(r.tasks, t)
+	}
+	// Pending writes: finished tasks (marked by a route write) and answered interrupts.
+	for _, w := range pend {
+		i, ok := byID[w.TaskID]
+		if !ok {
+			continue
+		}
+		t := &r.tasks[i]
+		switch w.Channel {
+		case chanRoute:
+			var rec routeRec
+			if err := g.ser.Unmarshal(w.Value, &rec); err != nil {
+				return fmt.Errorf("graph: pending write of %s: %w", t.node.name, err)
+			}
+			t.gotos = rec.Nodes
+			for _, s := range rec.Sends {
+				var arg S
+				if err := g.ser.Unmarshal(s.Arg, &arg); err != nil {
+					return fmt.Errorf("graph: pending Send of %s: %w", t.node.name, err)
+				}
+				t.sends = append(t.sends, Send[S]{Node: s.Node, Arg: arg})
+			}
+			t.done, t.loaded, t.routed = true, true, true
+		case chanResume:
+			var raws [][]byte
+			if err := g.ser.Unmarshal(w.Value, &raws); err != nil {
+				return fmt.Errorf("graph: resume values of %s: %w", t.node.name, err)
+			}
+			t.sc.resume = t.sc.resume[:0]
+			for _, b := range raws {
+				t.sc.resume = append(t.sc.resume, resumeVal{raw: b})
+			}
+		}
+	}
+	for _, w := range pend {
+		i, ok := byID[w.TaskID]
+		if !ok || !r.tasks[i].loaded {
+			continue
+		}
+		t := &r.tasks[i]
+		name, over := strings.CutPrefix(w.Channel, chanOverwrite+":")
+		fi, ok := g.byName[name]
+		if !ok {
+			continue
+		}
+		f := &g.fields[fi]
+		if !over {
+			if err := g.ser.Unmarshal(w.Value, f.iface(unsafe.Pointer(&t.update))); err != nil {
+				return fmt.Errorf("graph: pending write of %s to %s: %w", t.node.name, name, err)
+			}
+			continue
+		}
+		holder := new(S)
+		if err := g.ser.Unmarshal(w.Value, f.iface(unsafe.Pointer(holder))); err != nil {
+			return fmt.Errorf("graph: pending overwrite of %s to %s: %w", t.node.name, name, err)
+		}
+		t.overwrite = append(t.overwrite, Write[S]{
+			locate: func(s *S) unsafe.Pointer { return f.ptr(unsafe.Pointer(s)) },
+			assign: func(s *S) { f.assign(f.ptr(unsafe.Pointer(s)), f.ptr(unsafe.Pointer(holder))) },
+		})
+	}
+	if r.cfg.resume {
+		if err := r.applyResume(ctx, cp, byID); err != nil {
+			return err
+		}
+	}
+	r.skipBefore = true
+	return nil
+}
+
+func (r *run[S]) applyResume(ctx context.Context, cp *Checkpoint, byID map[string]int) error {
+	var dyn []InterruptInfo
+	for _, in := range cp.Interrupts {
+		if in.TaskID != "" {
+			dyn = append(dyn, in)
+		}
+	}
+	add := func(in InterruptInfo, v any) error {
+		i, ok := byID[in.TaskID]
+		if !ok {
+			return fmt.Errorf("graph: resume %s: task %s is not pending", in.ID, in.TaskID)
+		}
+		t := &r.tasks[i]
+		b, err := r.g.ser.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("graph: encode resume value: %w", err)
+		}
+		t.sc.resume = append(t.sc.resume, resumeVal{raw: b, value: v, hasValue: true})
+		t.sc.fresh = &t.sc.resume[len(t.sc.resume)-1]
+		w, err := r.resumeWrite(t)
+		if err != nil {
+			return err
+		}
+		if err := r.cp.PutWrites(ctx, r.thread, r.ns, cp.ID, []PendingWrite{w}); err != nil {
+			return fmt.Errorf("graph: save resume value: %w", err)
+		}
+		return nil
+	}
+	if r.cfg.resumeByID != nil {
+		for id, v := range r.cfg.resumeByID {
+			found := false
+			for _, in := range dyn {
+				if in.ID == id {
+					found = true
+					if err := add(in, v); err != nil {
+						return err
+					}
+				}
+			}
+			if !found {
+				return fmt.Errorf("%w: no interrupt %q on thread %q", ErrNoPendingInterrupt, id, r.thread)
+			}
+		}
+		return nil
+	}
+	switch len(dyn) {
+	case 0:
+		if len(cp.Interrupts) == 0 {
+			return fmt.Errorf("%w on thread %q", ErrNoPendingInterrupt, r.thread)
+		}
+		return nil // a static interrupt: Resume continues
+	case 1:
+		return add(dyn[0], r.cfg.resumeValue)
+	default:
+		ids := make([]string, len(dyn))
+		for i, in := range dyn {
+			ids[i] = in.ID
+		}
+		return errors.New("graph: several interrupts pending (" + strings.Join(ids, ", ") + "); use graph.ResumeByID")
+	}
+}

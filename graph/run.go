@@ -1,0 +1,872 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"time"
+	"unsafe"
+)
+
+// resumeVal is one answered Interrupt call of a task.
+type resumeVal struct {
+	raw      []byte
+	value    any
+	hasValue bool
+}
+
+// taskScratch is a task's per-run bookkeeping reachable from its context.
+type taskScratch struct {
+	node          string
+	id            string
+	step          int
+	attempt       int
+	resume        []resumeVal
+	nextInterrupt int
+	fresh         *resumeVal // the value given by this run's Resume, for subgraphs
+	inline        bool
+	ctx           context.Context
+}
+
+type task[S any] struct {
+	node    *cnode[S]
+	send    bool
+	sendIdx int
+	input   S
+	sc      taskScratch
+
+	update    S
+	overwrite []Write[S]
+	gotos     []string
+	sends     []Send[S]
+	routed    bool // routers already ran (or were loaded)
+	err       error
+	intr      *interruptSignal
+	done      bool
+	loaded    bool // result came from pending writes
+	attempts  int
+	dur       time.Duration
+}
+
+type result struct {
+	i int
+}
+
+// run is one Invoke or Stream.
+type run[S any] struct {
+	g      *CompiledGraph[S]
+	cfg    runConfig
+	thread string
+	ns     string
+	cp     Checkpointer
+	st     Store
+	limit  int
+	ran    int // steps run so far
+	step   int // number of the step being run / of the next checkpoint
+	state  S
+
+	// checkpointing
+	cur        *Checkpoint // step-start checkpoint
+	versions   []int64
+	enc        [][]byte
+	written    []bool
+	joinSeen   [][]bool
+	meta       map[string]string
+	parentTask string
+
+	tasks   []task[S]
+	next    []task[S]
+	pending []bool
+	writer  []int
+	overw   []bool
+
+	out        func(Event[S]) bool // nil: nobody listens
+	modes      Mode
+	customCh   chan Event[S]
+	stopped    bool
+	tainted    bool
+	skipBefore bool
+	noLoad     bool // a subgraph run that starts afresh
+	tc         taskCtx
+	baseCtx    context.Context
+}
+
+func (r *run[S]) store() Store           { return r.st }
+func (r *run[S]) remaining() int         { return r.limit - r.ran }
+func (r *run[S]) serializer() Serializer { return r.g.ser }
+func (r *run[S]) hasCheckpointer() bool  { return r.cp != nil }
+func (r *run[S]) info(t *taskScratch) TaskInfo {
+	return TaskInfo{ThreadID: r.thread, NS: r.ns, Node: t.node, TaskID: t.id, Step: t.step, Attempt: t.attempt}
+}
+
+func (r *run[S]) emit(ctx context.Context, t *taskScratch, v any) {
+	if r.out == nil {
+		return
+	}
+	ev := Event[S]{Mode: Custom, NS: r.ns, Step: t.step, Node: t.node, TaskID: t.id, Custom: v}
+	if t.inline {
+		r.send(ev)
+		return
+	}
+	select {
+	case r.customCh <- ev:
+	case <-ctx.Done():
+	}
+}
+
+// send delivers an event; it records a consumer that stopped listening.
+func (r *run[S]) send(ev Event[S]) {
+	if r.out == nil || r.stopped {
+		return
+	}
+	if !r.out(ev) {
+		r.stopped = true
+	}
+}
+
+func (r *run[S]) wants(m Mode) bool { return r.out != nil && r.modes&m != 0 }
+
+// Invoke runs the graph on input until it ends and returns the final state.
+// With Resume or Continue the input is ignored and the thread's checkpoint
+// is continued. A paused run returns the state so far and an *InterruptError.
+func (c *CompiledGraph[S]) Invoke(ctx context.Context, input S, opts ...RunOption) (S, error) {
+	r, err := c.newRun(opts)
+	if err != nil {
+		var zero S
+		return zero, err
+	}
+	out, err := r.exec(ctx, input)
+	c.release(r)
+	return out, err
+}
+
+// Stream runs the graph like Invoke and yields its events (Modes, default
+// Values). A failure or interrupt ends the sequence with a zero Event and the
+// error. Breaking out of the loop cancels the run; its last checkpoint stays
+// resumable.
+func (c *CompiledGraph[S]) Stream(ctx context.Context, input S, opts ...RunOption) iter.Seq2[Event[S], error] {
+	return func(yield func(Event[S], error) bool) {
+		r, err := c.newRun(opts)
+		if err != nil {
+			yield(Event[S]{}, err)
+			return
+		}
+		if r.modes == 0 {
+			r.modes = Values
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		obs := r.out
+		r.out = func(ev Event[S]) bool {
+			if obs != nil {
+				obs(ev)
+			}
+			if ev.Mode&r.modes == 0 {
+				return true
+			}
+			if !yield(ev, nil) {
+				cancel()
+				return false
+			}
+			return true
+		}
+		r.customCh = make(chan Event[S])
+		_, err = r.exec(ctx, input)
+		stopped := r.stopped
+		c.release(r)
+		if err != nil && !stopped {
+			yield(Event[S]{}, err)
+		}
+	}
+}
+
+func (c *CompiledGraph[S]) newRun(opts []RunOption) (*run[S], error) {
+	r, _ := c.pool.Get().(*run[S])
+	if r == nil {
+		r = &run[S]{g: c}
+	}
+	r.cfg = runConfig{}
+	for _, o := range opts {
+		if o != nil {
+			o(&r.cfg)
+		}
+	}
+	r.thread, r.ns = r.cfg.thread, r.cfg.ns
+	r.cp, r.st = c.cfg.checkpointer, c.cfg.store
+	r.limit = c.limit
+	if r.cfg.recursionLimit > 0 {
+		r.limit = r.cfg.recursionLimit
+	}
+	r.modes = r.cfg.modes
+	r.out = nil
+	if c.observer != nil || r.cfg.observer != nil {
+		var fn func(Event[S])
+		if r.cfg.observer != nil {
+			f, ok := r.cfg.observer.(func(Event[S]))
+			if !ok {
+				return nil, fmt.Errorf("graph: Observe: %T does not observe %s", r.cfg.observer, c.typeName)
+			}
+			fn = f
+		}
+		obs := c.observer
+		r.out = func(ev Event[S]) bool {
+			if obs != nil {
+				obs(ev)
+			}
+			if fn != nil {
+				fn(ev)
+			}
+			return true
+		}
+	}
+	r.ran, r.step, r.stopped, r.tainted, r.skipBefore, r.noLoad = 0, 0, false, false, false, false
+	r.cur, r.meta, r.parentTask = nil, r.cfg.metadata, ""
+	var zero S
+	r.state = zero
+	r.customCh = nil
+	r.tasks = r.tasks[:0]
+	r.next = r.next[:0]
+	n := len(c.fields)
+	if cap(r.written) < n {
+		r.written = make([]bool, n)
+		r.writer = make([]int, n)
+		r.overw = make([]bool, n)
+	}
+	r.written, r.writer, r.overw = r.written[:n], r.writer[:n], r.overw[:n]
+	if cap(r.pending) < len(c.nodes) {
+		r.pending = make([]bool, len(c.nodes))
+	}
+	r.pending = r.pending[:len(c.nodes)]
+	if len(c.joins) > 0 {
+		r.joinSeen = make([][]bool, len(c.joins))
+		for i, j := range c.joins {
+			r.joinSeen[i] = make([]bool, len(j.from))
+		}
+	}
+	if r.cp != nil {
+		r.versions = make([]int64, n)
+		r.enc = make([][]byte, n)
+	}
+	return r, nil
+}
+
+func (c *CompiledGraph[S]) release(r *run[S]) {
+	if r.tainted {
+		return
+	}
+	var zero S
+	r.state = zero
+	for i := range r.tasks {
+		r.tasks[i] = task[S]{}
+	}
+	for i := range r.next {
+		r.next[i] = task[S]{}
+	}
+	r.out, r.customCh, r.cur, r.enc, r.versions, r.baseCtx, r.tc = nil, nil, nil, nil, nil, nil, taskCtx{}
+	r.st, r.cp = nil, nil
+	c.pool.Put(r)
+}
+
+// view returns s with every slice field clipped to its length, so a node
+// appending to it never writes into the engine's spare capacity.
+func (c *CompiledGraph[S]) view(s S) S {
+	p := unsafe.Pointer(&s)
+	for _, off := range c.slices {
+		h := (*sliceHeader)(unsafe.Add(p, off))
+		h.cap = h.len
+	}
+	return s
+}
+
+// exec runs the loop.
+func (r *run[S]) exec(ctx context.Context, input S) (S, error) {
+	g := r.g
+	if r.cp != nil && r.thread == "" {
+		return r.state, fmt.Errorf("graph: the graph has a checkpointer: %w (pass graph.Thread)", ErrNoThread)
+	}
+	if r.cp == nil && (r.cfg.cont || r.cfg.checkpointID != "") {
+		return r.state, fmt.Errorf("graph: Continue/Resume/CheckpointID: %w", ErrNoCheckpointer)
+	}
+	r.baseCtx = ctx
+	r.tc = taskCtx{r: r}
+	if err := r.begin(ctx, input); err != nil {
+		return g.view(r.state), err
+	}
+	for len(r.tasks) > 0 {
+		if err := ctx.Err(); err != nil {
+			return g.view(r.state), fmt.Errorf("graph: step %d: %w", r.step, err)
+		}
+		if r.stopped {
+			return g.view(r.state), context.Canceled
+		}
+		if !r.skipBefore {
+			if err := r.staticInterrupt(ctx, r.tasks, g.before, "before"); err != nil {
+				return g.view(r.state), err
+			}
+		}
+		r.skipBefore = false
+		if r.ran >= r.limit {
+			return g.view(r.state), fmt.Errorf("%w: %d steps (set graph.RecursionLimit)", ErrRecursionLimit, r.limit)
+		}
+		r.ran++
+		if err := r.runStep(ctx); err != nil {
+			return g.view(r.state), err
+		}
+		executed := r.tasks
+		if err := r.commit(ctx); err != nil {
+			return g.view(r.state), err
+		}
+		if len(r.next) > 0 {
+			if err := r.staticInterrupt(ctx, executed, g.after, "after"); err != nil {
+				r.tasks, r.next = r.next, executed[:0]
+				return g.view(r.state), err
+			}
+		}
+		r.tasks, r.next = r.next, executed[:0]
+	}
+	return g.view(r.state), nil
+}
+
+// begin loads the thread and prepares the first step's tasks.
+func (r *run[S]) begin(ctx context.Context, input S) error {
+	g := r.g
+	if r.cfg.cont {
+		return r.load(ctx)
+	}
+	var parentStep = -2
+	if r.cp != nil && !r.noLoad {
+		cp, _, err := r.cp.Get(ctx, r.thread, r.ns, r.cfg.checkpointID)
+		switch {
+		case err == nil:
+			if err := r.restore(cp); err != nil {
+				return err
+			}
+			parentStep = cp.Step
+		case errors.Is(err, ErrCheckpointNotFound) && r.cfg.checkpointID == "":
+		default:
+			return fmt.Errorf("graph: load thread %q: %w", r.thread, err)
+		}
+	}
+	// The input is the Start node's write.
+	for i := range r.written {
+		r.written[i] = false
+		r.overw[i] = false
+	}
+	if err := r.apply(&r.state, &input, 0, nil); err != nil {
+		return err
+	}
+	t := task[S]{node: g.start, done: true}
+	t.sc.node, t.sc.step, t.sc.inline = Start, parentStep+1, true
+	t.sc.ctx = ctx
+	r.step = parentStep + 1
+	if err := r.route(ctx, &t, r.state); err != nil {
+		return &NodeError{Node: Start, Step: r.step, Attempts: 1, Err: err}
+	}
+	r.next = r.next[:0]
+	if err := r.schedule([]task[S]{t}); err != nil {
+		return err
+	}
+	if r.cp != nil {
+		if err := r.checkpoint(ctx, SourceInput, nil); err != nil {
+			return err
+		}
+	}
+	r.tasks, r.next = r.next, r.tasks[:0]
+	r.step++
+	if r.wants(Values) || r.out != nil {
+		r.send(Event[S]{Mode: Values, NS: r.ns, Step: r.step - 1, State: g.view(r.state)})
+	}
+	return nil
+}
+
+// runStep runs r.tasks.
+func (r *run[S]) runStep(ctx context.Context) error {
+	tasks := r.tasks
+	start := r.state
+	for i := range tasks {
+		t := &tasks[i]
+		t.sc.step = r.step
+		t.sc.node = t.node.name
+		if r.out != nil && !t.loaded {
+			r.send(Event[S]{Mode: Debug, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id, Debug: &DebugInfo{Kind: DebugTask}})
+		}
+	}
+	var runnable int
+	for i := range tasks {
+		if !tasks[i].done {
+			runnable++
+		}
+	}
+	switch {
+	case runnable == 0:
+	case len(tasks) == 1:
+		// One task: run it inline; its routers run after the barrier on the
+		// committed state, which is exactly step-start plus its own writes.
+		t := &tasks[0]
+		t.sc.inline = true
+		r.tc.task = &t.sc
+		tctx := context.WithValue(ctx, ctxKey{}, &r.tc)
+		r.runTask(tctx, t, start, false)
+	default:
+		if err := r.runParallel(ctx, tasks, start); err != nil {
+			return err
+		}
+	}
+	return r.afterTasks(ctx)
+}
+
+func (r *run[S]) runParallel(ctx context.Context, tasks []task[S], start S) error {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan int, len(tasks))
+	running := 0
+	for i := range tasks {
+		t := &tasks[i]
+		if t.done {
+			continue
+		}
+		running++
+		t.sc.inline = false
+		tctx := context.WithValue(sctx, ctxKey{}, &taskCtx{r: r, task: &t.sc})
+		go func(i int) {
+			r.runTask(tctx, t, start, true)
+			done <- i
+		}(i)
+	}
+	finished := make([]bool, len(tasks))
+	for running > 0 {
+		select {
+		case i := <-done:
+			running--
+			finished[i] = true
+			if t := &tasks[i]; t.err != nil {
+				cancel() // a failed task fails the step: stop the siblings
+			}
+		case ev := <-r.customCh:
+			r.send(ev)
+		case <-ctx.Done():
+			// Stop waiting: tasks still running are abandoned (and re-run on
+			// resume); the finished ones keep their writes.
+			r.tainted = true
+			for i := range tasks {
+				if !finished[i] && !tasks[i].loaded {
+					tasks[i].done = false
+				}
+			}
+			r.savePending(context.WithoutCancel(ctx), tasks, finished)
+			return fmt.Errorf("graph: step %d: %w", r.step, ctx.Err())
+		}
+	}
+	return nil
+}
+
+// runTask runs one task with its retry policy, and its routers when inRouters.
+func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters bool) {
+	t.sc.ctx = ctx
+	n := t.node
+	in := start
+	if t.send {
+		in = t.input
+	}
+	in = r.g.view(in)
+	began := time.Now()
+	defer func() {
+		t.dur = time.Since(began)
+		if p := recover(); p != nil {
+			t.err = fmt.Errorf("panic: %v", p)
+			t.done = false
+		}
+	}()
+	for attempt := 1; ; attempt++ {
+		t.attempts = attempt
+		t.sc.attempt, t.sc.nextInterrupt = attempt, 0
+		var err error
+		if n.fn != nil {
+			t.update, err = n.fn(ctx, in)
+		} else {
+			var c Command[S]
+			c, err = n.cmd(ctx, in)
+			t.update, t.gotos, t.sends, t.overwrite = c.Update, c.Goto, c.Sends, c.Overwrite
+		}
+		if err == nil {
+			break
+		}
+		var is *interruptSignal
+		if errors.As(err, &is) {
+			t.intr = is
+			return
+		}
+		if !r.retry(ctx, n.retry, attempt, err) {
+			t.err = err
+			return
+		}
+		var zero S
+		t.update, t.gotos, t.sends, t.overwrite = zero, nil, nil, nil
+	}
+	if n.cmd != nil && n.dest != nil {
+		for _, gname := range t.gotos {
+			if !n.dest[gname] {
+				t.err = fmt.Errorf("%w: Command.Goto %q is not among the node's Destinations", ErrInvalidRoute, gname)
+				return
+			}
+		}
+	}
+	if inRouters && n.routes {
+		v := start
+		if err := r.applyLocal(&v, t); err != nil {
+			t.err = err
+			return
+		}
+		if err := r.route(ctx, t, v); err != nil {
+			t.err = err
+			return
+		}
+	}
+	t.done = true
+}
+
+// retry sleeps before the next attempt and reports whether to make it.
+func (r *run[S]) retry(ctx context.Context, p *RetryPolicy, attempt int, err error) bool {
+	if p == nil || attempt >= p.MaxAttempts || ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	if p.RetryOn != nil && !p.RetryOn(err) {
+		return false
+	}
+	wait := p.InitialInterval
+	if wait <= 0 {
+		wait = 100 * time.Millisecond
+	}
+	factor := p.BackoffFactor
+	if factor <= 0 {
+		factor = 2
+	}
+	maxWait := p.MaxInterval
+	if maxWait <= 0 {
+		maxWait = 10 * time.Second
+	}
+	d := float64(wait)
+	for i := 1; i < attempt; i++ {
+		d *= factor
+		if d > float64(maxWait) {
+			d = float64(maxWait)
+			break
+		}
+	}
+	if p.Jitter {
+		d = d/2 + rand.Float64()*d
+	}
+	timer := time.NewTimer(time.Duration(d))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// applyLocal applies t's writes to v (a copy of the step-start state) for
+// its routers, without conflict checks.
+func (r *run[S]) applyLocal(v *S, t *task[S]) error {
+	g := r.g
+	dp, up := unsafe.Pointer(v), unsafe.Pointer(&t.update)
+	for fi := range g.fields {
+		f := &g.fields[fi]
+		if f.isZero(f.ptr(up)) {
+			continue
+		}
+		if f.merge != nil {
+			f.merge(f.ptr(dp), f.ptr(up))
+		} else {
+			f.assign(f.ptr(dp), f.ptr(up))
+		}
+	}
+	for _, w := range t.overwrite {
+		if w.assign != nil {
+			w.assign(v)
+		}
+	}
+	return nil
+}
+
+// route runs t's node's routers on v and records their choices.
+func (r *run[S]) route(ctx context.Context, t *task[S], v S) error {
+	if t.routed {
+		return nil
+	}
+	t.routed = true
+	if !t.node.routes {
+		return nil
+	}
+	v = r.g.view(v)
+	for _, b := range t.node.branches {
+		rt, err := b.route(ctx, v)
+		if err != nil {
+			return fmt.Errorf("router: %w", err)
+		}
+		for _, n := range rt.Nodes {
+			if b.targets != nil && !b.targets[n] {
+				return fmt.Errorf("%w: router chose %q, not among its targets", ErrInvalidRoute, n)
+			}
+		}
+		for _, s := range rt.Sends {
+			if b.targets != nil && !b.targets[s.Node] {
+				return fmt.Errorf("%w: router sent to %q, not among its targets", ErrInvalidRoute, s.Node)
+			}
+		}
+		t.gotos = append(t.gotos, rt.Nodes...)
+		t.sends = append(t.sends, rt.Sends...)
+	}
+	return nil
+}
+
+// afterTasks handles failed and interrupted tasks of the step.
+func (r *run[S]) afterTasks(ctx context.Context) error {
+	tasks := r.tasks
+	var failed *task[S]
+	var intr []*task[S]
+	for i := range tasks {
+		t := &tasks[i]
+		switch {
+		case t.intr != nil:
+			intr = append(intr, t)
+		case t.err != nil && failed == nil:
+			failed = t
+		}
+	}
+	if failed == nil && len(intr) == 0 {
+		return nil
+	}
+	if r.out != nil {
+		for i := range tasks {
+			t := &tasks[i]
+			if !t.loaded && (t.err != nil || t.intr != nil) {
+				r.send(Event[S]{Mode: Debug, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id,
+					Debug: &DebugInfo{Kind: DebugTaskResult, Err: t.err, Interrupted: t.intr != nil, Duration: t.dur}})
+			}
+		}
+	}
+	if failed != nil {
+		if ctx.Err() != nil && errors.Is(failed.err, ctx.Err()) {
+			r.savePending(context.WithoutCancel(ctx), tasks, nil)
+			return fmt.Errorf("graph: step %d: %w", r.step, ctx.Err())
+		}
+		r.savePending(ctx, tasks, nil)
+		return &NodeError{Node: failed.node.name, TaskID: failed.sc.id, Step: r.step, Attempts: failed.attempts, Err: failed.err}
+	}
+	return r.pause(ctx, tasks, intr)
+}
+
+// commit applies the step's writes at the barrier, schedules the next step
+// and writes the checkpoint.
+func (r *run[S]) commit(ctx context.Context) error {
+	g := r.g
+	tasks := r.tasks
+	prev := r.state
+	for i := range r.written {
+		r.written[i], r.overw[i], r.writer[i] = false, false, -1
+	}
+	for i := range tasks {
+		if err := r.apply(&r.state, &tasks[i].update, i, tasks[i].overwrite); err != nil {
+			r.state = prev
+			return err
+		}
+	}
+	if len(tasks) == 1 && !tasks[0].routed {
+		t := &tasks[0]
+		if err := r.route(t.sc.ctx, t, r.state); err != nil {
+			r.state = prev
+			return &NodeError{Node: t.node.name, TaskID: t.sc.id, Step: r.step, Attempts: t.attempts, Err: err}
+		}
+	}
+	r.next = r.next[:0]
+	if err := r.schedule(tasks); err != nil {
+		r.state = prev
+		return err
+	}
+	if r.cp != nil {
+		if err := r.checkpoint(ctx, SourceLoop, tasks); err != nil {
+			return err
+		}
+	}
+	if r.out != nil {
+		for i := range tasks {
+			t := &tasks[i]
+			if r.modes&Debug != 0 || r.out != nil {
+				r.send(Event[S]{Mode: Debug, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id, State: g.view(t.update),
+					Debug: &DebugInfo{Kind: DebugTaskResult, Duration: t.dur}})
+			}
+		}
+		for i := range tasks {
+			t := &tasks[i]
+			r.send(Event[S]{Mode: Updates, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id, State: g.view(t.update)})
+		}
+		r.send(Event[S]{Mode: Values, NS: r.ns, Step: r.step, State: g.view(r.state)})
+	}
+	r.step++
+	return nil
+}
+
+// apply merges upd (written by task i) into dst.
+func (r *run[S]) apply(dst *S, upd *S, ti int, overwrite []Write[S]) error {
+	g := r.g
+	dp, up := unsafe.Pointer(dst), unsafe.Pointer(upd)
+	for fi := range g.fields {
+		f := &g.fields[fi]
+		if f.isZero(f.ptr(up)) {
+			continue
+		}
+		r.written[fi] = true
+		if r.overw[fi] {
+			continue
+		}
+		if f.merge != nil {
+			f.merge(f.ptr(dp), f.ptr(up))
+			continue
+		}
+		if w := r.writer[fi]; w >= 0 && w != ti {
+			return r.conflict(fi)
+		}
+		r.writer[fi] = ti
+		f.assign(f.ptr(dp), f.ptr(up))
+	}
+	for _, w := range overwrite {
+		if w.locate == nil {
+			continue
+		}
+		fi := g.fieldOf(dst, w.locate(dst))
+		if fi < 0 {
+			return fmt.Errorf("graph: Set: accessor does not point to a top-level field of %s", g.typeName)
+		}
+		if r.overw[fi] {
+			return r.conflict(fi)
+		}
+		r.overw[fi], r.written[fi] = true, true
+		w.assign(dst)
+	}
+	return nil
+}
+
+func (r *run[S]) conflict(fi int) error {
+	g := r.g
+	f := &g.fields[fi]
+	e := &InvalidUpdateError{Field: f.name, Step: r.step}
+	for i := range r.tasks {
+		t := &r.tasks[i]
+		hit := !f.isZero(f.ptr(unsafe.Pointer(&t.update)))
+		for _, w := range t.overwrite {
+			if w.locate != nil && g.fieldOf(&t.update, w.locate(&t.update)) == fi {
+				hit = true
+			}
+		}
+		if hit {
+			e.Nodes = append(e.Nodes, t.node.name)
+		}
+	}
+	return e
+}
+
+// schedule computes r.next from the finished tasks' edges, routes and joins:
+// tasks triggered by edges in node-name order, then Send tasks in order.
+func (r *run[S]) schedule(tasks []task[S]) error {
+	g := r.g
+	for i := range r.pending {
+		r.pending[i] = false
+	}
+	any := false
+	var sends []Send[S]
+	for i := range tasks {
+		t := &tasks[i]
+		for _, e := range t.node.edges {
+			r.pending[e], any = true, true
+		}
+		for _, name := range t.gotos {
+			if name == End {
+				continue
+			}
+			ni, ok := g.nodeIdx[name]
+			if !ok {
+				return &NodeError{Node: t.node.name, TaskID: t.sc.id, Step: r.step, Attempts: 1,
+					Err: fmt.Errorf("%w: unknown node %q", ErrInvalidRoute, name)}
+			}
+			r.pending[ni], any = true, true
+		}
+		for _, s := range t.sends {
+			if _, ok := g.nodeIdx[s.Node]; !ok {
+				return &NodeError{Node: t.node.name, TaskID: t.sc.id, Step: r.step, Attempts: 1,
+					Err: fmt.Errorf("%w: Send to unknown node %q", ErrInvalidRoute, s.Node)}
+			}
+		}
+		sends = append(sends, t.sends...)
+		for _, ji := range t.node.joins {
+			j := &g.joins[ji]
+			seen := r.joinSeen[ji]
+			all := true
+			for k, from := range j.from {
+				if from == t.node.idx {
+					seen[k] = true
+				}
+				all = all && seen[k]
+			}
+			if all {
+				r.pending[j.to], any = true, true
+				for k := range seen {
+					seen[k] = false
+				}
+			}
+		}
+	}
+	if any {
+		for ni, p := range r.pending {
+			if p {
+				r.next = append(r.next, task[S]{node: g.nodes[ni]})
+			}
+		}
+	}
+	for i, s := range sends {
+		r.next = append(r.next, task[S]{node: g.nodes[g.nodeIdx[s.Node]], send: true, sendIdx: i, input: s.Arg})
+	}
+	return nil
+}
+
+// staticInterrupt pauses before/after a step when one of its tasks' nodes is listed.
+func (r *run[S]) staticInterrupt(ctx context.Context, tasks []task[S], set []bool, when string) error {
+	var hits []Interruption
+	for i := range tasks {
+		t := &tasks[i]
+		if t.node.idx >= 0 && set[t.node.idx] {
+			hits = append(hits, Interruption{ID: when + ":" + t.node.name, Node: t.node.name, TaskID: t.sc.id, When: when})
+		}
+	}
+	if len(hits) == 0 {
+		return nil
+	}
+	if r.cp == nil {
+		return fmt.Errorf("graph: Interrupt%s %s: %w", map[string]string{"before": "Before", "after": "After"}[when], hits[0].Node, ErrNoCheckpointer)
+	}
+	cp := *r.cur
+	cp.Interrupts = nil
+	for _, h := range hits {
+		cp.Interrupts = append(cp.Interrupts, InterruptInfo{ID: h.ID, Node: h.Node})
+	}
+	if err := r.cp.Put(ctx, &cp); err != nil {
+		return fmt.Errorf("graph: save interrupt: %w", err)
+	}
+	r.cur = &cp
+	return &InterruptError{ThreadID: r.thread, Interrupts: hits}
+}
+
+// Drain runs Stream and collects its events; a helper for tests and tools.
+func Drain[S any](seq iter.Seq2[Event[S], error]) ([]Event[S], error) {
+	var out []Event[S]
+	for ev, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}

@@ -1,0 +1,84 @@
+package state
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+)
+
+// Role says who wrote a Message.
+type Role string
+
+const (
+	RoleSystem  Role = "system"
+	RoleHuman   Role = "human"
+	RoleAI      Role = "ai"
+	RoleTool    Role = "tool"
+	RoleRemove  Role = "remove" // a removal marker, see RemoveMessage
+	removeAllID      = "__remove_all__"
+)
+
+// ToolCall is a model's request to call a tool.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"` // JSON text
+}
+
+// Message is a provider-neutral chat message with an identity, so that the
+// AddMessages reducer can replace or remove it later.
+type Message struct {
+	ID         string     `json:"id,omitempty"`
+	Role       Role       `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	Name       string     `json:"name,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"` // for RoleTool: the call answered
+}
+
+// RemoveMessage returns a marker that, written through AddMessages, deletes
+// the message with this id.
+func RemoveMessage(id string) Message { return Message{ID: id, Role: RoleRemove} }
+
+// RemoveAllMessages returns a marker that, written through AddMessages,
+// deletes every message before it; messages after it in the same update are kept.
+func RemoveAllMessages() Message { return Message{ID: removeAllID, Role: RoleRemove} }
+
+// MessagesState is a ready-made state for chat agents. Register its reducer
+// with graph.Reducer(func(s *state.MessagesState) *[]state.Message { return &s.Messages }, state.AddMessages).
+type MessagesState struct {
+	Messages []Message `json:"messages"`
+}
+
+// AddMessages merges messages by id, like LangGraph's add_messages: an
+// update message with a known id replaces the old one in place, a
+// RemoveMessage marker deletes by id, RemoveAllMessages clears the list, and
+// other messages are appended. Messages without an id get a random one.
+// The result is a new slice; cur is not modified.
+func AddMessages(cur, upd []Message) []Message {
+	if len(upd) == 0 {
+		return cur
+	}
+	for i := len(upd) - 1; i >= 0; i-- {
+		if upd[i].Role == RoleRemove && upd[i].ID == removeAllID {
+			cur, upd = nil, upd[i+1:]
+			break
+		}
+	}
+	withIDs := make([]Message, len(upd))
+	for i, m := range upd {
+		if m.ID == "" {
+			m.ID = NewID()
+		}
+		withIDs[i] = m
+	}
+	return mergeMessages(cur, withIDs)
+}
+
+var mergeMessages = MergeByID(func(m Message) string { return m.ID }, func(m Message) bool { return m.Role == RoleRemove })
+
+// NewID returns a random 128-bit hex id.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
