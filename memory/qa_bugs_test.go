@@ -26,7 +26,7 @@ func TestParseSeverity(t *testing.T) {
 		assert.Equal(t, tt.want, got, tt.in)
 	}
 	_, err := ParseSeverity("catastrophic")
-	require.ErrorIs(t, err, ErrInvalidInput)
+	require.ErrorIs(t, err, ErrInvalidQAInput)
 }
 
 func TestRecordBugDedupe(t *testing.T) {
@@ -129,10 +129,10 @@ func TestRecordBugInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := q.RecordBug(context.Background(), tt.r)
-		require.ErrorIs(t, err, ErrInvalidInput, tt.name)
+		require.ErrorIs(t, err, ErrInvalidQAInput, tt.name)
 	}
 	_, err := q.Bugs(context.Background(), "closed")
-	require.ErrorIs(t, err, ErrInvalidInput)
+	require.ErrorIs(t, err, ErrInvalidQAInput)
 }
 
 func TestMarkFixedAndReopen(t *testing.T) {

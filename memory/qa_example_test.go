@@ -102,7 +102,7 @@ func ExampleQA_Reflect() {
 	if err := qa.SaveSession(ctx, memory.SessionSummary{ThreadID: "m-1", Personas: []string{"adversarial"}, Pages: []string{"/search"}}); err != nil {
 		panic(err)
 	}
-	if _, err := qa.Reflect(ctx, memory.ReflectOptions{}); err != nil { // offline: memory.Rules
+	if _, err := qa.Reflect(ctx, memory.ReflectOptions{}); err != nil { // offline: memory.RuleReflector
 		panic(err)
 	}
 	s, err := qa.Supplement(ctx, "adversarial")

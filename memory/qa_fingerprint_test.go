@@ -129,7 +129,7 @@ func TestNormalizeOriginAndAppID(t *testing.T) {
 	}
 	for _, bad := range []string{"", "localhost", "/path", "http://[::1", "http://"} {
 		_, _, err := NormalizeOrigin(bad)
-		require.ErrorIs(t, err, ErrInvalidInput, "%q", bad)
+		require.ErrorIs(t, err, ErrInvalidQAInput, "%q", bad)
 	}
 	assert.Equal(t, AppID("http://a.test"), AppID("http://a.test"))
 	assert.NotEqual(t, AppID("http://a.test"), AppID("http://b.test"))

@@ -43,12 +43,12 @@ const (
 // MarkFixed and Bug for a fingerprint that is not in the catalog.
 var ErrUnknownBug = errors.New("qa memory: unknown bug")
 
-// ErrInvalidInput is wrapped by every error about bad caller or model input
+// ErrInvalidQAInput is wrapped by every error about bad caller or model input
 // (an empty kind, a bad URL, an unknown severity, bad tool arguments).
-var ErrInvalidInput = errors.New("qa memory: invalid input")
+var ErrInvalidQAInput = errors.New("qa memory: invalid input")
 
 func qaInvalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalidInput, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s", ErrInvalidQAInput, fmt.Sprintf(format, args...))
 }
 
 // QA is the QA knowledge model of one web app (one origin) on a graph.Store:
@@ -122,7 +122,7 @@ func NewQA(store graph.Store, origin string, opts ...QAOption) (*QA, error) {
 func NormalizeOrigin(rawURL string) (origin, host string, err error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil {
-		return "", "", fmt.Errorf("%w: origin %q: %v", ErrInvalidInput, rawURL, err)
+		return "", "", fmt.Errorf("%w: origin %q: %v", ErrInvalidQAInput, rawURL, err)
 	}
 	if u.Scheme == "" || u.Host == "" {
 		return "", "", qaInvalid("origin %q: want scheme://host[:port]", rawURL)
@@ -171,7 +171,7 @@ func (q *QA) resolve(rawURL string) (abs, page string, err error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", "", fmt.Errorf("%w: url %q: %v", ErrInvalidInput, rawURL, err)
+		return "", "", fmt.Errorf("%w: url %q: %v", ErrInvalidQAInput, rawURL, err)
 	}
 	base, _ := url.Parse(q.origin) // validated by NewQA
 	u = base.ResolveReference(u)

@@ -60,9 +60,9 @@ func TestNewQA(t *testing.T) {
 	assert.NotEqual(t, q.AppID(), other.AppID())
 
 	_, err = NewQA(nil, qaTestOrigin)
-	require.ErrorIs(t, err, ErrInvalidInput)
+	require.ErrorIs(t, err, ErrInvalidQAInput)
 	_, err = NewQA(st, "not a url")
-	require.ErrorIs(t, err, ErrInvalidInput)
+	require.ErrorIs(t, err, ErrInvalidQAInput)
 }
 
 func TestQAPage(t *testing.T) {
@@ -81,7 +81,7 @@ func TestQAPage(t *testing.T) {
 	}
 	for _, bad := range []string{"", "  ", "http://[::1", "about:blank", "mailto:qa@shop.test"} {
 		_, err := q.Page(bad)
-		require.ErrorIs(t, err, ErrInvalidInput, "%q", bad)
+		require.ErrorIs(t, err, ErrInvalidQAInput, "%q", bad)
 	}
 }
 
@@ -105,7 +105,7 @@ func TestPagesSelectorsQuirks(t *testing.T) {
 		require.Len(t, pages, 2)
 		assert.Equal(t, "/items/{n}", pages[0].Page)
 		_, err = q.RecordPageVisit(ctx, "", "x")
-		require.ErrorIs(t, err, ErrInvalidInput)
+		require.ErrorIs(t, err, ErrInvalidQAInput)
 
 		for _, ok := range []bool{true, false, false} {
 			_, err = q.RecordSelector(ctx, "/cart", "#checkout", ok, "timeout 30000ms")
@@ -118,7 +118,7 @@ func TestPagesSelectorsQuirks(t *testing.T) {
 		require.Len(t, sels, 2)
 		assert.Equal(t, SelectorRecord{Page: "/cart", Selector: "#checkout", Successes: 1, Failures: 2, LastError: "timeout 30000ms", LastSeen: clock.Now()}, sels[0])
 		_, err = q.RecordSelector(ctx, "/cart", " ", true, "")
-		require.ErrorIs(t, err, ErrInvalidInput)
+		require.ErrorIs(t, err, ErrInvalidQAInput)
 
 		k, err := q.AddQuirk(ctx, "/cart", "Pay is enabled only after 2 seconds", "new_user")
 		require.NoError(t, err)
@@ -128,7 +128,7 @@ func TestPagesSelectorsQuirks(t *testing.T) {
 		assert.Equal(t, 2, k.Count, "same normalised text is one quirk")
 		assert.Equal(t, "new_user", k.Persona)
 		_, err = q.AddQuirk(ctx, "/cart", "", "")
-		require.ErrorIs(t, err, ErrInvalidInput)
+		require.ErrorIs(t, err, ErrInvalidQAInput)
 		quirks, err := q.Quirks(ctx)
 		require.NoError(t, err)
 		assert.Len(t, quirks, 1)
@@ -151,9 +151,9 @@ func TestObservationsSessionsProcedures(t *testing.T) {
 		require.Len(t, obs, 2)
 		assert.Equal(t, o2.ID, obs[0].ID, "newest first")
 		_, err = q.AddObservation(ctx, Observation{Text: " "})
-		require.ErrorIs(t, err, ErrInvalidInput)
+		require.ErrorIs(t, err, ErrInvalidQAInput)
 		_, err = q.AddObservation(ctx, Observation{Text: "x", Page: "http://[::1"})
-		require.ErrorIs(t, err, ErrInvalidInput)
+		require.ErrorIs(t, err, ErrInvalidQAInput)
 
 		require.NoError(t, q.SaveSession(ctx, SessionSummary{ThreadID: "m-1", Personas: []string{"adversarial"}, Pages: []string{"/items/1", "/items/2", "/cart"}, Summary: "ok"}))
 		clock.Add(time.Hour)
@@ -165,7 +165,7 @@ func TestObservationsSessionsProcedures(t *testing.T) {
 		assert.Equal(t, "m-2", sessions[0].ThreadID)
 		assert.Equal(t, "replaced", sessions[1].Summary)
 		assert.Equal(t, []string{"/items/{n}"}, sessions[1].Pages)
-		require.ErrorIs(t, q.SaveSession(ctx, SessionSummary{}), ErrInvalidInput)
+		require.ErrorIs(t, q.SaveSession(ctx, SessionSummary{}), ErrInvalidQAInput)
 
 		_, err = q.Procedure(ctx, "adversarial")
 		require.ErrorIs(t, err, graph.ErrNotFound)
@@ -176,7 +176,7 @@ func TestObservationsSessionsProcedures(t *testing.T) {
 		p, err := q.Procedure(ctx, "adversarial")
 		require.NoError(t, err)
 		assert.Equal(t, Procedure{Persona: "adversarial", Supplement: "Try SQL quotes on /search.", Source: "manual", UpdatedAt: clock.Now()}, p)
-		require.ErrorIs(t, q.SetProcedure(ctx, "", "x"), ErrInvalidInput)
+		require.ErrorIs(t, q.SetProcedure(ctx, "", "x"), ErrInvalidQAInput)
 
 		rules, err := q.RoutingRules(ctx)
 		require.NoError(t, err)
@@ -189,7 +189,7 @@ func TestObservationsSessionsProcedures(t *testing.T) {
 		procs, err := q.Procedures(ctx)
 		require.NoError(t, err)
 		require.Len(t, procs, 1, "routing rules are not a persona procedure")
-		require.ErrorIs(t, q.SetRoutingRules(ctx, []RoutingRule{{Page: "/x"}}), ErrInvalidInput)
+		require.ErrorIs(t, q.SetRoutingRules(ctx, []RoutingRule{{Page: "/x"}}), ErrInvalidQAInput)
 	})
 }
 

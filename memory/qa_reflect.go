@@ -20,8 +20,8 @@ type ReflectionInput struct {
 }
 
 // Reflector writes a persona's prompt supplement from its past sessions. An
-// LLM adapter implements it to let a model rewrite the supplement; Rules is
-// the offline one.
+// LLM adapter implements it to let a model rewrite the supplement; RuleReflector
+// is the offline one.
 type Reflector interface {
 	Reflect(ctx context.Context, in ReflectionInput) (string, error)
 }
@@ -34,13 +34,13 @@ func (f ReflectorFunc) Reflect(ctx context.Context, in ReflectionInput) (string,
 	return f(ctx, in)
 }
 
-// Rules is the offline Reflector: deterministic rules that name the pages and
+// RuleReflector is the offline Reflector: deterministic rules that name the pages and
 // payloads where the persona found bugs, the open bugs others found, the
 // selectors that keep failing, and pages visited often without findings.
-type Rules struct{}
+type RuleReflector struct{}
 
 // Reflect derives the supplement by rules; it never fails.
-func (Rules) Reflect(_ context.Context, in ReflectionInput) (string, error) {
+func (RuleReflector) Reflect(_ context.Context, in ReflectionInput) (string, error) {
 	return RuleSupplement(in), nil
 }
 
@@ -164,7 +164,7 @@ func qaTopCounts(m map[string]int, n int) string {
 
 // ReflectOptions tune QA.Reflect.
 type ReflectOptions struct {
-	// Reflector writes the supplements; nil means Rules. When it fails for a
+	// Reflector writes the supplements; nil means RuleReflector. When it fails for a
 	// persona, the rules write that persona's supplement instead.
 	Reflector Reflector
 	// Personas to reflect for; nil means every persona named in a session or
@@ -224,7 +224,7 @@ func (q *QA) Reflect(ctx context.Context, opts ReflectOptions) (Reflection, erro
 	}
 	reflector, source := opts.Reflector, "model"
 	if reflector == nil {
-		reflector, source = Rules{}, "rules"
+		reflector, source = RuleReflector{}, "rules"
 	}
 	var out Reflection
 	for _, persona := range personas {

@@ -22,8 +22,7 @@ import (
 // where recency halves every HalfLife and never drops below MinRecency.
 type RiskWeights struct {
 	Severity            map[Severity]float64
-	Kinds               map[string]float64 // by substring of the bug kind; first match in KindOrder wins
-	KindOrder           []string
+	Kinds               []KindWeight // the first whose Contains occurs in the bug kind wins; else 1
 	RegressionBonus     float64
 	Quirk               float64
 	SelectorFailure     float64
@@ -32,16 +31,21 @@ type RiskWeights struct {
 	MinRecency          float64
 }
 
+// KindWeight weighs the bug kinds that contain a substring.
+type KindWeight struct {
+	Contains string
+	Weight   float64
+}
+
 // DefaultRiskWeights are the weights NewQA uses.
 func DefaultRiskWeights() RiskWeights {
 	return RiskWeights{
 		Severity: map[Severity]float64{SeverityCritical: 8, SeverityHigh: 4, SeverityMedium: 2, SeverityLow: 1},
-		Kinds: map[string]float64{
-			"xss": 1.5, "inject": 1.5, "5xx": 1.25, "500": 1.25, "server": 1.25, "crash": 1.25,
-			"page_error": 1, "404": 0.75, "console": 0.75, "a11y": 0.75, "axe": 0.75, "access": 0.75,
-			"slow": 0.5, "dead": 0.5,
+		Kinds: []KindWeight{
+			{"xss", 1.5}, {"inject", 1.5}, {"5xx", 1.25}, {"500", 1.25}, {"server", 1.25}, {"crash", 1.25},
+			{"page_error", 1}, {"404", 0.75}, {"console", 0.75}, {"a11y", 0.75}, {"axe", 0.75}, {"access", 0.75},
+			{"slow", 0.5}, {"dead", 0.5},
 		},
-		KindOrder:           []string{"xss", "inject", "5xx", "500", "server", "crash", "page_error", "404", "console", "a11y", "axe", "access", "slow", "dead"},
 		RegressionBonus:     0.5,
 		Quirk:               1,
 		SelectorFailure:     0.5,
@@ -51,15 +55,12 @@ func DefaultRiskWeights() RiskWeights {
 	}
 }
 
-// KindWeight is the weight of a bug kind: the first KindOrder substring found
-// in it, else 1.
+// KindWeight is the weight of a bug kind (case-insensitive).
 func (w RiskWeights) KindWeight(kind string) float64 {
 	kind = strings.ToLower(kind)
-	for _, k := range w.KindOrder {
-		if strings.Contains(kind, k) {
-			if v, ok := w.Kinds[k]; ok {
-				return v
-			}
+	for _, k := range w.Kinds {
+		if k.Contains != "" && strings.Contains(kind, strings.ToLower(k.Contains)) {
+			return k.Weight
 		}
 	}
 	return 1

@@ -28,10 +28,10 @@ func qaDecodeArgs(tool string, args json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %w: bad arguments: %v", tool, ErrInvalidInput, err)
+		return fmt.Errorf("%s: %w: bad arguments: %v", tool, ErrInvalidQAInput, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return fmt.Errorf("%s: %w: bad arguments: trailing data after the JSON object", tool, ErrInvalidInput)
+		return fmt.Errorf("%s: %w: bad arguments: trailing data after the JSON object", tool, ErrInvalidQAInput)
 	}
 	return nil
 }
@@ -76,15 +76,15 @@ func (t *RecallTool) Call(ctx context.Context, raw json.RawMessage) (string, err
 	}
 	a.Query = strings.TrimSpace(a.Query)
 	if a.Query == "" {
-		return "", fmt.Errorf("%s: %w: \"query\" is required", RecallToolName, ErrInvalidInput)
+		return "", fmt.Errorf("%s: %w: \"query\" is required", RecallToolName, ErrInvalidQAInput)
 	}
 	if len([]rune(a.Query)) > 500 {
-		return "", fmt.Errorf("%s: %w: \"query\" is longer than 500 characters", RecallToolName, ErrInvalidInput)
+		return "", fmt.Errorf("%s: %w: \"query\" is longer than 500 characters", RecallToolName, ErrInvalidQAInput)
 	}
 	limit := 5
 	if a.Limit != nil {
 		if *a.Limit < 1 || *a.Limit > 20 {
-			return "", fmt.Errorf("%s: %w: \"limit\" must be 1..20, got %d", RecallToolName, ErrInvalidInput, *a.Limit)
+			return "", fmt.Errorf("%s: %w: \"limit\" must be 1..20, got %d", RecallToolName, ErrInvalidQAInput, *a.Limit)
 		}
 		limit = *a.Limit
 	}
@@ -94,7 +94,7 @@ func (t *RecallTool) Call(ctx context.Context, raw json.RawMessage) (string, err
 		for _, k := range a.Kinds {
 			kind := QAKind(k)
 			if kind != KindBugs && kind != KindObservations && kind != KindQuirks {
-				return "", fmt.Errorf("%s: %w: unknown kind %q (want bugs, observations or quirks)", RecallToolName, ErrInvalidInput, k)
+				return "", fmt.Errorf("%s: %w: unknown kind %q (want bugs, observations or quirks)", RecallToolName, ErrInvalidQAInput, k)
 			}
 			if !qaContainsKind(kinds, kind) {
 				kinds = append(kinds, kind)
@@ -252,17 +252,17 @@ func (t *ObservationTool) Call(ctx context.Context, raw json.RawMessage) (string
 	a.Text = strings.TrimSpace(a.Text)
 	switch {
 	case a.Text == "":
-		return "", fmt.Errorf("%s: %w: \"text\" is required", ObservationToolName, ErrInvalidInput)
+		return "", fmt.Errorf("%s: %w: \"text\" is required", ObservationToolName, ErrInvalidQAInput)
 	case len([]rune(a.Text)) > maxTextLen:
-		return "", fmt.Errorf("%s: %w: \"text\" is longer than %d characters", ObservationToolName, ErrInvalidInput, maxTextLen)
+		return "", fmt.Errorf("%s: %w: \"text\" is longer than %d characters", ObservationToolName, ErrInvalidQAInput, maxTextLen)
 	case len(a.Tags) > 10:
-		return "", fmt.Errorf("%s: %w: at most 10 tags", ObservationToolName, ErrInvalidInput)
+		return "", fmt.Errorf("%s: %w: at most 10 tags", ObservationToolName, ErrInvalidQAInput)
 	case a.Quirk && strings.TrimSpace(a.Page) == "":
-		return "", fmt.Errorf("%s: %w: a quirk needs \"page\"", ObservationToolName, ErrInvalidInput)
+		return "", fmt.Errorf("%s: %w: a quirk needs \"page\"", ObservationToolName, ErrInvalidQAInput)
 	}
 	for _, tag := range a.Tags {
 		if tag = strings.TrimSpace(tag); tag == "" || len([]rune(tag)) > 40 {
-			return "", fmt.Errorf("%s: %w: tags must be 1..40 characters", ObservationToolName, ErrInvalidInput)
+			return "", fmt.Errorf("%s: %w: tags must be 1..40 characters", ObservationToolName, ErrInvalidQAInput)
 		}
 	}
 	if a.Quirk {

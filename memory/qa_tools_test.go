@@ -107,7 +107,7 @@ func TestRecallToolBadArguments(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tool.Call(context.Background(), json.RawMessage(tt.args))
 			require.Error(t, err)
-			require.ErrorIs(t, err, ErrInvalidInput)
+			require.ErrorIs(t, err, ErrInvalidQAInput)
 			assert.Contains(t, err.Error(), tt.want)
 			assert.Contains(t, err.Error(), RecallToolName)
 		})
@@ -163,7 +163,7 @@ func TestObservationToolBadArguments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tool.Call(context.Background(), json.RawMessage(tt.args))
-			require.ErrorIs(t, err, ErrInvalidInput)
+			require.ErrorIs(t, err, ErrInvalidQAInput)
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
