@@ -7,7 +7,7 @@ import (
 
 // impls lists every implementation compared, in the column order of the
 // README table (benchstat -col /impl compares each column with the first).
-var impls = []Impl{Eino, Plain}
+var impls = []Impl{Eino, Agentgraph, AgentgraphMemory, Plain}
 
 // BenchmarkGraph invokes each shape, compiled once, with each implementation.
 // Names are BenchmarkGraph/shape=<shape>/impl=<impl>, so that

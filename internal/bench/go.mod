@@ -3,6 +3,7 @@ module github.com/agentgraph/agentgraph/internal/bench
 go 1.26
 
 require (
+	github.com/agentgraph/agentgraph v0.0.0-00010101000000-000000000000
 	github.com/cloudwego/eino v0.7.36
 	github.com/stretchr/testify v1.12.1
 )
@@ -31,11 +32,12 @@ require (
 	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
 	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 	github.com/yargevad/filepathx v1.0.0 // indirect
+	go.etcd.io/bbolt v1.5.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/arch v0.11.0 // indirect
-	golang.org/x/crypto v0.41.0 // indirect
 	golang.org/x/exp v0.0.0-20230713183714-613f0c0eb8a1 // indirect
 	golang.org/x/sys v0.45.0 // indirect
+	golang.org/x/term v0.34.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
