@@ -1,0 +1,470 @@
+package browser
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mxschmitt/playwright-go"
+)
+
+// Result is the outcome of one intent.
+type Result struct {
+	OK     bool   `json:"ok"`
+	Action Action `json:"action"`
+	// Output is the action's text for the model (snapshot, extracted text…).
+	Output string `json:"output,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Locator is the Playwright Test locator of the target, if any.
+	Locator      string        `json:"locator,omitempty"`
+	HoverLocator string        `json:"hover_locator,omitempty"`
+	URL          string        `json:"url"`
+	Title        string        `json:"title"`
+	Findings     []Finding     `json:"findings,omitempty"`
+	Duration     time.Duration `json:"duration"`
+	// Screenshot holds the PNG of a screenshot action.
+	Screenshot []byte `json:"-"`
+	// Snapshot is set by the snapshot action.
+	Snapshot *Snapshot `json:"-"`
+}
+
+// Text renders the result for the model.
+func (r Result) Text() string {
+	var b strings.Builder
+	if r.OK {
+		fmt.Fprintf(&b, "ok: %s", r.Action)
+	} else {
+		fmt.Fprintf(&b, "error: %s", r.Error)
+	}
+	if r.Locator != "" {
+		b.WriteString(" on " + r.Locator)
+	}
+	fmt.Fprintf(&b, "\npage: %q %s", r.Title, r.URL)
+	if len(r.Findings) > 0 {
+		b.WriteString("\nhealth findings:")
+		for _, f := range r.Findings {
+			b.WriteString("\n- " + f.String())
+		}
+	}
+	if r.Output != "" {
+		b.WriteString("\n" + r.Output)
+	}
+	return b.String()
+}
+
+// Run parses a JSON intent and executes it (see Do). A malformed intent is
+// a failed Result with the validation message, and is recorded too.
+func (s *Session) Run(ctx context.Context, raw json.RawMessage) Result {
+	in, err := ParseIntent(raw)
+	if err != nil {
+		var ie *IntentError
+		act := Action("")
+		if errors.As(err, &ie) {
+			act = ie.Action
+		}
+		return s.finish(Intent{Action: act}, time.Now(), Result{Action: act, Error: err.Error()})
+	}
+	return s.Do(ctx, in)
+}
+
+// Do executes a validated intent, waits for the page to settle, collects
+// health findings and appends an Entry to the tape and window.
+func (s *Session) Do(ctx context.Context, in Intent) Result {
+	start := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return s.finish(in, start, Result{Action: in.Action, Error: "not run: " + err.Error()})
+	}
+	if in.Target != "" {
+		if _, err := ParseTarget(in.Target); err != nil {
+			return s.finish(in, start, Result{Action: in.Action, Error: err.Error()})
+		}
+	}
+	if _, ok := actionSpecs[in.Action]; !ok {
+		return s.finish(in, start, Result{Action: in.Action, Error: (&IntentError{Msg: fmt.Sprintf("unknown action %q; allowed actions: %s", in.Action, actionList())}).Error()})
+	}
+	res := s.do(ctx, in)
+	res.Action = in.Action
+	switch in.Action {
+	case ActSnapshot, ActExtractText, ActScreenshot, ActCheckHealth:
+	default:
+		s.settle(ctx)
+		s.probe(ctx)
+	}
+	return s.finish(in, start, res)
+}
+
+func (s *Session) finish(in Intent, start time.Time, res Result) Result {
+	res.OK = res.Error == ""
+	res.URL = s.page.URL()
+	res.Title = s.title()
+	res.Findings = append(res.Findings, s.h.drain()...)
+	res.Duration = time.Since(start)
+	e := Entry{
+		Seq: s.e.seq.Add(1), Time: start.UTC(), User: s.user, Action: in.Action, Params: in,
+		Locator: res.Locator, HoverLocator: res.HoverLocator, OK: res.OK, DurationMS: res.Duration.Milliseconds(),
+		Result: clip(res.Output, 1000), Error: res.Error, URL: res.URL, Title: res.Title, Findings: res.Findings,
+	}
+	s.e.window.Add(e)
+	if t := s.e.cfg.Tape; t != nil {
+		if err := t.Append(e); err != nil {
+			s.e.cfg.Logger.Error("tape append failed", "err", err)
+		}
+	}
+	return res
+}
+
+// resolved is a target ready to act on.
+type resolved struct {
+	loc      playwright.Locator
+	js       string // Playwright Test locator
+	hover    playwright.Locator
+	hoverJS  string
+	ref      string
+	multiple int
+}
+
+func (s *Session) staleRef(ref string) error {
+	return fmt.Errorf("ref %s is not in the latest snapshot (the page changed or no snapshot was taken); take a new snapshot and use its refs", ref)
+}
+
+func (s *Session) resolve(target string, needOne bool) (*resolved, error) {
+	t, err := ParseTarget(target)
+	if err != nil {
+		return nil, err
+	}
+	r := &resolved{}
+	switch {
+	case t.Kind == TargetRef && !s.refs[t.Ref]:
+		return nil, s.staleRef(t.Ref)
+	case t.Kind == TargetRef && s.refsGen != s.navGen.Load():
+		return nil, fmt.Errorf("ref %s is stale: the page navigated since the last snapshot; take a new snapshot and use its refs", t.Ref)
+	case t.Kind == TargetRef && (t.Ref[0] == 'e' || t.Ref[0] == 'f'):
+		r.ref = t.Ref
+		r.loc = s.page.GetByRef(t.Ref)
+	case t.Kind == TargetRef:
+		r.ref = t.Ref
+		r.loc = s.page.Locator(fmt.Sprintf(`[%s=%q]`, refAttr, t.Ref))
+		if t.Ref[0] == 'h' {
+			r.hover = s.page.Locator(fmt.Sprintf(`[%s=%q]`, hoverAttr, t.Ref))
+		}
+	default:
+		r.loc = s.page.Locator(t.Selector)
+	}
+	n, err := r.loc.Count()
+	if err != nil {
+		if r.ref != "" {
+			return nil, s.staleRef(r.ref)
+		}
+		return nil, fmt.Errorf("target %q: %s", target, oneLine(err))
+	}
+	switch {
+	case n == 0 && r.ref != "":
+		return nil, fmt.Errorf("ref %s no longer matches an element (stale); take a new snapshot", r.ref)
+	case n == 0:
+		return nil, fmt.Errorf("no element matches %q; take a snapshot and use a ref, or check the name", target)
+	case n > 1 && needOne:
+		return nil, fmt.Errorf("%q matches %d elements; use a ref from the snapshot or a more specific selector (test id, role and name)", target, n)
+	}
+	r.multiple = n
+	if r.hover != nil {
+		if err := r.hover.First().Hover(); err != nil {
+			return nil, fmt.Errorf("hovering the row of %s: %s", r.ref, oneLine(err))
+		}
+		r.hoverJS = JSLocator(s.normalize(r.hover.First()))
+	}
+	r.js = JSLocator(s.normalize(r.loc))
+	if r.multiple > 1 {
+		r.loc = r.loc.First()
+	}
+	return r, nil
+}
+
+// normalize returns the selector Playwright itself would generate for the
+// element (test id, role+name, placeholder, label, alt, text, title, id).
+func (s *Session) normalize(l playwright.Locator) string {
+	n := l.Normalize()
+	if sel := selectorOf(n); sel != "" && !strings.HasPrefix(sel, "aria-ref=") && !strings.Contains(sel, refAttr) {
+		return sel
+	}
+	return selectorOf(l)
+}
+
+func (s *Session) resolveURL(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("url %q does not parse: %v", raw, err)
+	}
+	if !u.IsAbs() {
+		if strings.HasPrefix(raw, "//") {
+			return "", fmt.Errorf("url %q: scheme-relative URLs are refused; use a path such as /login or a URL within %s", raw, strings.Join(s.e.origins, ", "))
+		}
+		if u.Scheme != "" || strings.Contains(raw, ":") && !strings.HasPrefix(raw, "/") {
+			return "", fmt.Errorf("url %q: only http(s) URLs within %s are allowed", raw, strings.Join(s.e.origins, ", "))
+		}
+		base := s.page.URL()
+		if !s.e.Allowed(base) {
+			base = s.e.origins[0] + "/"
+		}
+		b, _ := url.Parse(base)
+		u = b.ResolveReference(u)
+	}
+	abs := u.String()
+	if !s.e.Allowed(abs) {
+		scheme := u.Scheme
+		if scheme != "http" && scheme != "https" {
+			return "", fmt.Errorf("url %q: the %s: scheme is refused; only http(s) URLs within %s are allowed", raw, scheme, strings.Join(s.e.origins, ", "))
+		}
+		return "", fmt.Errorf("url %q is outside the allowed origins %s; stay within the app", raw, strings.Join(s.e.origins, ", "))
+	}
+	return abs, nil
+}
+
+func (s *Session) timeout() *float64 {
+	return playwright.Float(float64(s.e.cfg.ActionTimeout.Milliseconds()))
+}
+
+func (s *Session) do(ctx context.Context, in Intent) Result {
+	fail := func(err error) Result { return Result{Error: err.Error()} }
+	withTarget := func(needOne bool, act func(r *resolved) (string, error)) Result {
+		r, err := s.resolve(in.Target, needOne)
+		if err != nil {
+			return fail(err)
+		}
+		out, err := act(r)
+		res := Result{Locator: r.js, HoverLocator: r.hoverJS, Output: out}
+		if err != nil {
+			res.Error = fmt.Sprintf("%s on %s failed: %s", in.Action, r.js, oneLine(err))
+		}
+		return res
+	}
+	switch in.Action {
+	case ActNavigate:
+		u, err := s.resolveURL(in.URL)
+		if err != nil {
+			return fail(err)
+		}
+		resp, err := s.page.Goto(u, playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateDomcontentloaded})
+		if err != nil {
+			return fail(fmt.Errorf("navigate to %s: %s", u, oneLine(err)))
+		}
+		if resp != nil {
+			return Result{Output: fmt.Sprintf("HTTP %d", resp.Status())}
+		}
+		return Result{}
+	case ActClick:
+		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Click() })
+	case ActFill:
+		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Fill(in.ValueOrEmpty()) })
+	case ActPress:
+		if in.Target == "" {
+			if err := s.page.Keyboard().Press(in.Key); err != nil {
+				return fail(fmt.Errorf("press %s: %s", in.Key, oneLine(err)))
+			}
+			return Result{}
+		}
+		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Press(in.Key) })
+	case ActSelectOption:
+		return withTarget(true, func(r *resolved) (string, error) {
+			v := []string{in.ValueOrEmpty()}
+			got, err := r.loc.SelectOption(playwright.SelectOptionValues{ValuesOrLabels: &v})
+			return "selected " + strings.Join(got, ", "), err
+		})
+	case ActHover:
+		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Hover() })
+	case ActWaitFor:
+		to := 5000.0
+		if in.TimeoutMS > 0 {
+			to = float64(in.TimeoutMS)
+		}
+		if in.Text != "" {
+			l := s.page.GetByText(in.Text).First()
+			if err := l.WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateVisible, Timeout: &to}); err != nil {
+				return fail(fmt.Errorf("text %q did not appear within %.0fms", in.Text, to))
+			}
+			return Result{Locator: "getByText(" + jsString(in.Text) + ")", Output: fmt.Sprintf("text %q is visible", in.Text)}
+		}
+		state := in.State
+		if state == "" {
+			state = "visible"
+		}
+		// waiting for hidden/detached must not fail because nothing matches
+		t, _ := ParseTarget(in.Target)
+		var l playwright.Locator
+		js := ""
+		if t.Kind == TargetRef {
+			r, err := s.resolve(in.Target, false)
+			if err != nil {
+				return fail(err)
+			}
+			l, js = r.loc, r.js
+		} else {
+			l = s.page.Locator(t.Selector).First()
+			js = JSLocator(t.Selector)
+		}
+		st := playwright.WaitForSelectorState(state)
+		if err := l.WaitFor(playwright.LocatorWaitForOptions{State: &st, Timeout: &to}); err != nil {
+			return Result{Locator: js, Error: fmt.Sprintf("%s did not become %s within %.0fms", in.Target, state, to)}
+		}
+		return Result{Locator: js, Output: in.Target + " is " + state}
+	case ActScroll:
+		if in.Target != "" {
+			return withTarget(false, func(r *resolved) (string, error) { return "", r.loc.ScrollIntoViewIfNeeded() })
+		}
+		px := in.Pixels
+		if px == 0 {
+			px = 600
+		}
+		var js string
+		switch in.Direction {
+		case "up":
+			js = fmt.Sprintf("window.scrollBy(0, -%d)", px)
+		case "top":
+			js = "window.scrollTo(0, 0)"
+		case "bottom":
+			js = "window.scrollTo(0, document.documentElement.scrollHeight)"
+		default:
+			js = fmt.Sprintf("window.scrollBy(0, %d)", px)
+		}
+		if _, err := s.page.Evaluate(js + "; [window.scrollY, document.documentElement.scrollHeight]"); err != nil {
+			return fail(fmt.Errorf("scroll: %s", oneLine(err)))
+		}
+		y, _ := s.page.Evaluate("Math.round(window.scrollY)")
+		return Result{Output: fmt.Sprintf("scrollY=%v", y)}
+	case ActExtractText:
+		if in.Target == "" {
+			txt, err := s.page.Locator("body").InnerText()
+			if err != nil {
+				return fail(fmt.Errorf("extract_text: %s", oneLine(err)))
+			}
+			out, _ := capText(strings.TrimSpace(txt), s.e.cfg.TextBudget)
+			return Result{Output: out}
+		}
+		return withTarget(false, func(r *resolved) (string, error) {
+			texts, err := r.loc.AllInnerTexts()
+			out, _ := capText(strings.TrimSpace(strings.Join(texts, "\n")), s.e.cfg.TextBudget)
+			return out, err
+		})
+	case ActSnapshot:
+		snap, err := s.snapshot(ctx)
+		if err != nil {
+			return fail(err)
+		}
+		return Result{Output: snap.Text, Snapshot: &snap}
+	case ActCheckHealth:
+		s.probe(ctx)
+		all := s.h.history()
+		if len(all) == 0 {
+			return Result{Output: "page health: no findings"}
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "page health: %d finding(s) in this session", len(all))
+		for _, f := range all {
+			b.WriteString("\n- " + f.String())
+		}
+		return Result{Output: b.String()}
+	case ActScreenshot:
+		png, err := s.page.Screenshot(playwright.PageScreenshotOptions{FullPage: playwright.Bool(in.FullPage)})
+		if err != nil {
+			return fail(fmt.Errorf("screenshot: %s", oneLine(err)))
+		}
+		out := fmt.Sprintf("screenshot: %d bytes PNG", len(png))
+		if p, err := s.writeArtifact(fmt.Sprintf("%s-%d.png", safeName(s.user), time.Now().UnixNano()), png); err == nil && p != "" {
+			out += " saved to " + p
+		}
+		return Result{Output: out, Screenshot: png}
+	case ActGoBack:
+		if _, err := s.page.GoBack(playwright.PageGoBackOptions{WaitUntil: playwright.WaitUntilStateDomcontentloaded}); err != nil {
+			return fail(fmt.Errorf("go_back: %s", oneLine(err)))
+		}
+		return Result{}
+	case ActReload:
+		if _, err := s.page.Reload(playwright.PageReloadOptions{WaitUntil: playwright.WaitUntilStateDomcontentloaded}); err != nil {
+			return fail(fmt.Errorf("reload: %s", oneLine(err)))
+		}
+		return Result{}
+	}
+	return fail(fmt.Errorf("action %q is not implemented", in.Action))
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// Snapshot takes a fresh snapshot (and records it on the tape).
+func (s *Session) Snapshot(ctx context.Context) (Snapshot, error) {
+	r := s.Do(ctx, Intent{Action: ActSnapshot})
+	if !r.OK || r.Snapshot == nil {
+		return Snapshot{}, errors.New(r.Error)
+	}
+	return *r.Snapshot, nil
+}
+
+// snapshot builds the model's view; the caller holds s.mu.
+func (s *Session) snapshot(ctx context.Context) (Snapshot, error) {
+	snap := Snapshot{URL: s.page.URL(), Title: s.title(), Source: "aria"}
+	raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: s.timeout()})
+	var body string
+	if err != nil || strings.TrimSpace(raw) == "" {
+		snap.Source = "dom"
+		v, derr := s.page.Evaluate(domJS, []any{refAttr, 400})
+		if derr != nil {
+			if err == nil {
+				err = derr
+			}
+			return Snapshot{}, fmt.Errorf("snapshot failed: %s", oneLine(err))
+		}
+		body, _ = v.(string)
+		raw = body
+	} else {
+		body = compactAria(raw)
+	}
+	if v, err := s.page.Evaluate(hoverJS, []any{refAttr, hoverAttr, 100}); err == nil {
+		if extra, _ := v.(string); extra != "" {
+			snap.HoverOnly = strings.Count(extra, "\n") + 1
+			body += "\n# controls shown only on hover (the engine hovers their row for you):\n" + extra
+		}
+	}
+	snap.RawChars = len(raw)
+	refs := map[string]bool{}
+	for _, r := range refsIn(raw) {
+		refs[r] = true
+	}
+	for _, r := range refsIn(body) {
+		refs[r] = true
+	}
+	header := fmt.Sprintf("page: %q %s\n", snap.Title, snap.URL)
+	snap.Text, snap.Truncated = capText(header+body, s.e.cfg.SnapshotBudget)
+	s.refs = refs
+	s.refsGen = s.navGen.Load()
+	for r := range refs {
+		snap.Refs = append(snap.Refs, r)
+	}
+	sortRefs(snap.Refs)
+	return snap, nil
+}
+
+func sortRefs(r []string) {
+	slices.SortFunc(r, func(a, b string) int {
+		if c := cmp.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(len(a), len(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+}

@@ -1,0 +1,454 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mxschmitt/playwright-go"
+)
+
+// DialogPolicy says what the engine does with alert/confirm/prompt dialogs.
+type DialogPolicy string
+
+// Dialog policies. Every dialog is recorded as a FindDialog finding.
+const (
+	DialogAccept  DialogPolicy = "accept"
+	DialogDismiss DialogPolicy = "dismiss"
+)
+
+// Viewport is the page size in CSS pixels.
+type Viewport struct{ Width, Height int }
+
+// Config scopes an Engine. Origins is required; the rest has defaults.
+type Config struct {
+	// Origins the agent may visit, e.g. "http://127.0.0.1:8080". Navigation
+	// anywhere else (other hosts, file:, data:, javascript:) is refused, in
+	// intents, in-page links and popups alike.
+	Origins []string
+	// Viewport of every page (default 1280×800).
+	Viewport Viewport
+	// StorageStatePath, when set, seeds every new user context (cookies,
+	// localStorage) from a Playwright storage-state JSON file.
+	StorageStatePath string
+	// Dialogs is the dialog policy (default DialogAccept).
+	Dialogs DialogPolicy
+	// ActionTimeout bounds each Playwright action (default 5s).
+	ActionTimeout time.Duration
+	// SettleTimeout bounds the wait for the page to go quiet after an
+	// action (default 3s); SettleQuiet is how long the network must stay
+	// idle (default 100ms).
+	SettleTimeout time.Duration
+	SettleQuiet   time.Duration
+	// SpinnerTimeout is how long a visible spinner may stay before it is a
+	// finding (default 3s).
+	SpinnerTimeout time.Duration
+	// SnapshotBudget caps snapshot text in characters (default 12000).
+	SnapshotBudget int
+	// TextBudget caps extract_text output (default 4000).
+	TextBudget int
+	// Tape, when set, receives every action (durably).
+	Tape *Tape
+	// WindowSize is the in-memory tape window for the model (default 50).
+	WindowSize int
+	// ArtifactDir, when set, is where screenshots are written.
+	ArtifactDir string
+	// Logger (default slog.Default()).
+	Logger *slog.Logger
+}
+
+func (c *Config) defaults() {
+	if c.Viewport.Width <= 0 || c.Viewport.Height <= 0 {
+		c.Viewport = Viewport{1280, 800}
+	}
+	if c.Dialogs == "" {
+		c.Dialogs = DialogAccept
+	}
+	if c.ActionTimeout <= 0 {
+		c.ActionTimeout = 5 * time.Second
+	}
+	if c.SettleTimeout <= 0 {
+		c.SettleTimeout = 3 * time.Second
+	}
+	if c.SettleQuiet <= 0 {
+		c.SettleQuiet = 100 * time.Millisecond
+	}
+	if c.SpinnerTimeout <= 0 {
+		c.SpinnerTimeout = 3 * time.Second
+	}
+	if c.SnapshotBudget <= 0 {
+		c.SnapshotBudget = 12000
+	}
+	if c.TextBudget <= 0 {
+		c.TextBudget = 4000
+	}
+	if c.WindowSize <= 0 {
+		c.WindowSize = 50
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+}
+
+// Engine is the agents' hands in one app: its allowed origins, its users
+// (each an isolated browser context), its tape. Safe for concurrent use;
+// actions of one user run one at a time.
+type Engine struct {
+	b       *Browser
+	cfg     Config
+	origins []string
+
+	mu     sync.Mutex
+	users  map[string]*Session
+	order  []string
+	window *Window
+	seq    atomic.Int64
+	closed bool
+}
+
+// NewEngine scopes b to cfg.Origins. Origins must be http(s) origins.
+func (b *Browser) NewEngine(cfg Config) (*Engine, error) {
+	cfg.defaults()
+	if len(cfg.Origins) == 0 {
+		return nil, errors.New("browser: engine: no allowed origins")
+	}
+	var origins []string
+	for _, o := range cfg.Origins {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("browser: engine: origin %q: want http(s)://host[:port]", o)
+		}
+		origins = append(origins, u.Scheme+"://"+u.Host)
+	}
+	if cfg.Dialogs != DialogAccept && cfg.Dialogs != DialogDismiss {
+		return nil, fmt.Errorf("browser: engine: dialog policy %q: want accept or dismiss", cfg.Dialogs)
+	}
+	if cfg.StorageStatePath != "" {
+		if _, err := os.Stat(cfg.StorageStatePath); err != nil {
+			return nil, fmt.Errorf("browser: engine: storage state: %w", err)
+		}
+	}
+	return &Engine{b: b, cfg: cfg, origins: origins, users: map[string]*Session{}, window: NewWindow(cfg.WindowSize)}, nil
+}
+
+// Origins are the allowed origins, normalised.
+func (e *Engine) Origins() []string { return slices.Clone(e.origins) }
+
+// Window is the in-memory bounded tape of the latest actions.
+func (e *Engine) Window() *Window { return e.window }
+
+// Allowed reports whether raw is an http(s) URL within the allowed origins.
+func (e *Engine) Allowed(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return slices.Contains(e.origins, u.Scheme+"://"+u.Host)
+}
+
+// Users lists the user names in creation order.
+func (e *Engine) Users() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.order)
+}
+
+// User returns the named user's session, creating its isolated browser
+// context on first use. Switching between existing users costs nothing.
+func (e *Engine) User(ctx context.Context, name string) (*Session, error) {
+	if name == "" {
+		name = "default"
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, errors.New("browser: engine closed")
+	}
+	if s, ok := e.users[name]; ok {
+		return s, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s, err := e.newSession(name)
+	if err != nil {
+		return nil, fmt.Errorf("browser: user %q: %w", name, err)
+	}
+	e.users[name] = s
+	e.order = append(e.order, name)
+	return s, nil
+}
+
+// Close closes every user's context (the Browser stays open).
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	users := e.users
+	e.users = map[string]*Session{}
+	e.order = nil
+	e.closed = true
+	e.mu.Unlock()
+	var errs []error
+	for _, s := range users {
+		errs = append(errs, s.close())
+	}
+	return errors.Join(errs...)
+}
+
+// Session is one user's isolated browser context and page.
+type Session struct {
+	e    *Engine
+	user string
+	bctx playwright.BrowserContext
+	page playwright.Page
+	h    *health
+
+	mu       sync.Mutex // one action at a time
+	refs     map[string]bool
+	refsGen  int64
+	navGen   atomic.Int64 // bumped on every main-frame navigation
+	inflight atomic.Int64
+	lastNet  atomic.Int64 // unix nanos of the last request start/end
+	blocked  sync.Map     // URLs the engine aborted (not request failures)
+}
+
+func (e *Engine) newSession(user string) (*Session, error) {
+	opts := playwright.BrowserNewContextOptions{
+		Viewport: &playwright.Size{Width: e.cfg.Viewport.Width, Height: e.cfg.Viewport.Height},
+	}
+	if e.cfg.StorageStatePath != "" {
+		opts.StorageStatePath = playwright.String(e.cfg.StorageStatePath)
+	}
+	bctx, err := e.b.browser.NewContext(opts)
+	if err != nil {
+		return nil, fmt.Errorf("new context: %w", err)
+	}
+	s := &Session{e: e, user: user, bctx: bctx, h: newHealth(), refs: map[string]bool{}}
+	bctx.SetDefaultTimeout(float64(e.cfg.ActionTimeout.Milliseconds()))
+	bctx.SetDefaultNavigationTimeout(float64(max(e.cfg.ActionTimeout, 10*time.Second).Milliseconds()))
+	if err := bctx.Route("**/*", s.route); err != nil {
+		_ = bctx.Close()
+		return nil, fmt.Errorf("route: %w", err)
+	}
+	page, err := bctx.NewPage()
+	if err != nil {
+		_ = bctx.Close()
+		return nil, fmt.Errorf("new page: %w", err)
+	}
+	s.page = page
+	s.listen(page)
+	return s, nil
+}
+
+func (s *Session) route(r playwright.Route) {
+	req := r.Request()
+	u := req.URL()
+	if req.IsNavigationRequest() && !s.e.Allowed(u) && !strings.HasPrefix(u, "about:") {
+		s.blocked.Store(u, true)
+		s.h.add(Finding{Kind: FindBlockedNav, Message: "navigation outside the allowed origins refused", URL: u})
+		_ = r.Abort("blockedbyclient")
+		return
+	}
+	_ = r.Continue()
+}
+
+func (s *Session) touchNet() { s.lastNet.Store(time.Now().UnixNano()) }
+
+func (s *Session) listen(p playwright.Page) {
+	p.OnFrameNavigated(func(f playwright.Frame) {
+		if f.ParentFrame() == nil {
+			s.navGen.Add(1)
+		}
+	})
+	p.OnPageError(func(err error) {
+		msg, ev := err.Error(), ""
+		var pe *playwright.Error
+		if errors.As(err, &pe) {
+			msg, ev = pe.Message, pe.Stack
+		}
+		s.h.add(Finding{Kind: FindPageError, Message: msg, URL: p.URL(), Evidence: ev})
+	})
+	p.OnConsole(func(m playwright.ConsoleMessage) {
+		if m.Type() == "error" {
+			s.h.add(Finding{Kind: FindConsoleError, Message: m.Text(), URL: p.URL()})
+		}
+	})
+	p.OnRequest(func(r playwright.Request) {
+		if rt := r.ResourceType(); rt != "eventsource" && rt != "websocket" {
+			s.inflight.Add(1)
+		}
+		s.touchNet()
+	})
+	done := func(r playwright.Request) {
+		if rt := r.ResourceType(); rt != "eventsource" && rt != "websocket" {
+			s.inflight.Add(-1)
+		}
+		s.touchNet()
+	}
+	p.OnRequestFinished(done)
+	p.OnRequestFailed(func(r playwright.Request) {
+		done(r)
+		if _, ok := s.blocked.Load(r.URL()); ok {
+			return
+		}
+		reason := "failed"
+		if f := r.Failure(); f != nil {
+			reason = f.Error()
+		}
+		if strings.Contains(reason, "ERR_ABORTED") && r.IsNavigationRequest() {
+			return // superseded navigation
+		}
+		s.h.add(Finding{Kind: FindRequestFailed, Message: r.Method() + " request failed: " + reason, URL: r.URL()})
+	})
+	p.OnResponse(func(r playwright.Response) {
+		st := r.Status()
+		switch {
+		case st >= 500:
+			ev := ""
+			if body, err := r.Text(); err == nil {
+				ev = clip(strings.TrimSpace(body), 500)
+			}
+			s.h.add(Finding{Kind: FindServerError, Message: fmt.Sprintf("%s %s returned %d", r.Request().Method(), pathOf(r.URL()), st), URL: r.URL(), Status: st, Evidence: ev})
+		case st == 404 && r.Request().IsNavigationRequest() && s.e.Allowed(r.URL()):
+			s.h.add(Finding{Kind: FindNotFound, Message: "page not found: " + pathOf(r.URL()), URL: r.URL(), Status: st})
+		}
+	})
+	p.OnDialog(func(d playwright.Dialog) {
+		action := "accepted"
+		var err error
+		if s.e.cfg.Dialogs == DialogDismiss {
+			action = "dismissed"
+			err = d.Dismiss()
+		} else if d.Type() == "prompt" {
+			err = d.Accept(d.DefaultValue())
+		} else {
+			err = d.Accept()
+		}
+		if err != nil {
+			action += " (failed: " + oneLine(err) + ")"
+		}
+		s.h.add(Finding{Kind: FindDialog, Message: fmt.Sprintf("%s dialog %s", d.Type(), action), URL: p.URL(), Evidence: d.Message()})
+	})
+	p.OnPopup(func(pop playwright.Page) {
+		go func() {
+			_ = pop.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateDomcontentloaded, Timeout: playwright.Float(3000)})
+			if u := pop.URL(); !s.e.Allowed(u) {
+				s.h.add(Finding{Kind: FindBlockedPopup, Message: "popup outside the allowed origins closed", URL: u})
+				_ = pop.Close()
+			}
+		}()
+	})
+}
+
+func pathOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" {
+		return raw
+	}
+	if u.RawQuery != "" {
+		return u.Path + "?" + u.RawQuery
+	}
+	return u.Path
+}
+
+func (s *Session) close() error { return s.bctx.Close() }
+
+// User is the session's user name.
+func (s *Session) User() string { return s.user }
+
+// URL is the current page URL.
+func (s *Session) URL() string { return s.page.URL() }
+
+// Findings is the bounded health history of this user's session.
+func (s *Session) Findings() []Finding { return s.h.history() }
+
+// SaveStorageState writes cookies and localStorage to path (Playwright's
+// storage-state JSON), e.g. to seed later engines via Config.StorageStatePath.
+func (s *Session) SaveStorageState(path string) error {
+	if _, err := s.bctx.StorageState(playwright.BrowserContextStorageStateOptions{Path: playwright.String(path)}); err != nil {
+		return fmt.Errorf("browser: storage state: %w", err)
+	}
+	return nil
+}
+
+// settle waits, bounded by SettleTimeout, for in-flight requests to finish
+// and the network to stay quiet for SettleQuiet.
+func (s *Session) settle(ctx context.Context) {
+	deadline := time.Now().Add(s.e.cfg.SettleTimeout)
+	_ = s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+		State: playwright.LoadStateDomcontentloaded, Timeout: playwright.Float(float64(s.e.cfg.SettleTimeout.Milliseconds())),
+	})
+	quiet := s.e.cfg.SettleQuiet
+	for time.Now().Before(deadline) {
+		if ctx.Err() != nil {
+			return
+		}
+		idleFor := time.Since(time.Unix(0, s.lastNet.Load()))
+		if s.inflight.Load() <= 0 && idleFor >= quiet {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// probe runs the DOM health check; a spinner must vanish within
+// SpinnerTimeout.
+func (s *Session) probe(ctx context.Context) {
+	run := func() (probeResult, bool) {
+		v, err := s.page.Evaluate(probeJS, []string{BannerSelector, SpinnerSelector})
+		if err != nil {
+			return probeResult{}, false
+		}
+		return parseProbe(v), true
+	}
+	r, ok := run()
+	if !ok {
+		return
+	}
+	if r.Spinners > 0 {
+		deadline := time.Now().Add(s.e.cfg.SpinnerTimeout)
+		for r.Spinners > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+			time.Sleep(100 * time.Millisecond)
+			if r, ok = run(); !ok {
+				return
+			}
+		}
+		if r.Spinners > 0 {
+			s.h.addOnce(Finding{Kind: FindSpinner, Message: fmt.Sprintf("%d loading indicator(s) still visible after %s", r.Spinners, s.e.cfg.SpinnerTimeout), URL: s.page.URL(), Evidence: SpinnerSelector})
+		}
+	}
+	u := s.page.URL()
+	for _, b := range r.Banners {
+		s.h.addOnce(Finding{Kind: FindErrorBanner, Message: "visible error message: " + clip(b, 120), URL: u, Evidence: b})
+	}
+	for _, t := range r.Traces {
+		s.h.addOnce(Finding{Kind: FindStackTrace, Message: "stack trace visible on the page", URL: u, Evidence: t})
+	}
+}
+
+func (s *Session) title() string {
+	t, err := s.page.Title()
+	if err != nil {
+		return ""
+	}
+	return t
+}
+
+func (s *Session) writeArtifact(name string, data []byte) (string, error) {
+	if s.e.cfg.ArtifactDir == "" {
+		return "", nil
+	}
+	if err := os.MkdirAll(s.e.cfg.ArtifactDir, 0o755); err != nil {
+		return "", err
+	}
+	p := filepath.Join(s.e.cfg.ArtifactDir, name)
+	return p, os.WriteFile(p, data, 0o644)
+}

@@ -1,0 +1,332 @@
+package browser
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Action names one thing an agent may do in the browser.
+type Action string
+
+// The allowed actions.
+const (
+	ActNavigate     Action = "navigate"
+	ActClick        Action = "click"
+	ActFill         Action = "fill"
+	ActPress        Action = "press"
+	ActSelectOption Action = "select_option"
+	ActHover        Action = "hover"
+	ActWaitFor      Action = "wait_for"
+	ActScroll       Action = "scroll"
+	ActExtractText  Action = "extract_text"
+	ActSnapshot     Action = "snapshot"
+	ActCheckHealth  Action = "check_page_health"
+	ActScreenshot   Action = "screenshot"
+	ActGoBack       Action = "go_back"
+	ActReload       Action = "reload"
+)
+
+// Intent is one browser action as an agent emits it (JSON). Which fields are
+// allowed and required depends on Action; ParseIntent checks that.
+type Intent struct {
+	Action Action `json:"action"`
+	// Target is a snapshot ref (e12) or a stable selector (see ParseTarget).
+	Target string `json:"target,omitempty"`
+	// URL for navigate: absolute within the allowed origins, or a path.
+	URL string `json:"url,omitempty"`
+	// Value for fill (the text) and select_option (the option's value or label).
+	Value *string `json:"value,omitempty"`
+	// Key for press, e.g. "Enter", "Control+A".
+	Key string `json:"key,omitempty"`
+	// Text for wait_for: wait until this text is visible.
+	Text string `json:"text,omitempty"`
+	// State for wait_for with a target: visible (default), hidden, attached, detached.
+	State string `json:"state,omitempty"`
+	// Direction for scroll: down (default), up, top, bottom.
+	Direction string `json:"direction,omitempty"`
+	// Pixels for scroll up/down (default 600).
+	Pixels int `json:"pixels,omitempty"`
+	// FullPage for screenshot.
+	FullPage bool `json:"full_page,omitempty"`
+	// TimeoutMS for wait_for (default 5000, at most 30000).
+	TimeoutMS int `json:"timeout_ms,omitempty"`
+}
+
+// ValueOrEmpty is Value, or "" when unset.
+func (in Intent) ValueOrEmpty() string {
+	if in.Value == nil {
+		return ""
+	}
+	return *in.Value
+}
+
+type paramKind int
+
+const (
+	kString paramKind = iota
+	kInt
+	kBool
+)
+
+func (k paramKind) String() string {
+	switch k {
+	case kInt:
+		return "an integer"
+	case kBool:
+		return "a boolean"
+	default:
+		return "a string"
+	}
+}
+
+type param struct {
+	name     string
+	kind     paramKind
+	required bool
+	help     string
+	enum     []string
+}
+
+type actionSpec struct {
+	help   string
+	params []param
+	// check runs after the per-field checks for cross-field rules.
+	check func(Intent) string
+}
+
+var targetHelp = `a snapshot ref such as "e12", or a stable selector: [data-testid="…"], role=button[name="…"], label=…, text=…, [aria-label="…"], #id`
+
+// actionSpecs is read-only after package initialisation (a constant table).
+var actionSpecs = map[Action]actionSpec{
+	ActNavigate:     {help: "open a URL of the app", params: []param{{name: "url", required: true, help: "an absolute URL within the allowed origins, or a path such as /login"}}},
+	ActClick:        {help: "click an element", params: []param{{name: "target", required: true, help: targetHelp}}},
+	ActFill:         {help: "replace the text of an input", params: []param{{name: "target", required: true, help: targetHelp}, {name: "value", required: true, help: "the text to type (may be empty)"}}},
+	ActPress:        {help: "press a key, on a target or the focused element", params: []param{{name: "key", required: true, help: `a key such as "Enter", "Tab", "Control+A"`}, {name: "target", help: targetHelp}}},
+	ActSelectOption: {help: "choose an option of a <select>", params: []param{{name: "target", required: true, help: targetHelp}, {name: "value", required: true, help: "the option's value or visible label"}}},
+	ActHover:        {help: "move the mouse over an element", params: []param{{name: "target", required: true, help: targetHelp}}},
+	ActWaitFor: {help: "wait for text or an element", params: []param{
+		{name: "text", help: "visible text to wait for"}, {name: "target", help: targetHelp},
+		{name: "state", help: "with target: the state to wait for", enum: []string{"visible", "hidden", "attached", "detached"}},
+		{name: "timeout_ms", kind: kInt, help: "at most 30000 (default 5000)"}},
+		check: func(in Intent) string {
+			if (in.Text == "") == (in.Target == "") {
+				return `give exactly one of "text" or "target"`
+			}
+			if in.State != "" && in.Target == "" {
+				return `"state" needs "target"`
+			}
+			if in.TimeoutMS < 0 || in.TimeoutMS > 30000 {
+				return `"timeout_ms" must be between 0 and 30000`
+			}
+			return ""
+		}},
+	ActScroll: {help: "scroll the page or an element into view", params: []param{
+		{name: "direction", help: "which way", enum: []string{"down", "up", "top", "bottom"}},
+		{name: "pixels", kind: kInt, help: "for up/down, 1..10000 (default 600)"}, {name: "target", help: "scroll this element into view instead; " + targetHelp}},
+		check: func(in Intent) string {
+			if in.Pixels < 0 || in.Pixels > 10000 {
+				return `"pixels" must be between 1 and 10000`
+			}
+			if in.Target != "" && (in.Direction != "" || in.Pixels != 0) {
+				return `give either "target" or "direction"/"pixels", not both`
+			}
+			return ""
+		}},
+	ActExtractText: {help: "read the visible text of an element or the page", params: []param{{name: "target", help: "optional; " + targetHelp}}},
+	ActSnapshot:    {help: "get the page's accessibility snapshot with element refs", params: nil},
+	ActCheckHealth: {help: "report page errors, failed requests, error banners and spinners", params: nil},
+	ActScreenshot:  {help: "capture a PNG of the viewport", params: []param{{name: "full_page", kind: kBool, help: "the whole scrollable page"}}},
+	ActGoBack:      {help: "go back in history", params: nil},
+	ActReload:      {help: "reload the page", params: nil},
+}
+
+// Actions lists the allowed actions in a fixed order.
+func Actions() []Action {
+	return []Action{ActNavigate, ActClick, ActFill, ActPress, ActSelectOption, ActHover, ActWaitFor,
+		ActScroll, ActExtractText, ActSnapshot, ActCheckHealth, ActScreenshot, ActGoBack, ActReload}
+}
+
+// IntentError says why an intent was refused, in words meant for the model.
+type IntentError struct {
+	Action Action // "" when the action itself is missing or unknown
+	Param  string // the offending parameter, if any
+	Msg    string
+}
+
+func (e *IntentError) Error() string {
+	if e.Action == "" {
+		return "invalid browser intent: " + e.Msg
+	}
+	return fmt.Sprintf("invalid %s intent: %s", e.Action, e.Msg)
+}
+
+// Usage describes an action's parameters, e.g. for error messages and tool
+// descriptions.
+func Usage(a Action) string {
+	spec, ok := actionSpecs[a]
+	if !ok {
+		return ""
+	}
+	if len(spec.params) == 0 {
+		return fmt.Sprintf("%s (%s) takes no parameters", a, spec.help)
+	}
+	parts := make([]string, 0, len(spec.params))
+	for _, p := range spec.params {
+		s := fmt.Sprintf("%q (%s", p.name, p.kind)
+		if p.required {
+			s += ", required"
+		} else {
+			s += ", optional"
+		}
+		if len(p.enum) > 0 {
+			s += ", one of " + strings.Join(p.enum, "|")
+		}
+		parts = append(parts, s+": "+p.help+")")
+	}
+	return fmt.Sprintf("%s (%s) takes %s", a, spec.help, strings.Join(parts, "; "))
+}
+
+func actionList() string {
+	names := make([]string, 0, len(actionSpecs))
+	for _, a := range Actions() {
+		names = append(names, string(a))
+	}
+	return strings.Join(names, ", ")
+}
+
+// ParseIntent decodes and validates a JSON intent such as
+// {"action":"click","target":"e12"}. Errors are *IntentError.
+func ParseIntent(raw []byte) (Intent, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return Intent{}, &IntentError{Msg: `an intent is a JSON object such as {"action":"click","target":"e12"}; allowed actions: ` + actionList()}
+	}
+	rawAction, ok := fields["action"]
+	if !ok {
+		return Intent{}, &IntentError{Param: "action", Msg: `missing "action"; allowed actions: ` + actionList()}
+	}
+	var action string
+	if err := json.Unmarshal(rawAction, &action); err != nil {
+		return Intent{}, &IntentError{Param: "action", Msg: `"action" must be a string; allowed actions: ` + actionList()}
+	}
+	spec, ok := actionSpecs[Action(action)]
+	if !ok {
+		return Intent{}, &IntentError{Param: "action", Msg: fmt.Sprintf("unknown action %q; allowed actions: %s", action, actionList())}
+	}
+	a := Action(action)
+	in := Intent{Action: a}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if k == "action" {
+			continue
+		}
+		idx := slices.IndexFunc(spec.params, func(p param) bool { return p.name == k })
+		if idx < 0 {
+			return Intent{}, &IntentError{Action: a, Param: k, Msg: fmt.Sprintf("unexpected parameter %q; %s", k, Usage(a))}
+		}
+		p := spec.params[idx]
+		v := bytes.TrimSpace(fields[k])
+		if err := assignParam(&in, p, v); err != "" {
+			return Intent{}, &IntentError{Action: a, Param: k, Msg: err + "; " + Usage(a)}
+		}
+	}
+	for _, p := range spec.params {
+		if _, ok := fields[p.name]; p.required && !ok {
+			return Intent{}, &IntentError{Action: a, Param: p.name, Msg: fmt.Sprintf("missing required parameter %q; %s", p.name, Usage(a))}
+		}
+	}
+	if spec.check != nil {
+		if msg := spec.check(in); msg != "" {
+			return Intent{}, &IntentError{Action: a, Msg: msg + "; " + Usage(a)}
+		}
+	}
+	if in.Target != "" {
+		if _, err := ParseTarget(in.Target); err != nil {
+			return Intent{}, &IntentError{Action: a, Param: "target", Msg: err.Error()}
+		}
+	}
+	return in, nil
+}
+
+func assignParam(in *Intent, p param, v json.RawMessage) string {
+	switch p.kind {
+	case kInt:
+		var n int
+		if err := json.Unmarshal(v, &n); err != nil {
+			return fmt.Sprintf("parameter %q must be an integer, got %s", p.name, describeJSON(v))
+		}
+		switch p.name {
+		case "pixels":
+			in.Pixels = n
+		case "timeout_ms":
+			in.TimeoutMS = n
+		}
+	case kBool:
+		var b bool
+		if err := json.Unmarshal(v, &b); err != nil {
+			return fmt.Sprintf("parameter %q must be true or false, got %s", p.name, describeJSON(v))
+		}
+		in.FullPage = b
+	default:
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return fmt.Sprintf("parameter %q must be a string, got %s", p.name, describeJSON(v))
+		}
+		if p.name != "value" && strings.TrimSpace(s) == "" {
+			return fmt.Sprintf("parameter %q must not be empty", p.name)
+		}
+		if len(p.enum) > 0 && !slices.Contains(p.enum, s) {
+			return fmt.Sprintf("parameter %q must be one of %s, got %q", p.name, strings.Join(p.enum, ", "), s)
+		}
+		switch p.name {
+		case "target":
+			in.Target = s
+		case "url":
+			in.URL = s
+		case "value":
+			in.Value = &s
+		case "key":
+			in.Key = s
+		case "text":
+			in.Text = s
+		case "state":
+			in.State = s
+		case "direction":
+			in.Direction = s
+		}
+	}
+	return ""
+}
+
+func describeJSON(v json.RawMessage) string {
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "the number " + string(v)
+	}
+}
+
+// JSON renders the intent compactly (for tapes and logs).
+func (in Intent) JSON() string {
+	b, _ := json.Marshal(in)
+	return string(b)
+}

@@ -1,0 +1,243 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/mxschmitt/playwright-go"
+)
+
+// SetupHint is appended to every error about a missing browser piece.
+const SetupHint = "run `make setup` (scripts/setup.sh) in the agentgraph checkout, or set AGENTGRAPH_CHROMIUM, PLAYWRIGHT_NODEJS_PATH and PLAYWRIGHT_CLI_PATH (source scripts/env.sh)"
+
+// ErrSetup is wrapped by every error caused by a missing or broken local
+// browser installation (Chromium, Node.js or the Playwright driver).
+var ErrSetup = errors.New("browser set-up incomplete")
+
+// DefaultChromiumArgs are the flags Chromium is always started with.
+var DefaultChromiumArgs = []string{
+	"--no-sandbox", "--disable-gpu", "--disable-background-networking",
+	"--disable-component-update", "--disable-sync", "--no-first-run",
+}
+
+// LaunchOptions configures the Chromium process. Zero values find everything
+// on their own.
+type LaunchOptions struct {
+	// Headed shows the browser window (default headless).
+	Headed bool
+	// ChromiumPath overrides AGENTGRAPH_CHROMIUM and the usual install paths.
+	ChromiumPath string
+	// NodePath overrides PLAYWRIGHT_NODEJS_PATH and `node` on PATH.
+	NodePath string
+	// DriverCLI is the path of playwright-core's cli.js; it overrides
+	// PLAYWRIGHT_CLI_PATH and the search for .tools/node upwards from the
+	// working directory.
+	DriverCLI string
+	// ExtraArgs are appended to DefaultChromiumArgs.
+	ExtraArgs []string
+	// Logger receives driver diagnostics (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Browser is one running Chromium driven through Playwright. Engines share
+// it; each user gets an isolated browser context. Safe for concurrent use.
+type Browser struct {
+	pw        *playwright.Playwright
+	browser   playwright.Browser
+	driverDir string
+	log       *slog.Logger
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Launch starts Playwright's driver and Chromium. A missing piece gives an
+// error wrapping ErrSetup that names the fix.
+func Launch(ctx context.Context, opts LaunchOptions) (*Browser, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	chromium, err := findChromium(opts.ChromiumPath)
+	if err != nil {
+		return nil, err
+	}
+	node, err := findNode(opts.NodePath)
+	if err != nil {
+		return nil, err
+	}
+	cli, err := findDriverCLI(opts.DriverCLI)
+	if err != nil {
+		return nil, err
+	}
+	// playwright-go expects <dir>/package/cli.js and <dir>/node unless the
+	// PLAYWRIGHT_* variables are set; a private directory of symlinks gives it
+	// that layout without touching the process environment.
+	dir, err := os.MkdirTemp("", "agentgraph-driver-")
+	if err != nil {
+		return nil, fmt.Errorf("browser: driver dir: %w", err)
+	}
+	if err := os.Symlink(filepath.Dir(cli), filepath.Join(dir, "package")); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("browser: driver dir: %w", err)
+	}
+	if err := os.Symlink(node, filepath.Join(dir, "node")); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("browser: driver dir: %w", err)
+	}
+	if filepath.Base(cli) != "cli.js" {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("%w: driver %s is not playwright-core's cli.js; %s", ErrSetup, cli, SetupHint)
+	}
+	type started struct {
+		pw  *playwright.Playwright
+		b   playwright.Browser
+		err error
+	}
+	done := make(chan started, 1)
+	go func() {
+		pw, err := playwright.Run(&playwright.RunOptions{
+			DriverDirectory:     dir,
+			SkipInstallBrowsers: true,
+			Verbose:             false,
+			Stdout:              io.Discard,
+			Stderr:              io.Discard,
+			Logger:              log,
+		})
+		if err != nil {
+			done <- started{err: fmt.Errorf("%w: starting the Playwright driver (%s with %s): %s; %s", ErrSetup, node, cli, oneLine(err), SetupHint)}
+			return
+		}
+		b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+			ExecutablePath: playwright.String(chromium),
+			Headless:       playwright.Bool(!opts.Headed),
+			Args:           append(append([]string{}, DefaultChromiumArgs...), opts.ExtraArgs...),
+		})
+		if err != nil {
+			_ = pw.Stop()
+			done <- started{err: fmt.Errorf("%w: launching Chromium %s: %s; %s", ErrSetup, chromium, oneLine(err), SetupHint)}
+			return
+		}
+		done <- started{pw: pw, b: b}
+	}()
+	select {
+	case s := <-done:
+		if s.err != nil {
+			os.RemoveAll(dir)
+			return nil, s.err
+		}
+		return &Browser{pw: s.pw, browser: s.b, driverDir: dir, log: log}, nil
+	case <-ctx.Done():
+		go func() {
+			if s := <-done; s.err == nil {
+				_ = s.b.Close()
+				_ = s.pw.Stop()
+			}
+			os.RemoveAll(dir)
+		}()
+		return nil, fmt.Errorf("browser: launch: %w", ctx.Err())
+	}
+}
+
+// Close stops Chromium and the driver. It is idempotent.
+func (b *Browser) Close() error {
+	b.closeOnce.Do(func() {
+		err1 := b.browser.Close()
+		err2 := b.pw.Stop()
+		os.RemoveAll(b.driverDir)
+		b.closeErr = errors.Join(err1, err2)
+	})
+	return b.closeErr
+}
+
+// Version is Chromium's version string.
+func (b *Browser) Version() string { return b.browser.Version() }
+
+func oneLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func findChromium(explicit string) (string, error) {
+	cands := []string{explicit, os.Getenv("AGENTGRAPH_CHROMIUM"),
+		"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable"}
+	for i, c := range cands {
+		if c == "" {
+			continue
+		}
+		if fi, err := os.Stat(c); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return c, nil
+		}
+		if i < 2 { // an explicit choice that does not exist is an error, not a fallback
+			return "", fmt.Errorf("%w: Chromium %q not found or not executable; %s", ErrSetup, c, SetupHint)
+		}
+	}
+	return "", fmt.Errorf("%w: no Chromium found (looked at AGENTGRAPH_CHROMIUM, /usr/bin/chromium, /usr/bin/google-chrome); %s", ErrSetup, SetupHint)
+}
+
+func findNode(explicit string) (string, error) {
+	for _, c := range []string{explicit, os.Getenv("PLAYWRIGHT_NODEJS_PATH")} {
+		if c == "" {
+			continue
+		}
+		if _, err := os.Stat(c); err != nil {
+			return "", fmt.Errorf("%w: Node.js %q not found; %s", ErrSetup, c, SetupHint)
+		}
+		return c, nil
+	}
+	p, err := exec.LookPath("node")
+	if err != nil {
+		return "", fmt.Errorf("%w: Node.js (node) not found on PATH; install Node.js 20+ and %s", ErrSetup, SetupHint)
+	}
+	return p, nil
+}
+
+// DriverRelPath is where scripts/setup.sh installs playwright-core's CLI,
+// relative to the checkout root.
+const DriverRelPath = ".tools/node/node_modules/playwright-core/cli.js"
+
+func findDriverCLI(explicit string) (string, error) {
+	for _, c := range []string{explicit, os.Getenv("PLAYWRIGHT_CLI_PATH")} {
+		if c == "" {
+			continue
+		}
+		if _, err := os.Stat(c); err != nil {
+			return "", fmt.Errorf("%w: Playwright driver %q not found; %s", ErrSetup, c, SetupHint)
+		}
+		return filepath.Abs(c)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("browser: working directory: %w", err)
+	}
+	if p, ok := FindUp(wd, DriverRelPath); ok {
+		return p, nil
+	}
+	return "", fmt.Errorf("%w: Playwright driver (%s) not found in %s or any parent; %s", ErrSetup, DriverRelPath, wd, SetupHint)
+}
+
+// FindUp looks for rel in dir and each of its parents and returns the first
+// existing path.
+func FindUp(dir, rel string) (string, bool) {
+	for {
+		p := filepath.Join(dir, rel)
+		if _, err := os.Stat(p); err == nil {
+			return p, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,142 @@
+package browser
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Snapshot is the page as the model sees it: Playwright's AI-mode aria
+// snapshot, compacted, plus hover-only controls, capped at a budget.
+type Snapshot struct {
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	// Text is what the model reads. Every interactable element carries
+	// [ref=eN] (aria), [ref=hN] (shown on hover) or [ref=dN] (DOM fallback).
+	Text string `json:"text"`
+	// Source is "aria", or "dom" when the aria snapshot failed.
+	Source string `json:"source"`
+	// Refs are the refs present in this snapshot, valid until the next one.
+	Refs []string `json:"refs"`
+	// HoverOnly counts the controls found by the hover supplement.
+	HoverOnly int `json:"hover_only"`
+	// RawChars is the size before compaction; Truncated says the budget cut it.
+	RawChars  int  `json:"raw_chars"`
+	Truncated bool `json:"truncated"`
+}
+
+var (
+	reRef       = regexp.MustCompile(`\[ref=((?:f[0-9]+)?e[0-9]+|[hd][0-9]+)\]`)
+	reNoise     = regexp.MustCompile(` \[(?:cursor=pointer|active)\]`)
+	reBareGroup = regexp.MustCompile(`^(\s*)- generic \[ref=(?:f[0-9]+)?e[0-9]+\]:$`)
+)
+
+// compactAria removes what the model does not need from an AI-mode aria
+// snapshot: [cursor=pointer]/[active] marks, and unnamed generic wrappers
+// (their children move up one level).
+func compactAria(s string) string {
+	lines := strings.Split(s, "\n")
+	out := make([]string, 0, len(lines))
+	// stack of indents of dropped wrappers: children deeper than a dropped
+	// wrapper's indent lose 2 spaces per dropped ancestor.
+	type drop struct{ indent int }
+	var dropped []drop
+	for _, ln := range lines {
+		if strings.TrimSpace(ln) == "" {
+			continue
+		}
+		indent := len(ln) - len(strings.TrimLeft(ln, " "))
+		for len(dropped) > 0 && indent <= dropped[len(dropped)-1].indent {
+			dropped = dropped[:len(dropped)-1]
+		}
+		if reBareGroup.MatchString(ln) {
+			dropped = append(dropped, drop{indent})
+			continue
+		}
+		ln = reNoise.ReplaceAllString(ln, "")
+		shift := 2 * len(dropped)
+		if shift > indent {
+			shift = indent
+		}
+		out = append(out, ln[shift:])
+	}
+	return strings.Join(out, "\n")
+}
+
+// capText cuts s at a line boundary so that it fits budget characters and
+// says so.
+func capText(s string, budget int) (string, bool) {
+	if budget <= 0 || len(s) <= budget {
+		return s, false
+	}
+	note := fmt.Sprintf("\n[snapshot truncated: showing %%d of %d characters; scroll, or use extract_text or a narrower target, to see the rest]", len(s))
+	room := max(budget-len(note)-8, 0)
+	cut := strings.LastIndexByte(s[:room], '\n')
+	if cut < 0 {
+		cut = room
+		for cut > 0 && (s[cut]&0xC0) == 0x80 {
+			cut--
+		}
+	}
+	return s[:cut] + fmt.Sprintf(note, cut), true
+}
+
+func refsIn(s string) []string {
+	var refs []string
+	for _, m := range reRef.FindAllStringSubmatch(s, -1) {
+		refs = append(refs, m[1])
+	}
+	return refs
+}
+
+// refAttr marks elements found by the DOM walks, so refs hN/dN resolve.
+const refAttr = "data-ag-ref"
+const hoverAttr = "data-ag-hover"
+
+// hoverJS finds interactive controls hidden until their row is hovered
+// (display:none/visibility:hidden inside a visible list item, row or card),
+// marks them and returns one line each.
+const hoverJS = `([refAttr, hoverAttr, limit]) => {
+  for (const el of document.querySelectorAll('[' + refAttr + '^="h"],[' + hoverAttr + ']')) { el.removeAttribute(refAttr); el.removeAttribute(hoverAttr); }
+  const vis = el => el.checkVisibility({visibilityProperty: true});
+  const sel = 'a[href],button,input:not([type=hidden]),select,textarea,[role=button],[role=link],[role=menuitem],[role=checkbox],[role=switch],[role=tab]';
+  const out = [];
+  let n = 0;
+  const label = el => (el.getAttribute('aria-label') || el.innerText || el.value || el.getAttribute('title') || el.getAttribute('placeholder') || '').trim().replace(/\s+/g, ' ').slice(0, 80);
+  const role = el => el.getAttribute('role') || ({A: 'link', BUTTON: 'button', SELECT: 'combobox', TEXTAREA: 'textbox'})[el.tagName] || (el.tagName === 'INPUT' ? (['checkbox','radio'].includes(el.type) ? el.type : (['button','submit','reset'].includes(el.type) ? 'button' : 'textbox')) : el.tagName.toLowerCase());
+  for (const el of document.querySelectorAll(sel)) {
+    if (vis(el) || el.closest('template,[aria-hidden="true"],dialog:not([open]),[hidden]')) continue;
+    let anc = el.parentElement, depth = 0;
+    while (anc && !vis(anc) && depth < 4) { anc = anc.parentElement; depth++; }
+    if (!anc || depth >= 4 || anc === document.body || anc === document.documentElement) continue;
+    const row = anc.closest('li,tr,[role=row],[role=listitem],[role=option],article,[class*=row],[class*=item],[class*=card]') || anc;
+    if (!vis(row) || row === document.body) continue;
+    n++;
+    const ref = 'h' + n;
+    el.setAttribute(refAttr, ref);
+    row.setAttribute(hoverAttr, ref);
+    const rowText = (row.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 60);
+    out.push('- ' + role(el) + ' "' + label(el).replace(/"/g, '\\"') + '" [ref=' + ref + '] (shown on hover of "' + rowText.replace(/"/g, '\\"') + '")');
+    if (out.length >= limit) break;
+  }
+  return out.join('\n');
+}`
+
+// domJS is the fallback snapshot: every visible interactive element with its
+// role, name and a dN ref.
+const domJS = `([refAttr, limit]) => {
+  for (const el of document.querySelectorAll('[' + refAttr + '^="d"]')) el.removeAttribute(refAttr);
+  const sel = 'a[href],button,input:not([type=hidden]),select,textarea,[role=button],[role=link],[role=menuitem],[role=checkbox],[role=switch],[role=tab],[contenteditable=true],h1,h2,h3,[role=alert]';
+  const out = [];
+  let n = 0;
+  for (const el of document.querySelectorAll(sel)) {
+    if (!el.checkVisibility({visibilityProperty: true})) continue;
+    const name = (el.getAttribute('aria-label') || el.innerText || el.value || el.getAttribute('placeholder') || el.getAttribute('title') || '').trim().replace(/\s+/g, ' ').slice(0, 80);
+    const role = el.getAttribute('role') || ({A: 'link', BUTTON: 'button', SELECT: 'combobox', TEXTAREA: 'textbox', H1: 'heading', H2: 'heading', H3: 'heading'})[el.tagName] || (el.tagName === 'INPUT' ? (['checkbox','radio'].includes(el.type) ? el.type : 'textbox') : el.tagName.toLowerCase());
+    n++;
+    el.setAttribute(refAttr, 'd' + n);
+    out.push('- ' + role + ' "' + name.replace(/"/g, '\\"') + '" [ref=d' + n + ']');
+    if (out.length >= limit) break;
+  }
+  return out.join('\n');
+}`

@@ -1,0 +1,181 @@
+package browser
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Entry is one action on the tape: what was asked, what it touched, what
+// happened. Entries are immutable once written.
+type Entry struct {
+	Seq    int64     `json:"seq"`
+	Time   time.Time `json:"ts"`
+	User   string    `json:"user"`
+	Action Action    `json:"action"`
+	Params Intent    `json:"params"`
+	// Locator is the Playwright Test locator the target resolved to, e.g.
+	// getByTestId('save') ("" for actions without a target).
+	Locator string `json:"locator,omitempty"`
+	// HoverLocator is the row that had to be hovered first to reveal a
+	// hover-only control.
+	HoverLocator string    `json:"hover_locator,omitempty"`
+	OK           bool      `json:"ok"`
+	DurationMS   int64     `json:"duration_ms"`
+	Result       string    `json:"result,omitempty"`
+	Error        string    `json:"error,omitempty"`
+	URL          string    `json:"url,omitempty"`
+	Title        string    `json:"title,omitempty"`
+	Findings     []Finding `json:"findings,omitempty"`
+}
+
+// Tape is an append-only JSONL file of entries. Each Append writes one line
+// and fsyncs it, so a crash loses at most the line being written. Safe for
+// concurrent use.
+type Tape struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+}
+
+// OpenTape opens (or creates) a tape file for appending. A torn last line
+// left by a crash is terminated so the next entry starts on its own line.
+func OpenTape(path string) (*Tape, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("browser: open tape: %w", err)
+	}
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			if _, err := f.Write([]byte("\n")); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("browser: open tape: %w", err)
+			}
+		}
+	}
+	return &Tape{f: f, path: path}, nil
+}
+
+// Path is the tape's file.
+func (t *Tape) Path() string { return t.path }
+
+// Append writes e as one line and syncs it to disk.
+func (t *Tape) Append(e Entry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("browser: tape: encode: %w", err)
+	}
+	b = append(b, '\n')
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f == nil {
+		return errors.New("browser: tape closed")
+	}
+	if _, err := t.f.Write(b); err != nil {
+		return fmt.Errorf("browser: tape: write: %w", err)
+	}
+	if err := t.f.Sync(); err != nil {
+		return fmt.Errorf("browser: tape: sync: %w", err)
+	}
+	return nil
+}
+
+// Close closes the file.
+func (t *Tape) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f == nil {
+		return nil
+	}
+	err := t.f.Close()
+	t.f = nil
+	return err
+}
+
+// TapeReport says what ReadTape skipped.
+type TapeReport struct {
+	Lines   int
+	Skipped int  // undecodable lines
+	Torn    bool // the last line was incomplete (crash mid-write)
+}
+
+// ReadTape reads every entry of a tape. A torn or corrupt line is skipped
+// and counted, never fatal.
+func ReadTape(r io.Reader) ([]Entry, TapeReport, error) {
+	var (
+		out []Entry
+		rep TapeReport
+	)
+	br := bufio.NewReaderSize(r, 64*1024)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			complete := line[len(line)-1] == '\n'
+			line = bytes.TrimSpace(line)
+			if len(line) > 0 {
+				rep.Lines++
+				var e Entry
+				if jerr := json.Unmarshal(line, &e); jerr != nil {
+					if !complete {
+						rep.Torn = true
+					}
+					rep.Skipped++
+				} else {
+					out = append(out, e)
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return out, rep, nil
+		}
+		if err != nil {
+			return out, rep, fmt.Errorf("browser: read tape: %w", err)
+		}
+	}
+}
+
+// ReadTapeFile is ReadTape on a file.
+func ReadTapeFile(path string) ([]Entry, TapeReport, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, TapeReport{}, fmt.Errorf("browser: read tape: %w", err)
+	}
+	defer f.Close()
+	return ReadTape(f)
+}
+
+// Window is a bounded in-memory window of the latest entries. Safe for
+// concurrent use.
+type Window struct {
+	mu   sync.Mutex
+	max  int
+	ents []Entry
+}
+
+// NewWindow keeps the last n entries (n < 1 means 1).
+func NewWindow(n int) *Window { return &Window{max: max(n, 1)} }
+
+// Add appends e, dropping the oldest entry beyond the bound.
+func (w *Window) Add(e Entry) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ents = append(w.ents, e)
+	if len(w.ents) > w.max {
+		w.ents = slices.Delete(w.ents, 0, len(w.ents)-w.max)
+	}
+}
+
+// Entries returns a copy of the window, oldest first.
+func (w *Window) Entries() []Entry {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.ents)
+}

@@ -1,0 +1,3 @@
+package browser
+
+const childEnv = "AGENTGRAPH_TAPE_CHILD"
