@@ -216,7 +216,11 @@ func (b *Bolt) Put(ctx context.Context, cp *graph.Checkpoint) error {
 		var base *loaded
 		var baseWrites []graph.PendingWrite
 		if cp.ParentID != "" && cp.ParentID != cp.ID && n.cps.Get([]byte(cp.ParentID)) != nil {
-			base, err = b.load(n, cp.ParentID, nil)
+			memo := map[string]*loaded{}
+			if hint := b.cached(cp.ThreadID, cp.NS); hint != nil {
+				memo[hint.cp.ID] = hint
+			}
+			base, err = b.load(n, cp.ParentID, memo)
 			if err != nil {
 				b.cfg.logger.Warn("checkpoint: parent does not load; writing a full snapshot",
 					"thread", cp.ThreadID, "ns", cp.NS, "parent", cp.ParentID, "err", err)
@@ -506,7 +510,9 @@ func Compact(dst string, src *bolt.DB) error {
 	if _, err := os.Stat(dst); err == nil {
 		return fmt.Errorf("checkpoint: compact: %s exists", dst)
 	}
-	out, err := bolt.Open(dst, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoSync: true})
+	// NoGrowSync: the file ends at the last page written instead of being
+	// pre-sized to the next mmap step.
+	out, err := bolt.Open(dst, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoSync: true, NoGrowSync: true})
 	if err != nil {
 		return fmt.Errorf("checkpoint: compact: %w", err)
 	}

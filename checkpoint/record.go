@@ -66,12 +66,16 @@ type interruptHdr struct {
 	Value  int    `json:"v"`
 }
 
-// chanHdr is one stored channel: its value is the blob, or, when Keep > 0,
-// the first Keep bytes of the base's value followed by the blob.
+// chanHdr is one stored channel. Its value is, in order: the first Keep
+// bytes of the base's value, the blob, and the last Suffix bytes of the
+// value of the checkpoint's write number Write-1 (Write 0: none). So an
+// appended element that also is a write of the step is stored once.
 type chanHdr struct {
-	Name string `json:"n"`
-	Blob int    `json:"b"`
-	Keep int    `json:"keep,omitempty"`
+	Name   string `json:"n"`
+	Blob   int    `json:"b"`
+	Keep   int    `json:"keep,omitempty"`
+	Write  int    `json:"w,omitempty"`
+	Suffix int    `json:"ws,omitempty"`
 }
 
 // loaded is a materialised checkpoint. cp is never changed after it is
@@ -146,6 +150,38 @@ func writesEqual(a, b []graph.PendingWrite) bool {
 	})
 }
 
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[len(a)-1-i] != b[len(b)-1-i] {
+			return i
+		}
+	}
+	return n
+}
+
+// channel encodes value v of channel name, reusing its first keep bytes
+// from the base and, when long enough, its tail from one of the writes.
+func channel(name string, v []byte, keep int, writes []graph.PendingWrite, bl *blobs) chanHdr {
+	if v == nil {
+		return chanHdr{Name: name, Blob: bl.add(nil)}
+	}
+	tail := v[keep:]
+	best, bi := 0, -1
+	for i, w := range writes {
+		if w.Channel != name {
+			continue
+		}
+		if s := commonSuffix(tail, w.Value); s > best {
+			best, bi = s, i
+		}
+	}
+	if best < minPrefix {
+		return chanHdr{Name: name, Keep: keep, Blob: bl.add(tail)}
+	}
+	return chanHdr{Name: name, Keep: keep, Blob: bl.add(tail[:len(tail)-best]), Write: bi + 1, Suffix: best}
+}
+
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	for i := range n {
@@ -192,10 +228,9 @@ func (b *Bolt) encodeCheckpoint(cp *graph.Checkpoint, base *loaded, parentWrites
 			case ok && bytes.Equal(bv, v) && (bv == nil) == (v == nil):
 				// unchanged: inherited from the base
 			case ok && v != nil && commonPrefix(bv, v) >= minPrefix:
-				p := commonPrefix(bv, v)
-				h.Channels = append(h.Channels, chanHdr{Name: name, Keep: p, Blob: bl.add(v[p:])})
+				h.Channels = append(h.Channels, channel(name, v, commonPrefix(bv, v), cp.Writes, &bl))
 			default:
-				h.Channels = append(h.Channels, chanHdr{Name: name, Blob: bl.add(v)})
+				h.Channels = append(h.Channels, channel(name, v, 0, cp.Writes, &bl))
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(base.cp.Values)) {
@@ -205,7 +240,7 @@ func (b *Bolt) encodeCheckpoint(cp *graph.Checkpoint, base *loaded, parentWrites
 		}
 	} else {
 		for _, name := range names {
-			h.Channels = append(h.Channels, chanHdr{Name: name, Blob: bl.add(cp.Values[name])})
+			h.Channels = append(h.Channels, channel(name, cp.Values[name], 0, cp.Writes, &bl))
 		}
 	}
 	hb, err := b.cfg.serializer.Marshal(&h)
@@ -330,6 +365,17 @@ func (b *Bolt) apply(n *nsBuckets, d *decoded, base *loaded) (*loaded, error) {
 		ID: h.ID, ParentID: h.ParentID, Step: h.Step, Source: h.Source, CreatedAt: h.CreatedAt,
 		Versions: h.Versions, Format: h.Format, StateType: d.env.StateType, Metadata: h.Metadata,
 	}
+	var err error
+	if h.WritesOf != "" {
+		if cp.Writes, err = b.loadWrites(n, h.WritesOf); err != nil {
+			return nil, err
+		}
+		if len(cp.Writes) == 0 {
+			return nil, fmt.Errorf("%w: the pending writes of %q it refers to are missing", ErrCorrupt, h.WritesOf)
+		}
+	} else if cp.Writes, err = writesFromHdr(h.Writes, d.blobs); err != nil {
+		return nil, err
+	}
 	var values map[string][]byte
 	if h.Base != "" {
 		if base == nil || base.cp.ID != h.Base {
@@ -353,6 +399,13 @@ func (b *Bolt) apply(n *nsBuckets, d *decoded, base *loaded) (*loaded, error) {
 				return nil, fmt.Errorf("%w: channel %q keeps %d bytes of a base value of %d", ErrCorrupt, ch.Name, ch.Keep, len(bv))
 			}
 			v = append(append(make([]byte, 0, ch.Keep+len(v)), bv[:ch.Keep]...), v...)
+		}
+		if ch.Write > 0 {
+			if ch.Write > len(cp.Writes) || ch.Suffix <= 0 || ch.Suffix > len(cp.Writes[ch.Write-1].Value) {
+				return nil, fmt.Errorf("%w: channel %q refers to write %d of %d", ErrCorrupt, ch.Name, ch.Write, len(cp.Writes))
+			}
+			w := cp.Writes[ch.Write-1].Value
+			v = append(v, w[len(w)-ch.Suffix:]...)
 		}
 		values[ch.Name] = v
 	}
@@ -382,17 +435,6 @@ func (b *Bolt) apply(n *nsBuckets, d *decoded, base *loaded) (*loaded, error) {
 			}
 			cp.Interrupts[i] = graph.InterruptInfo{ID: in.ID, Node: in.Node, TaskID: in.TaskID, Value: v}
 		}
-	}
-	var err error
-	if h.WritesOf != "" {
-		if cp.Writes, err = b.loadWrites(n, h.WritesOf); err != nil {
-			return nil, err
-		}
-		if len(cp.Writes) == 0 {
-			return nil, fmt.Errorf("%w: the pending writes of %q it refers to are missing", ErrCorrupt, h.WritesOf)
-		}
-	} else if cp.Writes, err = writesFromHdr(h.Writes, d.blobs); err != nil {
-		return nil, err
 	}
 	return &loaded{cp: cp, depth: h.Depth, crc: d.crc, size: d.size}, nil
 }
