@@ -19,6 +19,31 @@
     }, 0);
   });
 
+  // Forms marked data-fetch-submit post in the background and then follow
+  // the redirect; any other answer (a validation error) is shown by a
+  // regular submission. This listener runs after the once-only guard above.
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (ev.defaultPrevented || !(form instanceof HTMLFormElement) || !form.hasAttribute("data-fetch-submit")) {
+      return;
+    }
+    ev.preventDefault();
+    fetch(form.action, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(new FormData(form)).toString(),
+      credentials: "same-origin"
+    }).then(function (res) {
+      if (res.redirected) {
+        window.location.assign(res.url);
+      } else {
+        form.submit();
+      }
+    }).catch(function () {
+      form.submit();
+    });
+  });
+
   // A page restored from the back/forward cache may be submitted again.
   window.addEventListener("pageshow", function (ev) {
     if (!ev.persisted) {
