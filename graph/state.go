@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // GetState returns the thread's newest checkpoint (or CheckpointID's) as a
@@ -143,27 +144,22 @@ func (c *CompiledGraph[S]) UpdateStateWith(ctx context.Context, cmd Command[S], 
 	}
 	r.next = r.next[:0]
 	if node == nil {
+		// Keep the pending tasks and add the command's, in schedule order.
+		t := task[S]{node: &cnode[S]{name: "", idx: -1}, gotos: slices.Clone(cmd.Goto), routed: true}
 		for _, ref := range cp.Next {
-			ni, ok := c.nodeIdx[ref.Node]
-			if !ok {
+			if !ref.Send {
+				t.gotos = append(t.gotos, ref.Node)
 				continue
 			}
-			t := task[S]{node: c.nodes[ni], send: ref.Send}
-			if ref.Send {
-				if err := c.ser.Unmarshal(ref.Arg, &t.input); err != nil {
-					return "", fmt.Errorf("graph: UpdateState: decode Send: %w", err)
-				}
+			var arg S
+			if err := c.ser.Unmarshal(ref.Arg, &arg); err != nil {
+				return "", fmt.Errorf("graph: UpdateState: decode Send: %w", err)
 			}
-			r.next = append(r.next, t)
+			t.sends = append(t.sends, Send[S]{Node: ref.Node, Arg: arg})
 		}
-		if len(cmd.Goto) > 0 || len(cmd.Sends) > 0 {
-			extra := task[S]{node: c.start, gotos: cmd.Goto, sends: cmd.Sends, routed: true}
-			keep := r.next
-			r.next = nil
-			if err := r.schedule([]task[S]{extra}); err != nil {
-				return "", err
-			}
-			r.next = append(keep, r.next...)
+		t.sends = append(t.sends, cmd.Sends...)
+		if err := r.schedule([]task[S]{t}); err != nil {
+			return "", err
 		}
 	} else {
 		t := task[S]{node: node, update: cmd.Update, gotos: cmd.Goto, sends: cmd.Sends, overwrite: cmd.Overwrite}
