@@ -1,10 +1,14 @@
 package llm
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
@@ -50,7 +54,7 @@ func NewProviderModel(ctx context.Context, det Detection, cfg RoleConfig, hc *ht
 		if err != nil {
 			return nil, fmt.Errorf("llm: anthropic client: %w", err)
 		}
-		return m, nil
+		return &onePartMessages{m}, nil
 	case OpenAI:
 		opts := []openai.Option{openai.WithToken(det.APIKey), openai.WithModel(model), openai.WithHTTPClient(hc)}
 		if det.BaseURL != "" {
@@ -64,8 +68,10 @@ func NewProviderModel(ctx context.Context, det Detection, cfg RoleConfig, hc *ht
 	case Google:
 		// option.WithHTTPClient makes the Google client send no credentials
 		// of its own, so the key goes in as a header on our transport.
-		keyed := &http.Client{Transport: &headerTransport{base: hc.Transport, key: "x-goog-api-key", value: det.APIKey}, Timeout: hc.Timeout}
-		opts := []googleai.Option{googleai.WithRest(), googleai.WithHTTPClient(keyed), googleai.WithDefaultModel(model)}
+		keyed := &http.Client{Transport: &googleTransport{base: hc.Transport, key: det.APIKey}, Timeout: hc.Timeout}
+		// The key is also given as an option for the cache client, which
+		// genai builds without the HTTP client.
+		opts := []googleai.Option{googleai.WithRest(), googleai.WithAPIKey(det.APIKey), googleai.WithHTTPClient(keyed), googleai.WithDefaultModel(model)}
 		if det.BaseURL != "" {
 			opts = append(opts, func(o *googleai.Options) {
 				o.ClientOptions = append(o.ClientOptions, option.WithEndpoint(strings.TrimRight(det.BaseURL, "/")))
@@ -77,11 +83,19 @@ func NewProviderModel(ctx context.Context, det Detection, cfg RoleConfig, hc *ht
 		}
 		return m, nil
 	case Ollama:
-		opts := []ollama.Option{ollama.WithModel(model), ollama.WithHTTPClient(hc)}
-		if det.BaseURL != "" {
-			opts = append(opts, ollama.WithServerURL(det.BaseURL))
+		host := det.BaseURL
+		if host == "" {
+			host = defaultOllamaHost
 		}
-		m, err := ollama.New(opts...)
+		if !det.OllamaNative {
+			m, err := openai.New(openai.WithToken("ollama"), openai.WithModel(model), openai.WithHTTPClient(hc),
+				openai.WithBaseURL(strings.TrimRight(host, "/")+"/v1"))
+			if err != nil {
+				return nil, fmt.Errorf("llm: ollama (openai-compatible) client: %w", err)
+			}
+			return m, nil
+		}
+		m, err := ollama.New(ollama.WithModel(model), ollama.WithHTTPClient(hc), ollama.WithServerURL(host))
 		if err != nil {
 			return nil, fmt.Errorf("llm: ollama client: %w", err)
 		}
@@ -92,21 +106,102 @@ func NewProviderModel(ctx context.Context, det Detection, cfg RoleConfig, hc *ht
 	return nil, fmt.Errorf("llm: unknown provider %q", p)
 }
 
-type headerTransport struct {
-	base       http.RoundTripper
-	key, value string
+// googleTransport adds the API key header to Google AI requests and taps
+// generateContent / streamGenerateContent responses for their usage: genai
+// (github.com/google/generative-ai-go v0.15.1) keeps the usageMetadata of the
+// first streamed chunk only, and its chat session always streams, so the
+// usage langchaingo reports for Gemini is short. The last usageMetadata of
+// the raw response is the real one.
+type googleTransport struct {
+	base http.RoundTripper
+	key  string
 }
 
-func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+const maxTap = 16 << 20
+
+func (t *googleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	base := t.base
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	if t.value != "" && req.Header.Get(t.key) == "" {
+	if t.key != "" && req.Header.Get("x-goog-api-key") == "" {
 		req = req.Clone(req.Context())
-		req.Header.Set(t.key, t.value)
+		req.Header.Set("x-goog-api-key", t.key)
 	}
-	return base.RoundTrip(req)
+	resp, err := base.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return resp, err
+	}
+	rec, ok := req.Context().Value(recorderKey{}).(*statusRecorder)
+	if !ok || !strings.Contains(req.URL.Path, "enerateContent") {
+		return resp, nil
+	}
+	tap := &limitedBuffer{max: maxTap}
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.TeeReader(resp.Body, tap), resp.Body}
+	rec.setUsage(func() (Usage, bool) { return lastGoogleUsage(tap.Bytes()) })
+	return resp, nil
+}
+
+type limitedBuffer struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.buf.Len()+len(p) > b.max {
+		b.over = true
+		return len(p), nil
+	}
+	return b.buf.Write(p)
+}
+
+func (b *limitedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.over {
+		return nil
+	}
+	return append([]byte(nil), b.buf.Bytes()...)
+}
+
+// lastGoogleUsage reads the last usageMetadata of a generateContent response
+// (an object) or a streamGenerateContent response (an array of objects).
+func lastGoogleUsage(raw []byte) (Usage, bool) {
+	type meta struct {
+		UsageMetadata *struct {
+			PromptTokenCount        int `json:"promptTokenCount"`
+			CandidatesTokenCount    int `json:"candidatesTokenCount"`
+			CachedContentTokenCount int `json:"cachedContentTokenCount"`
+			ThoughtsTokenCount      int `json:"thoughtsTokenCount"`
+		} `json:"usageMetadata"`
+	}
+	raw = bytes.TrimSpace(raw)
+	var list []meta
+	if len(raw) > 0 && raw[0] == '[' {
+		if json.Unmarshal(raw, &list) != nil {
+			return Usage{}, false
+		}
+	} else {
+		var one meta
+		if json.Unmarshal(raw, &one) != nil {
+			return Usage{}, false
+		}
+		list = []meta{one}
+	}
+	for i := len(list) - 1; i >= 0; i-- {
+		if m := list[i].UsageMetadata; m != nil {
+			return Usage{Calls: 1, InputTokens: m.PromptTokenCount, OutputTokens: m.CandidatesTokenCount + m.ThoughtsTokenCount,
+				CachedInputTokens: m.CachedContentTokenCount, ReasoningTokens: m.ThoughtsTokenCount}, true
+		}
+	}
+	return Usage{}, false
 }
 
 // Factory builds role models from one environment: it detects the provider,
@@ -159,4 +254,35 @@ func (f *Factory) For(ctx context.Context, role Role) (*Model, error) {
 	}
 	opts = append(opts, f.Options...)
 	return Wrap(base, role, cfg, opts...), nil
+}
+
+// onePartMessages splits AI and tool messages of several parts into one
+// message per part before calling the model. langchaingo's Anthropic client
+// reads only the first part of an AI or tool message, so an AI turn with
+// text and tool calls would lose its calls; the Messages API merges
+// consecutive turns of one role, so the split conversation means the same.
+type onePartMessages struct{ llms.Model }
+
+func (o *onePartMessages) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	return o.Model.GenerateContent(ctx, SplitParts(msgs), opts...)
+}
+
+func (o *onePartMessages) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, o, prompt, opts...)
+}
+
+// SplitParts returns msgs with every AI or tool message of several parts
+// split into messages of one part each, in order.
+func SplitParts(msgs []llms.MessageContent) []llms.MessageContent {
+	out := make([]llms.MessageContent, 0, len(msgs))
+	for _, m := range msgs {
+		if len(m.Parts) <= 1 || (m.Role != llms.ChatMessageTypeAI && m.Role != llms.ChatMessageTypeTool) {
+			out = append(out, m)
+			continue
+		}
+		for _, p := range m.Parts {
+			out = append(out, llms.MessageContent{Role: m.Role, Parts: []llms.ContentPart{p}})
+		}
+	}
+	return out
 }

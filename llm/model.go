@@ -130,7 +130,7 @@ func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageCont
 		actx, rec := withRecorder(ctx)
 		resp, err := m.base.GenerateContent(actx, msgs, opts...)
 		if err == nil {
-			m.record(resp, attempt)
+			m.record(resp, rec, attempt)
 			return resp, nil
 		}
 		var ra time.Duration
@@ -159,9 +159,11 @@ func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageCont
 	}
 }
 
-func (m *Model) record(resp *llms.ContentResponse, attempts int) {
-	u, ok := UsageOf(resp)
-	if !ok {
+func (m *Model) record(resp *llms.ContentResponse, rec *statusRecorder, attempts int) {
+	u, ok := rec.rawUsage()
+	if ok {
+		putUsage(resp, u)
+	} else if u, ok = UsageOf(resp); !ok {
 		return
 	}
 	if m.meter != nil {
@@ -171,5 +173,23 @@ func (m *Model) record(resp *llms.ContentResponse, attempts int) {
 	}
 	if m.onUsage != nil {
 		m.onUsage(CallUsage{Role: m.role, Provider: m.provider, Model: m.cfg.Model, Attempts: attempts, Usage: u})
+	}
+}
+
+// putUsage writes u into the first choice's GenerationInfo under the keys
+// UsageOf reads first, so callers of UsageOf see the corrected usage.
+func putUsage(resp *llms.ContentResponse, u Usage) {
+	for _, c := range resp.Choices {
+		if c == nil {
+			continue
+		}
+		if c.GenerationInfo == nil {
+			c.GenerationInfo = map[string]any{}
+		}
+		c.GenerationInfo["InputTokens"] = u.InputTokens
+		c.GenerationInfo["OutputTokens"] = u.OutputTokens
+		c.GenerationInfo["CacheReadInputTokens"] = u.CachedInputTokens
+		c.GenerationInfo["ReasoningTokens"] = u.ReasoningTokens
+		return
 	}
 }

@@ -66,6 +66,7 @@ const (
 	EnvGeminiKey       = "GEMINI_API_KEY"
 	EnvGoogleURL       = "GOOGLE_AI_BASE_URL"
 	EnvOllamaHost      = "OLLAMA_HOST"
+	EnvOllamaAPI       = "AGENTGRAPH_OLLAMA_API"
 	defaultOllamaHost  = "http://localhost:11434"
 	openAINoKeyDefault = "unused" // OpenAI-compatible servers that need no key
 )
@@ -81,6 +82,11 @@ type Detection struct {
 	// Source names the environment variable that decided (or "offline
 	// fallback" / "forced offline").
 	Source string
+	// OllamaNative selects langchaingo's native Ollama client (/api/chat,
+	// no tool calling in langchaingo v0.1.14) instead of the default: the
+	// OpenAI client against Ollama's OpenAI-compatible /v1 API, which carries
+	// tool calls. Set by AGENTGRAPH_OLLAMA_API=native.
+	OllamaNative bool
 }
 
 // IsOffline reports whether no model should be used.
@@ -195,11 +201,12 @@ func fromEnv(env Lookup, p Provider, explicit bool) (Detection, bool) {
 			}
 		}
 	case Ollama:
+		native := strings.EqualFold(get(env, EnvOllamaAPI), "native")
 		if h := get(env, EnvOllamaHost); h != "" {
-			return Detection{Provider: p, BaseURL: ollamaURL(h), Source: EnvOllamaHost}, true
+			return Detection{Provider: p, BaseURL: ollamaURL(h), Source: EnvOllamaHost, OllamaNative: native}, true
 		}
 		if explicit {
-			return Detection{Provider: p, BaseURL: defaultOllamaHost, Source: "default " + defaultOllamaHost}, true
+			return Detection{Provider: p, BaseURL: defaultOllamaHost, Source: "default " + defaultOllamaHost, OllamaNative: native}, true
 		}
 	}
 	return Detection{}, false

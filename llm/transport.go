@@ -59,6 +59,25 @@ type statusRecorder struct {
 	mu         sync.Mutex
 	status     int
 	retryAfter time.Duration
+	// usage, when set, reads the attempt's usage from the raw response
+	// (Google streams; see googleTransport).
+	usage func() (Usage, bool)
+}
+
+func (r *statusRecorder) setUsage(f func() (Usage, bool)) {
+	r.mu.Lock()
+	r.usage = f
+	r.mu.Unlock()
+}
+
+func (r *statusRecorder) rawUsage() (Usage, bool) {
+	r.mu.Lock()
+	f := r.usage
+	r.mu.Unlock()
+	if f == nil {
+		return Usage{}, false
+	}
+	return f()
 }
 
 func (r *statusRecorder) set(status int, ra time.Duration) {
