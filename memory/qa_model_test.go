@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ func qaStoreCases() []qaStoreCase {
 	return []qaStoreCase{
 		{"fake", func(*testing.T) graph.Store { return newQAFakeStore() }},
 		{"in-memory", func(*testing.T) graph.Store { return NewInMemoryStore() }},
+		{"bbolt", func(t *testing.T) graph.Store { return qaOpenBolt(t, filepath.Join(t.TempDir(), "qa.db")) }},
 	}
 }
 

@@ -3,13 +3,27 @@ package memory
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
 )
+
+// qaOpenBolt opens a BoltStore on path; the database closes with the test.
+func qaOpenBolt(t *testing.T, path string) *BoltStore {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	st, err := NewBoltStore(db)
+	require.NoError(t, err)
+	return st
+}
 
 // qaRun is one explorer run's use of the memory: it opens the store, does
 // its work through a fresh QA value and closes the store again.
@@ -92,4 +106,21 @@ func checkMemoryAcrossRuns(t *testing.T, open func() graph.Store, closeStore fun
 func TestMemoryAcrossRunsInMemory(t *testing.T) {
 	st := NewInMemoryStore() // one process keeps the store between runs
 	checkMemoryAcrossRuns(t, func() graph.Store { return st }, func(graph.Store) {})
+}
+
+// Two explorer runs, one after the other, on one bbolt file: the second
+// opens the file afresh and sees what the first learned.
+func TestMemoryAcrossRunsBolt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "explorer.db")
+	var db *bolt.DB
+	open := func() graph.Store {
+		var err error
+		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+		require.NoError(t, err)
+		st, err := NewBoltStore(db)
+		require.NoError(t, err)
+		return st
+	}
+	closeStore := func(graph.Store) { require.NoError(t, db.Close()) }
+	checkMemoryAcrossRuns(t, open, closeStore)
 }
