@@ -308,3 +308,10 @@ func TestAppsAreIndependent(t *testing.T) {
 	// Both apps hand out the same deterministic ids.
 	assert.Equal(t, formToken(t, c2.get("/projects/new").Body), "ft-000001")
 }
+
+func TestListenErrors(t *testing.T) {
+	_, err := Listen("", Options{Disabled: map[BugID]bool{"BUG-NOPE": true}})
+	require.ErrorIs(t, err, ErrUnknownBug)
+	_, err = Listen("256.0.0.1:bad", Options{})
+	require.Error(t, err)
+}

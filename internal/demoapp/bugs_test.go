@@ -464,3 +464,27 @@ func crawl(t *testing.T, c *client, start string, check func(path string, r resp
 	}
 	return visited
 }
+
+func TestFindIDs(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []BugID
+	}{
+		{"", nil},
+		{"no ids here", nil},
+		{"BUG-XSS-SEARCH", []BugID{BugXSSSearch}},
+		{"x BUG-5XX-SORT: y; again BUG-5XX-SORT", []BugID{Bug5xxSort}},
+		{`<p data-bug="BUG-XSS-SEARCH">` + "\nX-Demoapp-Bug: BUG-SLOW-REPORTS", []BugID{BugXSSSearch, BugSlowReports}},
+		{"BUG-XSS-SEARCHING BUG-UNKNOWN bug-xss-search", nil},
+		{"/release-notes/BUG-404-RELEASE-NOTES?x=1", []BugID{Bug404ReleaseNotes}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, FindIDs(tt.in), tt.in)
+	}
+	// Every bug's own evidence description names it.
+	for _, b := range Bugs() {
+		if strings.Contains(b.Evidence, string(b.ID)) {
+			assert.Contains(t, FindIDs(b.Evidence), b.ID)
+		}
+	}
+}
