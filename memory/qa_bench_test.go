@@ -3,7 +3,11 @@ package memory
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
+
+	"github.com/agentgraph/agentgraph/graph"
+	bolt "go.etcd.io/bbolt"
 )
 
 func BenchmarkFingerprint(b *testing.B) {
@@ -13,10 +17,26 @@ func BenchmarkFingerprint(b *testing.B) {
 	}
 }
 
-// BenchmarkRecordBug records sightings of 50 distinct bugs on the in-memory
-// Store: one Get and one Put per sighting.
+// BenchmarkRecordBug records sightings of 50 distinct bugs: one Get and one
+// Put per sighting.
 func BenchmarkRecordBug(b *testing.B) {
-	q, err := NewQA(NewInMemoryStore(), qaTestOrigin)
+	b.Run("in-memory", func(b *testing.B) { benchRecordBug(b, NewInMemoryStore()) })
+	b.Run("bbolt", func(b *testing.B) {
+		db, err := bolt.Open(filepath.Join(b.TempDir(), "bench.db"), 0o600, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		st, err := NewBoltStore(db)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchRecordBug(b, st)
+	})
+}
+
+func benchRecordBug(b *testing.B, st graph.Store) {
+	q, err := NewQA(st, qaTestOrigin)
 	if err != nil {
 		b.Fatal(err)
 	}
