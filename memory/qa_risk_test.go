@@ -224,3 +224,29 @@ func TestRegressionMissions(t *testing.T) {
 		assert.Equal(t, missions, again, "deterministic")
 	})
 }
+
+func TestWithRiskWeights(t *testing.T) {
+	ctx := context.Background()
+	seed := func(q *QA) {
+		_, err := q.RecordBug(ctx, BugReport{Kind: "slow_response", Severity: "high", URL: "/reports", Evidence: "4s"})
+		require.NoError(t, err)
+		_, err = q.AddQuirk(ctx, "/settings", "autosaves on blur", "")
+		require.NoError(t, err)
+	}
+	def, _ := newTestQA(t, newQAFakeStore())
+	seed(def)
+	top, err := def.HighRiskPages(ctx, 1)
+	require.NoError(t, err)
+	assert.Equal(t, "/reports", top[0].Page, "by default a high bug outweighs a quirk")
+
+	w := DefaultRiskWeights()
+	w.Quirk = 10
+	w.Kinds = []KindWeight{{Contains: "SLOW", Weight: 0.1}}
+	custom, err := NewQA(newQAFakeStore(), qaTestOrigin, WithRiskWeights(w))
+	require.NoError(t, err)
+	seed(custom)
+	top, err = custom.HighRiskPages(ctx, 1)
+	require.NoError(t, err)
+	assert.Equal(t, "/settings", top[0].Page, "custom weights reorder the pages")
+	assert.Equal(t, 0.1, w.KindWeight("slow_response"))
+}
