@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -114,11 +115,13 @@ func refPrefix(base string) []byte {
 // update and view run a transaction and turn a bbolt panic on a damaged
 // file into an error.
 func (b *Bolt) update(fn func(*bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer recoverCorrupt(&err)
 	return b.db.Update(fn)
 }
 
 func (b *Bolt) view(fn func(*bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer recoverCorrupt(&err)
 	return b.db.View(fn)
 }

@@ -367,6 +367,9 @@ func (b *Bolt) apply(n *nsBuckets, d *decoded, base *loaded) (*loaded, error) {
 	}
 	var err error
 	if h.WritesOf != "" {
+		if n == nil {
+			return nil, fmt.Errorf("%w: writes of %q referenced without a namespace", ErrCorrupt, h.WritesOf)
+		}
 		if cp.Writes, err = b.loadWrites(n, h.WritesOf); err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
@@ -56,11 +57,13 @@ func NewBoltStore(db *bolt.DB, opts ...StoreOption) (*BoltStore, error) {
 }
 
 func (s *BoltStore) update(fn func(*bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer recoverStore(&err)
 	return s.db.Update(fn)
 }
 
 func (s *BoltStore) view(fn func(*bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer recoverStore(&err)
 	return s.db.View(fn)
 }
