@@ -131,17 +131,9 @@ func (a *Agent) Run(ctx context.Context, messages []llms.MessageContent) (Result
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
-	opts := append([]llms.CallOption(nil), a.Options...)
-	var registered []tools.Tool
-	if a.Tools != nil {
-		registered = a.Tools.List()
-	}
-	if len(registered) > 0 {
-		defs, err := ToolDefs(registered)
-		if err != nil {
-			return Result{}, err
-		}
-		opts = append(opts, llms.WithTools(defs))
+	opts, err := a.callOptions()
+	if err != nil {
+		return Result{}, err
 	}
 	convo := make([]llms.MessageContent, 0, len(messages)+1)
 	if a.System != "" && !hasSystem(messages) {
@@ -194,6 +186,21 @@ func (a *Agent) Run(ctx context.Context, messages []llms.MessageContent) (Result
 		return res, &StepLimitError{MaxSteps: maxSteps}
 	}
 	return res, nil
+}
+
+func (a *Agent) callOptions() ([]llms.CallOption, error) {
+	opts := append([]llms.CallOption(nil), a.Options...)
+	if a.Tools == nil {
+		return opts, nil
+	}
+	if registered := a.Tools.List(); len(registered) > 0 {
+		defs, err := ToolDefs(registered)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, llms.WithTools(defs))
+	}
+	return opts, nil
 }
 
 func (a *Agent) dispatch(ctx context.Context, step int, tc llms.ToolCall) ToolResult {

@@ -19,14 +19,18 @@ func Truncate(s string, max int) string {
 		return s
 	}
 	runes := []rune(s)
-	marker := fmt.Sprintf(CutMarker, 0)
-	keep := max - utf8.RuneCountInString(marker)
-	if keep < 2 {
-		return string(runes[:max])
+	// the marker's length depends on the count it shows: settle it
+	cut := len(runes) - max
+	var keep int
+	for range 3 {
+		keep = max - utf8.RuneCountInString(fmt.Sprintf(CutMarker, cut))
+		if keep < 2 {
+			return string(runes[:max])
+		}
+		cut = len(runes) - keep
 	}
 	head := (keep + 1) / 2
 	tail := keep - head
-	cut := len(runes) - head - tail
 	return string(runes[:head]) + fmt.Sprintf(CutMarker, cut) + string(runes[len(runes)-tail:])
 }
 
