@@ -84,6 +84,8 @@ func TestSignIn(t *testing.T) {
 		{"ok, case-insensitive email", "DEMO@example.com", DemoPassword, "/settings", http.StatusSeeOther, "/settings"},
 		{"open redirect blocked", DemoEmail, DemoPassword, "//evil.test/", http.StatusSeeOther, "/dashboard"},
 		{"absolute url blocked", DemoEmail, DemoPassword, "https://evil.test/", http.StatusSeeOther, "/dashboard"},
+		{"tab trick blocked", DemoEmail, DemoPassword, "/\t/evil.test/", http.StatusSeeOther, "/dashboard"},
+		{"backslash blocked", DemoEmail, DemoPassword, "/\\evil.test/", http.StatusSeeOther, "/dashboard"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
