@@ -2,6 +2,8 @@ package team
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -169,6 +171,16 @@ func TestSandbox(t *testing.T) {
 			},
 		},
 		{
+			name:  "third-party import with GOPROXY=off",
+			code:  "package calc\n\nimport \"github.com/example/nothere\"\n\n// Sum uses a module that is not there.\nfunc Sum(xs ...int) int { return nothere.Sum(xs...) }\n",
+			tests: sumTests,
+			check: func(t *testing.T, r TestResult) {
+				assert.False(t, r.Passed)
+				assert.Equal(t, FailureBuild, r.Failure)
+				assert.Contains(t, r.ErrorSummary, "module lookup disabled by GOPROXY=off")
+			},
+		},
+		{
 			name: "no tests", code: sumCode, tests: "package calc\n",
 			check: func(t *testing.T, r TestResult) {
 				assert.False(t, r.Passed)
@@ -232,4 +244,40 @@ not json at all
 	r, _ := parseTestJSON([]byte(stream))
 	assert.Equal(t, 1, r.PassCount)
 	assert.Contains(t, r.Output, "not json at all")
+}
+
+func TestSandboxNetwork(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.Close()
+		}
+	}()
+	tests := fmt.Sprintf("package calc\n\nimport (\n\t\"net\"\n\t\"testing\"\n\t\"time\"\n)\n\n"+
+		"func TestDial(t *testing.T) {\n\tc, err := net.DialTimeout(\"tcp\", %q, 2*time.Second)\n\tif err == nil {\n\t\tc.Close()\n\t\tt.Fatal(\"network reachable\")\n\t}\n}\n",
+		ln.Addr().String())
+
+	envOnly := newTestSandbox(t, SandboxConfig{Network: NetworkEnvOnly, NoRace: true})
+	assert.False(t, envOnly.NetworkIsolated())
+	r, err := envOnly.Run(context.Background(), sumCode, tests)
+	require.NoError(t, err)
+	assert.False(t, r.Passed, "without a namespace the loopback listener is reachable")
+	assert.Contains(t, r.Failures, "network reachable")
+
+	auto := newTestSandbox(t, SandboxConfig{NoRace: true})
+	if !auto.NetworkIsolated() {
+		t.Log("unshare -rn is not available here: NetworkAuto falls back to the environment only")
+		_, err := NewSandbox(context.Background(), SandboxConfig{Network: NetworkIsolated})
+		assert.ErrorContains(t, err, "network isolation requested")
+		return
+	}
+	r, err = auto.Run(context.Background(), sumCode, tests)
+	require.NoError(t, err)
+	assert.True(t, r.Passed, "in its own network namespace the run cannot reach the host: %s", r.Output)
 }

@@ -16,7 +16,7 @@ const (
 	StatusTesting      Status = "testing"      // the sandbox ran the tests
 	StatusDebugging    Status = "debugging"    // the debugger patched the code
 	StatusPassed       Status = "passed"       // the reviewer signed off on passing code
-	StatusFailed       Status = "budget-spent" // the debug budget ran out with tests failing
+	StatusBudgetSpent  Status = "budget-spent" // the debug budget ran out with tests failing
 )
 
 // State is the graph state of one self-healing run. Fields without a

@@ -258,7 +258,7 @@ func (t *Team) Reviewer(ctx context.Context, s State) (State, error) {
 	up := State{Review: review, Status: StatusPassed}
 	did := "signed off: tests pass"
 	if !s.Results.Passed {
-		up.Status = StatusFailed
+		up.Status = StatusBudgetSpent
 		up.Warning = fmt.Sprintf("debug budget of %d rounds spent; tests still fail (%s): %s",
 			s.MaxIterations, s.Results.Failure, oneLine(s.Results.ErrorSummary, 200))
 		did = "reviewed failing code: " + up.Warning

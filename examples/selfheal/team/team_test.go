@@ -110,7 +110,7 @@ func TestBudgetSpentGoesToReviewerWithWarning(t *testing.T) {
 	final, err := tm.Run(context.Background(), task.Request, nil)
 	require.NoError(t, err)
 
-	assert.Equal(t, StatusFailed, final.Status)
+	assert.Equal(t, StatusBudgetSpent, final.Status)
 	assert.Equal(t, 2, final.Iteration)
 	require.Len(t, final.TestRuns, 3)
 	for _, r := range final.TestRuns {
