@@ -60,6 +60,26 @@
 // guard plus a server-side form token), a missing session redirects to
 // /signin?next=…, reports answer at once and Save draft saves.
 //
+// # Serving and matching
+//
+// [Listen] serves an App on loopback for a browser or the explorer (an
+// empty address picks a free port) and [Server.Close] stops it; the command
+// in cmd/demoapp does the same from the shell. [FindIDs] extracts the
+// seeded ids from any evidence text (error message, console line, body,
+// header, URL, HTML), which is how an explorer's findings are matched to
+// the seeded bugs.
+//
+// # Tests
+//
+// The package tests drive every bug with only that bug on (it must fire)
+// and only that bug off (it must not) over net/http/httptest; crawl the
+// fixed app (no 4xx/5xx link, no bug id anywhere); fuzz the list's query
+// string and every route's query and form body (no unseeded 5xx). A
+// Chromium check (playwright-go, with the set-up of scripts/env.sh) proves
+// the browser-side evidence of all fifteen bugs and that the fixed app has
+// no JS error, no console error and no serious or critical axe-core
+// violation; without that set-up it is skipped with the reason.
+//
 // The app never panics on bad input: unknown filter, sort or page values get
 // a 400 page, and a recovered handler panic becomes a plain 500 (the fuzz
 // tests check that no input reaches it).
