@@ -256,6 +256,9 @@ func ParseIntent(raw []byte) (Intent, error) {
 }
 
 func assignParam(in *Intent, p param, v json.RawMessage) string {
+	if string(v) == "null" {
+		return fmt.Sprintf("parameter %q must be %s, got null", p.name, p.kind)
+	}
 	switch p.kind {
 	case kInt:
 		var n int

@@ -22,10 +22,12 @@ const SetupHint = "run `make setup` (scripts/setup.sh) in the agentgraph checkou
 // browser installation (Chromium, Node.js or the Playwright driver).
 var ErrSetup = errors.New("browser set-up incomplete")
 
-// DefaultChromiumArgs are the flags Chromium is always started with.
-var DefaultChromiumArgs = []string{
-	"--no-sandbox", "--disable-gpu", "--disable-background-networking",
-	"--disable-component-update", "--disable-sync", "--no-first-run",
+// ChromiumArgs are the flags Chromium is always started with (a fresh copy).
+func ChromiumArgs() []string {
+	return []string{
+		"--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run",
+	}
 }
 
 // LaunchOptions configures the Chromium process. Zero values find everything
@@ -41,7 +43,7 @@ type LaunchOptions struct {
 	// PLAYWRIGHT_CLI_PATH and the search for .tools/node upwards from the
 	// working directory.
 	DriverCLI string
-	// ExtraArgs are appended to DefaultChromiumArgs.
+	// ExtraArgs are appended to ChromiumArgs().
 	ExtraArgs []string
 	// Logger receives driver diagnostics (default slog.Default()).
 	Logger *slog.Logger
@@ -118,7 +120,7 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Browser, error) {
 		b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
 			ExecutablePath: playwright.String(chromium),
 			Headless:       playwright.Bool(!opts.Headed),
-			Args:           append(append([]string{}, DefaultChromiumArgs...), opts.ExtraArgs...),
+			Args:           append(ChromiumArgs(), opts.ExtraArgs...),
 		})
 		if err != nil {
 			_ = pw.Stop()

@@ -48,7 +48,7 @@ var (
 	idPattern      = regexp.MustCompile(`^#[A-Za-z_][A-Za-z0-9_-]*$`)
 	attrPattern    = regexp.MustCompile(`^\[(data-testid|data-test-subj|data-test|aria-label)\s*=\s*(?:"([^"]*)"|'([^']*)')\s*\]$`)
 	rolePattern    = regexp.MustCompile(`^role=([a-z]+)(?:\[name\s*=\s*(?:"([^"]*)"|'([^']*)')\s*(i|s)?\])?$`)
-	prefixPattern  = regexp.MustCompile(`^(testid|data-testid|data-test-subj|label|text|placeholder)=(.+)$`)
+	prefixPattern  = regexp.MustCompile(`^(testid|data-testid|data-test-subj|label|text|placeholder)=(.*)$`)
 	xpathTestID    = regexp.MustCompile(`@(data-testid|data-test-subj)\s*=\s*['"]([^'"]+)['"]`)
 	xpathAria      = regexp.MustCompile(`@aria-label\s*=\s*['"]([^'"]+)['"]`)
 	xpathID        = regexp.MustCompile(`@id\s*=\s*['"]([A-Za-z_][\w-]*)['"]`)

@@ -121,7 +121,7 @@ export default defineConfig({
   reporter: 'line',
   use: { browserName: 'chromium', headless: true, launchOptions: { executablePath: %s, args: %s } },
 });
-`, jsString(chromium), "["+strings.Join(quoteJS(DefaultChromiumArgs), ", ")+"]")
+`, jsString(chromium), "["+strings.Join(quoteJS(ChromiumArgs()), ", ")+"]")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "playwright.config.ts"), []byte(config), 0o644))
 	plainSrc, err := Translate([]Reproduction{{Name: "delete a row and change plan", Entries: plain}}, SpecOptions{BaseURL: app.URL})
 	require.NoError(t, err)

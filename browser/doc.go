@@ -1,0 +1,35 @@
+// Package browser gives agents hands in a real Chromium without touching
+// Playwright: they emit JSON intents that are validated, executed, recorded
+// on an append-only action tape and translated into Playwright Test specs.
+//
+// # Pieces
+//
+//   - Launch starts Chromium (Debian's /usr/bin/chromium, or
+//     AGENTGRAPH_CHROMIUM) through github.com/mxschmitt/playwright-go. The
+//     Playwright driver is found via PLAYWRIGHT_CLI_PATH /
+//     PLAYWRIGHT_NODEJS_PATH or, when unset, by walking up from the working
+//     directory to .tools/node/node_modules/playwright-core/cli.js (what
+//     `make setup` installs). A missing piece is an error wrapping ErrSetup
+//     that names the fix.
+//   - Browser.NewEngine scopes the browser to an app: the allowed origins,
+//     viewport, storage state, dialog policy, timeouts, snapshot budget and
+//     tape. Engine.User returns one isolated browser context per user;
+//     switching users is a map lookup.
+//   - ParseIntent validates an Intent (action and parameters) before it
+//     runs; ParseTarget applies the selector policy (refs, test ids, role and
+//     name, labels, text, plain ids; no XPath or positional CSS).
+//   - Session.Do/Run executes an intent, waits for the page to settle
+//     (bounded), collects page-health Findings (page errors, console errors,
+//     failed requests, HTTP ≥ 500, same-origin 404 navigations, visible error
+//     banners and stack traces, spinners that never settle, dialogs) and
+//     appends an Entry to the Tape and the in-memory Window.
+//   - A snapshot is Playwright's AI-mode aria snapshot ([ref=eN] on every
+//     interactable element), compacted and capped, plus hover-only controls
+//     ([ref=hN], the engine hovers their row first) and a DOM-walk fallback
+//     ([ref=dN]). Refs are recorded on the tape as the locator Playwright
+//     itself generates (getByTestId, getByRole…).
+//   - Translate turns entries into a .spec.ts for @playwright/test; a bug
+//     reproduction asserts the correct behaviour under test.fail().
+//   - Tools exposes it all as tools.Tool values: execute_browser_command,
+//     get_dom_snapshot, capture_screenshot, generate_reproduction_spec.
+package browser

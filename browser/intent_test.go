@@ -1,0 +1,208 @@
+package browser
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseIntentValid(t *testing.T) {
+	empty := ""
+	tests := []struct {
+		in   string
+		want Intent
+	}{
+		{`{"action":"navigate","url":"/login"}`, Intent{Action: ActNavigate, URL: "/login"}},
+		{`{"action":"click","target":"e12"}`, Intent{Action: ActClick, Target: "e12"}},
+		{`{"action":"fill","target":"#email","value":""}`, Intent{Action: ActFill, Target: "#email", Value: &empty}},
+		{`{"action":"press","key":"Enter"}`, Intent{Action: ActPress, Key: "Enter"}},
+		{`{"action":"select_option","target":"label=Plan","value":"pro"}`, Intent{Action: ActSelectOption, Target: "label=Plan", Value: ptr("pro")}},
+		{`{"action":"hover","target":"text=Menu"}`, Intent{Action: ActHover, Target: "text=Menu"}},
+		{`{"action":"wait_for","text":"Saved","timeout_ms":100}`, Intent{Action: ActWaitFor, Text: "Saved", TimeoutMS: 100}},
+		{`{"action":"wait_for","target":"e3","state":"hidden"}`, Intent{Action: ActWaitFor, Target: "e3", State: "hidden"}},
+		{`{"action":"scroll","direction":"up","pixels":10}`, Intent{Action: ActScroll, Direction: "up", Pixels: 10}},
+		{`{"action":"scroll","target":"e9"}`, Intent{Action: ActScroll, Target: "e9"}},
+		{`{"action":"extract_text"}`, Intent{Action: ActExtractText}},
+		{`{"action":"snapshot"}`, Intent{Action: ActSnapshot}},
+		{`{"action":"check_page_health"}`, Intent{Action: ActCheckHealth}},
+		{`{"action":"screenshot","full_page":true}`, Intent{Action: ActScreenshot, FullPage: true}},
+		{`{"action":"go_back"}`, Intent{Action: ActGoBack}},
+		{`{"action":"reload"}`, Intent{Action: ActReload}},
+	}
+	for _, tc := range tests {
+		got, err := ParseIntent([]byte(tc.in))
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+	}
+	assert.Len(t, Actions(), 14)
+}
+
+func ptr(s string) *string { return &s }
+
+func TestParseIntentErrors(t *testing.T) {
+	tests := []struct {
+		in, param string
+		want      []string
+	}{
+		{`[]`, "", []string{"an intent is a JSON object"}},
+		{`null`, "", []string{"an intent is a JSON object"}},
+		{`{}`, "action", []string{`missing "action"`, "allowed actions: navigate, click, fill, press, select_option, hover, wait_for, scroll, extract_text, snapshot, check_page_health, screenshot, go_back, reload"}},
+		{`{"action":7}`, "action", []string{`"action" must be a string`}},
+		{`{"action":"type","target":"e1"}`, "action", []string{`unknown action "type"`}},
+		{`{"action":"click"}`, "target", []string{`missing required parameter "target"`, `click (click an element) takes "target" (a string, required`}},
+		{`{"action":"navigate"}`, "url", []string{`missing required parameter "url"`}},
+		{`{"action":"fill","target":"e1"}`, "value", []string{`missing required parameter "value"`}},
+		{`{"action":"press"}`, "key", []string{`missing required parameter "key"`}},
+		{`{"action":"reload","url":"/"}`, "url", []string{`unexpected parameter "url"`, "reload (reload the page) takes no parameters"}},
+		{`{"action":"click","target":"e1","selector":"#x"}`, "selector", []string{`unexpected parameter "selector"`}},
+		{`{"action":"click","target":12}`, "target", []string{`parameter "target" must be a string, got the number 12`}},
+		{`{"action":"click","target":""}`, "target", []string{`must not be empty`}},
+		{`{"action":"scroll","pixels":"lots"}`, "pixels", []string{`parameter "pixels" must be an integer, got a string`}},
+		{`{"action":"scroll","pixels":1.5}`, "pixels", []string{`must be an integer`}},
+		{`{"action":"scroll","pixels":-3}`, "", []string{`"pixels" must be between`}},
+		{`{"action":"scroll","direction":"sideways"}`, "direction", []string{`must be one of down, up, top, bottom`}},
+		{`{"action":"scroll","target":"e1","direction":"up"}`, "", []string{`either "target" or "direction"`}},
+		{`{"action":"screenshot","full_page":"yes"}`, "full_page", []string{`must be true or false, got a string`}},
+		{`{"action":"wait_for"}`, "", []string{`exactly one of "text" or "target"`}},
+		{`{"action":"wait_for","text":"a","target":"e1"}`, "", []string{`exactly one of "text" or "target"`}},
+		{`{"action":"wait_for","text":"a","state":"hidden"}`, "", []string{`"state" needs "target"`}},
+		{`{"action":"wait_for","text":"a","timeout_ms":60000}`, "", []string{`"timeout_ms" must be between 0 and 30000`}},
+		{`{"action":"wait_for","target":"e1","state":"gone"}`, "state", []string{`must be one of visible, hidden, attached, detached`}},
+		{`{"action":"click","target":"//div[@id='a']"}`, "target", []string{`XPath`, `use #a`}},
+		{`{"action":"fill","target":"e1","value":null}`, "value", []string{`must be a string, got null`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			_, err := ParseIntent([]byte(tc.in))
+			var ie *IntentError
+			require.True(t, errors.As(err, &ie), "want *IntentError, got %v", err)
+			assert.Equal(t, tc.param, ie.Param)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestSelectorPolicy(t *testing.T) {
+	accepted := []struct {
+		in   string
+		kind TargetKind
+		sel  string
+	}{
+		{"e12", TargetRef, ""}, {"ref=e3", TargetRef, ""}, {"[ref=e4]", TargetRef, ""}, {"f2e7", TargetRef, ""}, {"h1", TargetRef, ""}, {"d5", TargetRef, ""},
+		{`[data-testid="save"]`, TargetTestID, `internal:testid=[data-testid="save"s]`},
+		{`[data-testid='save']`, TargetTestID, `internal:testid=[data-testid="save"s]`},
+		{`testid=save`, TargetTestID, `internal:testid=[data-testid="save"s]`},
+		{`data-test-subj=nav`, TargetTestID, `[data-test-subj="nav"]`},
+		{`[data-test-subj="nav"]`, TargetTestID, `[data-test-subj="nav"]`},
+		{`[aria-label="Close"]`, TargetLabel, `[aria-label="Close"]`},
+		{`label=Email`, TargetLabel, `internal:label="Email"i`},
+		{`label="Email address"`, TargetLabel, `internal:label="Email address"i`},
+		{`role=button[name="Save"]`, TargetRole, `internal:role=button[name="Save"i]`},
+		{`role=link[name='Home' s]`, TargetRole, `internal:role=link[name="Home"s]`},
+		{`role=navigation`, TargetRole, `internal:role=navigation`},
+		{`text=Sign in`, TargetText, `internal:text="Sign in"i`},
+		{`placeholder=Search`, TargetPlaceholder, `internal:attr=[placeholder="Search"i]`},
+		{`#email`, TargetID, `#email`},
+	}
+	for _, tc := range accepted {
+		got, err := ParseTarget(tc.in)
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.kind, got.Kind, tc.in)
+		if tc.sel != "" {
+			assert.Equal(t, tc.sel, got.Selector, tc.in)
+		}
+	}
+	refused := []struct{ in, reason, suggestion string }{
+		{`//button[@data-testid='save']`, "XPath", `[data-testid="save"]`},
+		{`xpath=//a`, "XPath", "a ref from the latest snapshot"},
+		{`/html/body/div[2]`, "XPath", "a ref"},
+		{`(//button)[2]`, "XPath", "a ref"},
+		{`//*[@aria-label='Close']`, "XPath", `[aria-label="Close"]`},
+		{`//button[text()='Save']`, "XPath", "text=Save"},
+		{`//input[@id='q']`, "XPath", "#q"},
+		{`ul li:nth-child(2) button`, "positional", "a ref"},
+		{`#list li:nth-of-type(3)`, "positional", "#list"},
+		{`[data-testid="row"]:first-child`, "positional", `[data-testid="row"]`},
+		{`button >> nth=1`, "positional", "a ref"},
+		{`div >> text=Save`, "chained", "a ref"},
+		{`.btn.btn-primary`, "only stable selectors", "a ref"},
+		{`div > span`, "only stable selectors", "a ref"},
+		{`button`, "only stable selectors", "role=button"},
+		{`role=button[name=Save][pressed]`, "role selectors take only a name", `role=button[name="Save"]`},
+		{``, "empty", "a ref"},
+		{`testid=`, "empty", "a ref"},
+		{strings.Repeat("a", 600), "longer than 500", "a ref"},
+	}
+	for _, tc := range refused {
+		_, err := ParseTarget(tc.in)
+		var se *SelectorError
+		require.True(t, errors.As(err, &se), "%q should be refused", tc.in)
+		assert.Contains(t, se.Reason, tc.reason, tc.in)
+		assert.Contains(t, se.Error(), tc.suggestion, tc.in)
+	}
+}
+
+func TestCompactAndCap(t *testing.T) {
+	raw := "- generic [active] [ref=e1]:\n  - generic [ref=e2]:\n    - button \"Save\" [ref=e3] [cursor=pointer]\n    - generic [ref=e4]: text here\n  - link \"Home\" [ref=e5]:\n    - /url: /"
+	got := compactAria(raw)
+	assert.Equal(t, "- generic [ref=e1]:\n  - button \"Save\" [ref=e3]\n  - generic [ref=e4]: text here\n  - link \"Home\" [ref=e5]:\n    - /url: /", got)
+	long := strings.Repeat("- button \"x\" [ref=e1]\n", 100)
+	capped, cut := capText(long, 300)
+	assert.True(t, cut)
+	assert.LessOrEqual(t, len(capped), 300)
+	assert.Contains(t, capped, "[snapshot truncated: showing ")
+	assert.Contains(t, capped, "of 2200 characters")
+	same, cut := capText("short", 300)
+	assert.False(t, cut)
+	assert.Equal(t, "short", same)
+}
+
+func FuzzParseIntent(f *testing.F) {
+	for _, s := range []string{`{"action":"click","target":"e1"}`, `{"action":"fill","target":"#a","value":"x"}`, `{"action":"wait_for","text":"a","timeout_ms":5}`,
+		`{"action":"scroll","pixels":-1}`, `{}`, `[]`, `{"action":"navigate","url":"file:///"}`, `{"action":"press","key":"Enter","target":"//x"}`, "\x00", `{"action":"screenshot","full_page":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		in, err := ParseIntent(b)
+		if err != nil {
+			var ie *IntentError
+			require.True(t, errors.As(err, &ie))
+			require.NotEmpty(t, ie.Error())
+			return
+		}
+		_, ok := actionSpecs[in.Action]
+		require.True(t, ok)
+		// a valid intent round-trips
+		again, err := ParseIntent([]byte(in.JSON()))
+		require.NoError(t, err, in.JSON())
+		require.Equal(t, in, again)
+	})
+}
+
+func FuzzParseTarget(f *testing.F) {
+	for _, s := range []string{"e1", "#id", "//a", "text=x", `role=button[name="a"]`, `[data-testid="q"]`, "li:nth-child(2)", "a >> b", "label=", "\"", "ref=f1e2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tg, err := ParseTarget(s)
+		if err != nil {
+			var se *SelectorError
+			require.True(t, errors.As(err, &se))
+			require.NotEmpty(t, se.Suggestion)
+			return
+		}
+		lower := strings.ToLower(s)
+		for _, bad := range []string{"//", ":nth-child", ":nth-of-type", "xpath="} {
+			require.NotContains(t, lower, bad, "policy accepted %q", s)
+		}
+		if tg.Kind != TargetRef {
+			require.NotEmpty(t, tg.Selector)
+			require.NotEmpty(t, JSLocator(tg.Selector))
+		}
+	})
+}
