@@ -1,0 +1,277 @@
+package checkpoint_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/state"
+)
+
+// The crash test re-executes this test binary as a child process (see
+// TestMain): the child runs a multi-step graph on a bbolt file; one node,
+// at the chosen kill point, waits until the other tasks of its step have
+// finished, signals readiness through a file and blocks; the parent kills
+// the child with SIGKILL and starts a new child that resumes the thread.
+
+const (
+	envCrashMode  = "AGENTGRAPH_CRASH_MODE" // "start" or "resume"
+	envCrashDB    = "AGENTGRAPH_CRASH_DB"
+	envCrashLog   = "AGENTGRAPH_CRASH_LOG"   // one line per finished task execution
+	envCrashKill  = "AGENTGRAPH_CRASH_KILL"  // "node@count", or empty
+	envCrashReady = "AGENTGRAPH_CRASH_READY" // created when the kill point is reached
+	envCrashOut   = "AGENTGRAPH_CRASH_OUT"   // the final state, as JSON
+)
+
+const crashRounds = 5 // plan runs 6 times, a, b and c 5 times each
+
+type crashState struct {
+	Count int
+	Log   []string
+}
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(envCrashMode); mode != "" {
+		if err := crashChild(mode); err != nil {
+			fmt.Fprintln(os.Stderr, "crash child:", err)
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func logExec(path, line string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func readExecs(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	return out, sc.Err()
+}
+
+// crashGraph: plan -> {a, b, c} in parallel -> plan ... for crashRounds.
+func crashGraph(logPath, kill, ready string) (*graph.StateGraph[crashState], error) {
+	g := graph.New[crashState](graph.Reducer(func(s *crashState) *[]string { return &s.Log }, state.Append[string]))
+	siblings := map[string][]string{"a": {"b", "c"}, "b": {"a", "c"}, "c": {"a", "b"}, "plan": nil}
+	node := func(name string, update func(s crashState) crashState) graph.NodeFunc[crashState] {
+		return func(ctx context.Context, s crashState) (crashState, error) {
+			at := fmt.Sprintf("%s@%d", name, s.Count)
+			if at == kill {
+				// Wait for the step's other tasks to finish, then block.
+				deadline := time.Now().Add(20 * time.Second)
+				for {
+					execs, err := readExecs(logPath)
+					if err != nil {
+						return s, err
+					}
+					all := true
+					for _, sib := range siblings[name] {
+						all = all && slices.Contains(execs, fmt.Sprintf("%s@%d", sib, s.Count))
+					}
+					if all {
+						break
+					}
+					if time.Now().After(deadline) {
+						return s, fmt.Errorf("kill point %s: siblings did not finish", at)
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+				if err := os.WriteFile(ready, []byte(at), 0o600); err != nil {
+					return s, err
+				}
+				select {} // killed here
+			}
+			out := update(s)
+			return out, logExec(logPath, at)
+		}
+	}
+	g.AddNode("plan", node("plan", func(s crashState) crashState {
+		return crashState{Count: s.Count + 1, Log: []string{fmt.Sprintf("plan@%d", s.Count)}}
+	}))
+	for _, name := range []string{"a", "b", "c"} {
+		g.AddNode(name, node(name, func(s crashState) crashState {
+			return crashState{Log: []string{fmt.Sprintf("%s@%d", name, s.Count)}}
+		}))
+		g.AddEdge(name, "plan")
+	}
+	g.AddEdge(graph.Start, "plan")
+	g.AddConditionalEdges("plan", graph.Branches(func(ctx context.Context, s crashState) ([]string, error) {
+		if s.Count > crashRounds {
+			return []string{graph.End}, nil
+		}
+		return []string{"a", "b", "c"}, nil
+	}), "a", "b", "c", graph.End)
+	return g, nil
+}
+
+func crashChild(mode string) error {
+	ctx := context.Background()
+	db, err := checkpoint.OpenBoltDB(os.Getenv(envCrashDB), nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	cp, err := checkpoint.NewBolt(db)
+	if err != nil {
+		return err
+	}
+	g, err := crashGraph(os.Getenv(envCrashLog), os.Getenv(envCrashKill), os.Getenv(envCrashReady))
+	if err != nil {
+		return err
+	}
+	app, err := g.Compile(graph.WithCheckpointer(cp))
+	if err != nil {
+		return err
+	}
+	opts := []graph.RunOption{graph.Thread("crash")}
+	if mode == "resume" {
+		opts = append(opts, graph.Continue())
+	}
+	out, err := app.Invoke(ctx, crashState{}, opts...)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(os.Getenv(envCrashOut), b, 0o600)
+}
+
+type crashRun struct {
+	dir, db, log, ready, out string
+}
+
+func newCrashRun(t *testing.T, name string) crashRun {
+	dir := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	return crashRun{dir: dir, db: filepath.Join(dir, "graph.db"), log: filepath.Join(dir, "exec.log"),
+		ready: filepath.Join(dir, "ready"), out: filepath.Join(dir, "out.json")}
+}
+
+func (r crashRun) command(mode, kill string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(),
+		envCrashMode+"="+mode, envCrashDB+"="+r.db, envCrashLog+"="+r.log,
+		envCrashKill+"="+kill, envCrashReady+"="+r.ready, envCrashOut+"="+r.out)
+	return cmd
+}
+
+func (r crashRun) finish(t *testing.T, mode string) crashState {
+	t.Helper()
+	out, err := r.command(mode, "").CombinedOutput()
+	require.NoError(t, err, "child (%s): %s", mode, out)
+	b, err := os.ReadFile(r.out)
+	require.NoError(t, err)
+	var s crashState
+	require.NoError(t, json.Unmarshal(b, &s))
+	return s
+}
+
+func countExecs(t *testing.T, path string) map[string]int {
+	execs, err := readExecs(path)
+	require.NoError(t, err)
+	n := map[string]int{}
+	for _, e := range execs {
+		n[e]++
+	}
+	return n
+}
+
+func TestCrashResume(t *testing.T) {
+	ref := newCrashRun(t, "reference")
+	want := ref.finish(t, "start")
+	require.Equal(t, crashRounds+1, want.Count)
+	refExecs := countExecs(t, ref.log)
+	require.Len(t, refExecs, 4*crashRounds+1)
+	for k, n := range refExecs {
+		require.Equal(t, 1, n, k)
+	}
+
+	for _, kill := range []string{"plan@0", "b@1", "plan@3", "a@4", "c@5"} {
+		t.Run(kill, func(t *testing.T) {
+			r := newCrashRun(t, strings.ReplaceAll(kill, "@", "-"))
+			cmd := r.command("start", kill)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			deadline := time.Now().Add(60 * time.Second)
+			for {
+				if _, err := os.Stat(r.ready); err == nil {
+					break
+				}
+				require.True(t, time.Now().Before(deadline), "kill point %s never reached: %s", kill, stderr.String())
+				time.Sleep(5 * time.Millisecond)
+			}
+			require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+			err := cmd.Wait()
+			var exitErr *exec.ExitError
+			require.ErrorAs(t, err, &exitErr)
+			assert.Equal(t, syscall.SIGKILL, exitErr.Sys().(syscall.WaitStatus).Signal())
+			before := countExecs(t, r.log)
+			_, err = os.Stat(r.out)
+			require.ErrorIs(t, err, os.ErrNotExist, "the killed run did not finish")
+
+			got := r.finish(t, "resume")
+			assert.Equal(t, want, got, "the resumed run ends in the uninterrupted run's state")
+
+			after := countExecs(t, r.log)
+			node, count, _ := strings.Cut(kill, "@")
+			var rerun []string
+			for k, n := range after {
+				require.LessOrEqual(t, n, 2, k)
+				if n == 1 {
+					continue
+				}
+				// Only tasks of the broken step may have run twice.
+				kn, kc, _ := strings.Cut(k, "@")
+				require.Equal(t, count, kc, "%s ran again although its step had committed", k)
+				require.NotEqual(t, node, kn)
+				rerun = append(rerun, k)
+			}
+			for k := range refExecs {
+				assert.Positive(t, after[k], "%s never ran", k)
+			}
+			assert.Zero(t, before[kill], "the killed task did not finish before the kill")
+			assert.Equal(t, 1, after[kill], "the killed task ran once, after the resume")
+			slices.Sort(rerun)
+			t.Logf("kill at %s: finished tasks of the broken step that ran again after resume: %v", kill, rerun)
+		})
+	}
+}
