@@ -12,7 +12,8 @@ const (
 Given a task, write a precise specification of a single Go library package and a
 complete test file for it. The tests must be deterministic, use only the standard
 library, and exercise concurrency where the task calls for it (they run under
-go test -race).
+go test -race). Put the tests in the same package as the code (package x, not
+x_test); the code and the tests are the only two files of the module.
 
 Reply in exactly this format:
 

@@ -221,7 +221,7 @@ func (r *TestResult) finish(info parseInfo, stderr string) {
 		r.Failure = FailureRace
 		var where []string
 		for _, m := range reRaceAccess.FindAllStringSubmatch(all, 4) {
-			where = appendUnique(where, fmt.Sprintf("%s at %s", m[1], shortPath(m[2])))
+			where = appendUnique(where, fmt.Sprintf("%s at %s", shortFunc(m[1]), shortPath(m[2])))
 		}
 		r.ErrorSummary = fmt.Sprintf("data race detected by -race in %s; racing accesses: %s",
 			listOr(info.raced, "the package"), listOr(where, "see output"))
@@ -303,6 +303,15 @@ func appendUnique(xs []string, x string) []string {
 		return xs
 	}
 	return append(xs, x)
+}
+
+// shortFunc drops the import path before a function's package name
+// ("sandbox.test/calc.Sum()" → "calc.Sum()").
+func shortFunc(f string) string {
+	if i := strings.LastIndexByte(f, '/'); i >= 0 {
+		return f[i+1:]
+	}
+	return f
 }
 
 // shortPath keeps the file name and line of a stack frame path.

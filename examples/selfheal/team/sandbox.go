@@ -10,7 +10,10 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -73,6 +76,7 @@ const (
 // use; each Run gets its own directory.
 type Sandbox struct {
 	cfg      SandboxConfig
+	goroot   string
 	isolated bool
 	unshare  string
 }
@@ -100,26 +104,20 @@ func NewSandbox(ctx context.Context, cfg SandboxConfig) (*Sandbox, error) {
 		return nil, fmt.Errorf("sandbox: go command: %w", err)
 	}
 	cfg.GoBin = bin
-	if cfg.GoCache == "" || cfg.GoModCache == "" || cfg.GoPath == "" {
-		out, err := exec.CommandContext(ctx, bin, "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
-		if err != nil {
-			return nil, fmt.Errorf("sandbox: go env: %w", err)
-		}
-		vals := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-		if len(vals) != 3 {
-			return nil, fmt.Errorf("sandbox: go env: unexpected output %q", out)
-		}
-		if cfg.GoCache == "" {
-			cfg.GoCache = vals[0]
-		}
-		if cfg.GoModCache == "" {
-			cfg.GoModCache = vals[1]
-		}
-		if cfg.GoPath == "" {
-			cfg.GoPath = vals[2]
+	out, err := exec.CommandContext(ctx, bin, "env", "GOCACHE", "GOMODCACHE", "GOPATH", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: go env: %w", err)
+	}
+	vals := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(vals) != 4 {
+		return nil, fmt.Errorf("sandbox: go env: unexpected output %q", out)
+	}
+	for i, dst := range []*string{&cfg.GoCache, &cfg.GoModCache, &cfg.GoPath} {
+		if *dst == "" {
+			*dst = vals[i]
 		}
 	}
-	s := &Sandbox{cfg: cfg}
+	s := &Sandbox{cfg: cfg, goroot: vals[3]}
 	if cfg.Network != NetworkEnvOnly {
 		s.unshare, s.isolated = probeNetns(ctx)
 		if cfg.Network == NetworkIsolated && !s.isolated {
@@ -175,10 +173,8 @@ func (s *Sandbox) Run(ctx context.Context, code, tests string) (TestResult, erro
 			return TestResult{}, fmt.Errorf("sandbox: %w", err)
 		}
 	}
-	// The module path is the package name, so an external test package can
-	// import the code as `import "<pkg>"`.
 	files := map[string]string{
-		"go.mod":         fmt.Sprintf("module %s\n\ngo 1.26\n", pkg),
+		"go.mod":         fmt.Sprintf("module %s\n\ngo 1.26\n", s.modulePath(pkg, tests)),
 		pkg + ".go":      code,
 		pkg + "_test.go": tests,
 	}
@@ -279,6 +275,32 @@ func packageName(what, src string) (string, error) {
 	}
 	return f.Name.Name, nil
 }
+
+// modulePath chooses the sandbox module's path. An external test package
+// (package x_test) imports the code by some path ending in /x or equal to x:
+// that path, unless it names a standard library package, is the module
+// path. Otherwise the path is "sandbox.test/<pkg>", which cannot collide
+// with the standard library (a module named "strings" would).
+func (s *Sandbox) modulePath(pkg, tests string) string {
+	f, err := parser.ParseFile(token.NewFileSet(), "tests.go", tests, parser.ImportsOnly)
+	if err == nil {
+		for _, imp := range f.Imports {
+			p, err := strconv.Unquote(imp.Path.Value)
+			if err != nil || path.Base(p) != pkg || !reModPath.MatchString(p) || strings.Contains(p, "..") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(s.goroot, "src", filepath.FromSlash(p))); err == nil {
+				continue // a standard library package
+			}
+			return p
+		}
+	}
+	return "sandbox.test/" + pkg
+}
+
+// reModPath is a conservative module path: slash-separated elements of
+// letters, digits and ._~- (see the go.mod reference).
+var reModPath = regexp.MustCompile(`^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$`)
 
 // probeNetns reports whether `unshare -rn` works here.
 func probeNetns(ctx context.Context) (string, bool) {

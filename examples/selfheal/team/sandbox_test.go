@@ -105,6 +105,24 @@ func TestSandbox(t *testing.T) {
 			},
 		},
 		{
+			name: "external test package importing a module path", code: sumCode,
+			tests: "package calc_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/team/calc\"\n)\n\n" +
+				"func TestSum(t *testing.T) {\n\tif calc.Sum(1, 2) != 3 {\n\t\tt.Fatal(\"sum\")\n\t}\n}\n",
+			check: func(t *testing.T, r TestResult) {
+				assert.True(t, r.Passed, r.Output)
+				assert.Equal(t, 1, r.PassCount)
+			},
+		},
+		{
+			name:  "package named like a standard library package",
+			code:  "package strings\n\n// Twice repeats s.\nfunc Twice(s string) string { return s + s }\n",
+			tests: "package strings\n\nimport \"testing\"\n\nfunc TestTwice(t *testing.T) {\n\tif Twice(\"a\") != \"aa\" {\n\t\tt.Fatal(\"twice\")\n\t}\n}\n",
+			check: func(t *testing.T, r TestResult) {
+				assert.True(t, r.Passed, r.Output)
+				assert.Equal(t, 1, r.PassCount)
+			},
+		},
+		{
 			name: "code that does not compile", code: strings.Replace(sumCode, "return total", "return totl", 1), tests: sumTests,
 			check: func(t *testing.T, r TestResult) {
 				assert.False(t, r.Passed)
@@ -156,7 +174,7 @@ func TestSandbox(t *testing.T) {
 				assert.Equal(t, FailureRace, r.Failure)
 				assert.Equal(t, []string{"TestInc"}, r.FailedTests)
 				assert.Contains(t, r.ErrorSummary, "data race")
-				assert.Contains(t, r.ErrorSummary, "counter.Inc() at counter.go:6")
+				assert.Contains(t, r.ErrorSummary, "racing accesses: counter.Inc() at counter.go:6")
 			},
 		},
 		{
