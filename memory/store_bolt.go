@@ -41,7 +41,7 @@ var (
 func NewBoltStore(db *bolt.DB, opts ...StoreOption) (*BoltStore, error) {
 	s := &BoltStore{db: db, cfg: newStoreConfig(opts)}
 	if s.cfg.bucket == "" {
-		return nil, invalid("empty bucket name")
+		return nil, storeInvalid("empty bucket name")
 	}
 	if db.IsReadOnly() {
 		return s, nil
@@ -114,13 +114,13 @@ func (s *BoltStore) nsBucket(tx *bolt.Tx, ns []string, create bool) (*bolt.Bucke
 	return b, nil
 }
 
-func decodeRecord(raw []byte, ns []string, key string) (*record, error) {
-	var r record
+func decodeStoreRecord(raw []byte, ns []string, key string) (*storeRecord, error) {
+	var r storeRecord
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("%w: namespace %q key %q: %v", ErrStoreCorrupt, ns, key, err)
 	}
-	if r.V != recordVersion {
-		return nil, fmt.Errorf("%w: namespace %q key %q: unknown record version %d (this build reads %d)", ErrStoreCorrupt, ns, key, r.V, recordVersion)
+	if r.V != storeRecordVersion {
+		return nil, fmt.Errorf("%w: namespace %q key %q: unknown record version %d (this build reads %d)", ErrStoreCorrupt, ns, key, r.V, storeRecordVersion)
 	}
 	if r.Key != key || !slices.Equal(r.Namespace, ns) {
 		return nil, fmt.Errorf("%w: namespace %q key %q: record holds %q/%q", ErrStoreCorrupt, ns, key, r.Namespace, r.Key)
@@ -152,9 +152,9 @@ func (s *BoltStore) Put(ctx context.Context, ns []string, key string, value json
 		if err != nil {
 			return err
 		}
-		var old *record
+		var old *storeRecord
 		if raw := items.Get([]byte(key)); raw != nil {
-			old, _ = decodeRecord(raw, ns, key) // a damaged old record is replaced
+			old, _ = decodeStoreRecord(raw, ns, key) // a damaged old record is replaced
 		}
 		r := s.cfg.newRecord(ns, key, value, opts, old)
 		r.Vector = vec
@@ -192,7 +192,7 @@ func (s *BoltStore) Get(ctx context.Context, ns []string, key string) (*graph.It
 		if raw == nil {
 			return nil
 		}
-		r, err := decodeRecord(raw, ns, key)
+		r, err := decodeStoreRecord(raw, ns, key)
 		if err != nil {
 			return err
 		}
@@ -270,7 +270,7 @@ func (s *BoltStore) prune(tx *bolt.Tx, ns []string) error {
 
 // walk visits every namespace bucket under b (ns is b's namespace) in
 // namespace order, calling fn with the namespace and its items bucket.
-func walk(b *bolt.Bucket, ns []string, fn func(ns []string, items *bolt.Bucket) error) error {
+func storeWalk(b *bolt.Bucket, ns []string, fn func(ns []string, items *bolt.Bucket) error) error {
 	if items := b.Bucket(storeItems); items != nil {
 		if err := fn(ns, items); err != nil {
 			return err
@@ -289,7 +289,7 @@ func walk(b *bolt.Bucket, ns []string, fn func(ns []string, items *bolt.Bucket) 
 		if child == nil {
 			continue
 		}
-		if err := walk(child, append(slices.Clip(ns), string(k)), fn); err != nil {
+		if err := storeWalk(child, append(slices.Clip(ns), string(k)), fn); err != nil {
 			return err
 		}
 	}
@@ -313,12 +313,12 @@ func (s *BoltStore) Search(ctx context.Context, prefix []string, q graph.SearchQ
 		if err != nil || b == nil {
 			return err
 		}
-		return walk(b, slices.Clone(prefix), func(ns []string, items *bolt.Bucket) error {
+		return storeWalk(b, slices.Clone(prefix), func(ns []string, items *bolt.Bucket) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			return items.ForEach(func(k, v []byte) error {
-				r, err := decodeRecord(v, ns, string(k))
+				r, err := decodeStoreRecord(v, ns, string(k))
 				if err == nil {
 					err = se.add(r)
 				}
@@ -351,9 +351,9 @@ func (s *BoltStore) ListNamespaces(ctx context.Context, q graph.NamespaceQuery) 
 		if err != nil || b == nil {
 			return err
 		}
-		return walk(b, nil, func(ns []string, items *bolt.Bucket) error {
+		return storeWalk(b, nil, func(ns []string, items *bolt.Bucket) error {
 			err := items.ForEach(func(k, v []byte) error {
-				r, err := decodeRecord(v, ns, string(k))
+				r, err := decodeStoreRecord(v, ns, string(k))
 				if err != nil || !r.expired(now) {
 					return errLive // a damaged item still shows its namespace exists
 				}
@@ -390,9 +390,9 @@ func (s *BoltStore) PurgeExpired(ctx context.Context) (int, error) {
 			key []byte
 		}
 		var victims []victim
-		err = walk(top, nil, func(ns []string, items *bolt.Bucket) error {
+		err = storeWalk(top, nil, func(ns []string, items *bolt.Bucket) error {
 			return items.ForEach(func(k, v []byte) error {
-				if r, err := decodeRecord(v, ns, string(k)); err == nil && r.expired(now) {
+				if r, err := decodeStoreRecord(v, ns, string(k)); err == nil && r.expired(now) {
 					victims = append(victims, victim{slices.Clone(ns), slices.Clone(k)})
 				}
 				return nil

@@ -14,14 +14,14 @@ import (
 type InMemoryStore struct {
 	cfg   storeConfig
 	mu    sync.RWMutex
-	items map[string]map[string]*record // nsKey -> key -> record
+	items map[string]map[string]*storeRecord // nsKey -> key -> record
 }
 
 var _ graph.Store = (*InMemoryStore)(nil)
 
 // NewInMemoryStore returns an empty in-memory Store.
 func NewInMemoryStore(opts ...StoreOption) *InMemoryStore {
-	return &InMemoryStore{cfg: newStoreConfig(opts), items: map[string]map[string]*record{}}
+	return &InMemoryStore{cfg: newStoreConfig(opts), items: map[string]map[string]*storeRecord{}}
 }
 
 // Put stores value (a JSON object) under ns and key.
@@ -44,7 +44,7 @@ func (s *InMemoryStore) Put(ctx context.Context, ns []string, key string, value 
 	k := nsKey(ns)
 	m := s.items[k]
 	if m == nil {
-		m = map[string]*record{}
+		m = map[string]*storeRecord{}
 		s.items[k] = m
 	}
 	r := s.cfg.newRecord(ns, key, value, opts, m[key])

@@ -96,7 +96,7 @@ func WithStoreBucket(name string) StoreOption { return func(c *storeConfig) { c.
 func WithStoreLogger(l *slog.Logger) StoreOption { return func(c *storeConfig) { c.logger = l } }
 
 // record is an item as back-ends keep it.
-type record struct {
+type storeRecord struct {
 	V         int             `json:"v"` // record format version
 	Namespace []string        `json:"ns"`
 	Key       string          `json:"key"`
@@ -109,13 +109,13 @@ type record struct {
 	Vector    []float32       `json:"vec,omitempty"`
 }
 
-const recordVersion = 1
+const storeRecordVersion = 1
 
-func (r *record) expired(now time.Time) bool {
+func (r *storeRecord) expired(now time.Time) bool {
 	return !r.ExpiresAt.IsZero() && !now.Before(r.ExpiresAt)
 }
 
-func (r *record) item() graph.Item {
+func (r *storeRecord) item() graph.Item {
 	return graph.Item{
 		Namespace: slices.Clone(r.Namespace),
 		Key:       r.Key,
@@ -126,17 +126,17 @@ func (r *record) item() graph.Item {
 	}
 }
 
-func invalid(format string, args ...any) error {
+func storeInvalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidStoreInput, fmt.Sprintf(format, args...))
 }
 
 func validateNS(ns []string, allowEmpty bool) error {
 	if len(ns) == 0 && !allowEmpty {
-		return invalid("empty namespace")
+		return storeInvalid("empty namespace")
 	}
 	for i, l := range ns {
 		if l == "" {
-			return invalid("namespace %q: label %d is empty", ns, i)
+			return storeInvalid("namespace %q: label %d is empty", ns, i)
 		}
 	}
 	return nil
@@ -147,7 +147,7 @@ func validateKey(ns []string, key string) error {
 		return err
 	}
 	if key == "" {
-		return invalid("namespace %q: empty key", ns)
+		return storeInvalid("namespace %q: empty key", ns)
 	}
 	return nil
 }
@@ -155,16 +155,16 @@ func validateKey(ns []string, key string) error {
 func validateValue(ns []string, key string, v json.RawMessage) error {
 	trimmed := strings.TrimLeft(string(v), " \t\r\n")
 	if !strings.HasPrefix(trimmed, "{") || !json.Valid(v) {
-		return invalid("namespace %q key %q: value is not a JSON object", ns, key)
+		return storeInvalid("namespace %q key %q: value is not a JSON object", ns, key)
 	}
 	return nil
 }
 
 // newRecord builds the record for a Put; old is the current record or nil.
-func (c *storeConfig) newRecord(ns []string, key string, value json.RawMessage, opts *graph.PutOptions, old *record) *record {
+func (c *storeConfig) newRecord(ns []string, key string, value json.RawMessage, opts *graph.PutOptions, old *storeRecord) *storeRecord {
 	now := c.now()
-	r := &record{
-		V: recordVersion, Namespace: slices.Clone(ns), Key: key, Value: slices.Clone(value),
+	r := &storeRecord{
+		V: storeRecordVersion, Namespace: slices.Clone(ns), Key: key, Value: slices.Clone(value),
 		CreatedAt: now, UpdatedAt: now,
 	}
 	if old != nil && !old.expired(now) {
@@ -223,7 +223,7 @@ func (c *storeConfig) indexText(value json.RawMessage, fields []string) (string,
 		return b.String(), nil
 	}
 	for _, f := range fields {
-		fv, ok := lookup(v, f)
+		fv, ok := storeLookup(v, f)
 		if !ok {
 			continue
 		}
@@ -254,7 +254,7 @@ func collectStrings(b *strings.Builder, v any) {
 }
 
 // lookup follows a dotted path through nested objects.
-func lookup(v any, path string) (any, bool) {
+func storeLookup(v any, path string) (any, bool) {
 	for part := range strings.SplitSeq(path, ".") {
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -268,9 +268,9 @@ func lookup(v any, path string) (any, bool) {
 }
 
 // filter is a compiled SearchQuery.Filter.
-type filter []condition
+type storeFilter []storeCondition
 
-type condition struct {
+type storeCondition struct {
 	path string
 	op   string // "$eq", "$ne", "$gt", "$gte", "$lt", "$lte"
 	want any    // JSON-decoded
@@ -279,8 +279,8 @@ type condition struct {
 // compileFilter normalises filter values through JSON. A value that is an
 // object whose keys all start with "$" is read as operators:
 // {"$gt": 3, "$lte": 9}; any other value means equality.
-func compileFilter(f map[string]any) (filter, error) {
-	var out filter
+func compileStoreFilter(f map[string]any) (storeFilter, error) {
+	var out storeFilter
 	keys := make([]string, 0, len(f))
 	for k := range f {
 		keys = append(keys, k)
@@ -288,15 +288,15 @@ func compileFilter(f map[string]any) (filter, error) {
 	slices.Sort(keys)
 	for _, path := range keys {
 		if path == "" {
-			return nil, invalid("filter: empty field name")
+			return nil, storeInvalid("filter: empty field name")
 		}
 		b, err := json.Marshal(f[path])
 		if err != nil {
-			return nil, invalid("filter %q: value is not JSON: %v", path, err)
+			return nil, storeInvalid("filter %q: value is not JSON: %v", path, err)
 		}
 		var want any
 		if err := json.Unmarshal(b, &want); err != nil {
-			return nil, invalid("filter %q: %v", path, err)
+			return nil, storeInvalid("filter %q: %v", path, err)
 		}
 		if ops, ok := want.(map[string]any); ok && len(ops) > 0 && allOperators(ops) {
 			opKeys := make([]string, 0, len(ops))
@@ -308,13 +308,13 @@ func compileFilter(f map[string]any) (filter, error) {
 				switch op {
 				case "$eq", "$ne", "$gt", "$gte", "$lt", "$lte":
 				default:
-					return nil, invalid("filter %q: unknown operator %q", path, op)
+					return nil, storeInvalid("filter %q: unknown operator %q", path, op)
 				}
-				out = append(out, condition{path: path, op: op, want: ops[op]})
+				out = append(out, storeCondition{path: path, op: op, want: ops[op]})
 			}
 			continue
 		}
-		out = append(out, condition{path: path, op: "$eq", want: want})
+		out = append(out, storeCondition{path: path, op: "$eq", want: want})
 	}
 	return out, nil
 }
@@ -328,10 +328,10 @@ func allOperators(m map[string]any) bool {
 	return true
 }
 
-// match reports whether the decoded value v satisfies every condition.
-func (f filter) match(v any) bool {
+// match reports whether the decoded value v satisfies every storeCondition.
+func (f storeFilter) match(v any) bool {
 	for _, c := range f {
-		got, ok := lookup(v, c.path)
+		got, ok := storeLookup(v, c.path)
 		switch c.op {
 		case "$eq":
 			if !ok || !jsonEqual(got, c.want) {
@@ -342,7 +342,7 @@ func (f filter) match(v any) bool {
 				return false
 			}
 		default:
-			cmp, comparable := compare(got, c.want)
+			cmp, comparable := storeCompare(got, c.want)
 			if !ok || !comparable {
 				return false
 			}
@@ -394,7 +394,7 @@ func jsonEqual(a, b any) bool {
 	}
 }
 
-func compare(a, b any) (int, bool) {
+func storeCompare(a, b any) (int, bool) {
 	switch x := a.(type) {
 	case float64:
 		y, ok := b.(float64)
@@ -419,7 +419,7 @@ func compare(a, b any) (int, bool) {
 }
 
 // tokens splits text into lower-case words.
-func tokens(s string) []string {
+func storeTokens(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
@@ -434,7 +434,7 @@ func keywordScore(terms []string, text string) float64 {
 		return 0
 	}
 	counts := map[string]int{}
-	for _, w := range tokens(text) {
+	for _, w := range storeTokens(text) {
 		counts[w]++
 	}
 	matched, intensity := 0, 0.0
@@ -451,7 +451,7 @@ func keywordScore(terms []string, text string) float64 {
 	return float64(matched)/n + (1-1/(1+intensity))/(n+1)
 }
 
-func distinct(ws []string) []string {
+func storeDistinct(ws []string) []string {
 	slices.Sort(ws)
 	return slices.Compact(ws)
 }
@@ -472,7 +472,7 @@ func cosine(a, b []float32) float64 {
 	return dot / math.Sqrt(na*nb)
 }
 
-func hasPrefix(ns, prefix []string) bool {
+func nsHasPrefix(ns, prefix []string) bool {
 	return len(ns) >= len(prefix) && slices.Equal(ns[:len(prefix)], prefix)
 }
 
@@ -483,7 +483,7 @@ type searcher struct {
 	cfg     *storeConfig
 	prefix  []string
 	q       graph.SearchQuery
-	filter  filter
+	filter  storeFilter
 	terms   []string
 	qvec    []float32
 	now     time.Time
@@ -495,12 +495,12 @@ func newSearcher(ctx context.Context, cfg *storeConfig, prefix []string, q graph
 		return nil, err
 	}
 	if q.Limit < 0 || q.Offset < 0 {
-		return nil, invalid("search: negative limit %d or offset %d", q.Limit, q.Offset)
+		return nil, storeInvalid("search: negative limit %d or offset %d", q.Limit, q.Offset)
 	}
 	if q.Limit == 0 {
 		q.Limit = DefaultSearchLimit
 	}
-	f, err := compileFilter(q.Filter)
+	f, err := compileStoreFilter(q.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -513,7 +513,7 @@ func newSearcher(ctx context.Context, cfg *storeConfig, prefix []string, q graph
 			}
 			s.qvec = v
 		} else {
-			s.terms = distinct(tokens(q.Query))
+			s.terms = storeDistinct(storeTokens(q.Query))
 		}
 	}
 	return s, nil
@@ -523,8 +523,8 @@ func (s *searcher) ranked() bool { return s.qvec != nil || len(s.terms) > 0 }
 
 // add considers one record. It returns an error only for a record whose
 // value does not decode.
-func (s *searcher) add(r *record) error {
-	if !hasPrefix(r.Namespace, s.prefix) || r.expired(s.now) {
+func (s *searcher) add(r *storeRecord) error {
+	if !nsHasPrefix(r.Namespace, s.prefix) || r.expired(s.now) {
 		return nil
 	}
 	if len(s.filter) > 0 {
@@ -589,7 +589,7 @@ type nsLister struct {
 
 func newNSLister(q graph.NamespaceQuery) (*nsLister, error) {
 	if q.Limit < 0 || q.Offset < 0 || q.MaxDepth < 0 {
-		return nil, invalid("list namespaces: negative limit, offset or max depth")
+		return nil, storeInvalid("list namespaces: negative limit, offset or max depth")
 	}
 	if q.Limit == 0 {
 		q.Limit = DefaultNamespaceLimit
