@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -234,19 +235,42 @@ func (e *Engine) newSession(user string) (*Session, error) {
 	s := &Session{e: e, user: user, bctx: bctx, h: newHealth(), refs: map[string]bool{}}
 	bctx.SetDefaultTimeout(float64(e.cfg.ActionTimeout.Milliseconds()))
 	bctx.SetDefaultNavigationTimeout(float64(max(e.cfg.ActionTimeout, 10*time.Second).Milliseconds()))
-	if err := bctx.Route("**/*", s.route); err != nil {
+	origins, _ := json.Marshal(e.origins)
+	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(fmt.Sprintf(popupGuardJS, origins, popupMark))}); err != nil {
 		_ = bctx.Close()
-		return nil, fmt.Errorf("route: %w", err)
+		return nil, fmt.Errorf("init script: %w", err)
 	}
 	page, err := bctx.NewPage()
 	if err != nil {
 		_ = bctx.Close()
 		return nil, fmt.Errorf("new page: %w", err)
 	}
+	// Routing on the page rather than the context: playwright-go v0.6401.0
+	// races (go test -race) when a context route aborts a request of a page
+	// still being created, such as a popup's first navigation. Popups are
+	// refused by popupGuardJS and, as a backstop, closed in OnPopup.
+	if err := page.Route("**/*", s.route); err != nil {
+		_ = bctx.Close()
+		return nil, fmt.Errorf("route: %w", err)
+	}
 	s.page = page
 	s.listen(page)
 	return s, nil
 }
+
+const popupMark = "agentgraph: popup refused: "
+
+// popupGuardJS makes window.open refuse URLs outside the allowed origins
+// before any popup exists; the refusal is reported through the console.
+const popupGuardJS = `(() => {
+  const allowed = %s, mark = %q, open = window.open;
+  window.open = function (u, ...rest) {
+    let origin = null;
+    try { origin = new URL(u === undefined ? 'about:blank' : String(u), location.href).origin; } catch (e) {}
+    if (u !== undefined && u !== '' && !allowed.includes(origin)) { console.warn(mark + String(u)); return null; }
+    return open.call(this, u, ...rest);
+  };
+})();`
 
 func (s *Session) route(r playwright.Route) {
 	req := r.Request()
@@ -277,8 +301,11 @@ func (s *Session) listen(p playwright.Page) {
 		s.h.add(Finding{Kind: FindPageError, Message: msg, URL: p.URL(), Evidence: ev})
 	})
 	p.OnConsole(func(m playwright.ConsoleMessage) {
-		if m.Type() == "error" {
+		switch {
+		case m.Type() == "error":
 			s.h.add(Finding{Kind: FindConsoleError, Message: m.Text(), URL: p.URL()})
+		case m.Type() == "warning" && strings.HasPrefix(m.Text(), popupMark):
+			s.h.add(Finding{Kind: FindBlockedPopup, Message: "popup outside the allowed origins refused", URL: strings.TrimPrefix(m.Text(), popupMark)})
 		}
 	})
 	p.OnRequest(func(r playwright.Request) {
