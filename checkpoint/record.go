@@ -227,11 +227,15 @@ func (b *Bolt) encodeCheckpoint(cp *graph.Checkpoint, base *loaded, parentWrites
 		for _, name := range names {
 			v := cp.Values[name]
 			bv, ok := base.cp.Values[name]
+			p := 0
+			if ok && v != nil {
+				p = commonPrefix(bv, v)
+			}
 			switch {
-			case ok && bytes.Equal(bv, v) && (bv == nil) == (v == nil):
+			case ok && len(bv) == len(v) && p == len(v) && (bv == nil) == (v == nil):
 				// unchanged: inherited from the base
-			case ok && v != nil && commonPrefix(bv, v) >= minPrefix:
-				h.Channels = append(h.Channels, channel(name, v, commonPrefix(bv, v), cp.Writes, &bl))
+			case p >= minPrefix:
+				h.Channels = append(h.Channels, channel(name, v, p, cp.Writes, &bl))
 			default: // a new channel, or a value with no long shared prefix
 				h.Channels = append(h.Channels, channel(name, v, 0, cp.Writes, &bl))
 			}
