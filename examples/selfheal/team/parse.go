@@ -69,9 +69,32 @@ var reHeading = regexp.MustCompile(`^(\s*#{1,6}\s*)?(\*\*|__)?\s*([A-Za-z][A-Za-
 
 var reSpaces = regexp.MustCompile(`[\s_-]+`)
 
+// headingWords holds the first word of every alias, upper case.
+var headingWords = func() map[string]bool {
+	m := map[string]bool{}
+	for alias := range sectionAliases {
+		m[strings.Fields(alias)[0]] = true
+	}
+	return m
+}()
+
+// firstWord returns the leading letters of line after heading marks, in
+// upper case ("## Patched_code:" → "PATCHED").
+func firstWord(line string) string {
+	line = strings.TrimLeft(line, " \t#*_")
+	end := 0
+	for end < len(line) && end < 20 && (line[end]|0x20 >= 'a' && line[end]|0x20 <= 'z') {
+		end++
+	}
+	return strings.ToUpper(line[:end])
+}
+
 // heading reports whether line (outside a code fence) starts a section, the
 // section's name and the text after the heading on the same line.
 func heading(line string) (name, rest string, ok bool) {
+	if !headingWords[firstWord(line)] {
+		return "", "", false // cheap test before the regexp
+	}
 	m := reHeading.FindStringSubmatch(line)
 	if m == nil {
 		return "", "", false
