@@ -16,6 +16,7 @@ import (
 //	                                          └─ budget spent ──────→ reviewer (warns)
 //
 // opts are passed to Compile (a checkpointer, an observer, a logger…).
+// New compiles it once with Config.GraphOptions for Run and Resume.
 func (t *Team) Graph(opts ...graph.CompileOption) (*graph.CompiledGraph[State], error) {
 	g := graph.New[State](
 		graph.Reducer(func(s *State) *[]TestResult { return &s.TestRuns }, appendAll[TestResult]),
@@ -46,17 +47,27 @@ func (t *Team) Input(request string) State {
 }
 
 // Run runs the team on request to the end. onStep, when not nil, is called
-// with each node's update as its step commits (for terminal output).
-func (t *Team) Run(ctx context.Context, request string, onStep func(node string, update State)) (State, error) {
+// with each node's update as its step commits (for terminal output). opts
+// go to the graph run: with Config.GraphOptions holding a checkpointer, pass
+// graph.Thread so a failed run can be resumed with Resume.
+func (t *Team) Run(ctx context.Context, request string, onStep func(node string, update State), opts ...graph.RunOption) (State, error) {
 	if request == "" {
 		return State{}, errors.New("team: empty request")
 	}
-	cg, err := t.Graph()
-	if err != nil {
-		return State{}, err
-	}
+	return t.stream(ctx, t.Input(request), onStep, opts)
+}
+
+// Resume continues a thread whose run stopped (a model or sandbox error, a
+// cancellation) from its last checkpoint: finished nodes do not run again.
+// It needs a checkpointer in Config.GraphOptions.
+func (t *Team) Resume(ctx context.Context, thread string, onStep func(node string, update State)) (State, error) {
+	return t.stream(ctx, State{}, onStep, []graph.RunOption{graph.Thread(thread), graph.Continue()})
+}
+
+func (t *Team) stream(ctx context.Context, in State, onStep func(string, State), opts []graph.RunOption) (State, error) {
+	opts = append([]graph.RunOption{graph.Modes(graph.Updates, graph.Values)}, opts...)
 	var final State
-	for ev, err := range cg.Stream(ctx, t.Input(request), graph.Modes(graph.Updates, graph.Values)) {
+	for ev, err := range t.graph.Stream(ctx, in, opts...) {
 		if err != nil {
 			return final, fmt.Errorf("team: run: %w", err)
 		}

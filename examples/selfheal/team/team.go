@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/llm"
 )
 
@@ -64,7 +65,10 @@ type Config struct {
 	// code that does not parse) is sent back to its role with the parse
 	// error before the run fails. Default 2.
 	MaxRepairs int
-	Logger     *slog.Logger
+	// GraphOptions are passed to the graph's Compile, e.g.
+	// graph.WithCheckpointer(checkpoint.NewMemory()) to make runs resumable.
+	GraphOptions []graph.CompileOption
+	Logger       *slog.Logger
 }
 
 // Defaults of Config.
@@ -75,7 +79,8 @@ const (
 
 // Team is the self-healing engineering team: its nodes and its graph.
 type Team struct {
-	cfg Config
+	cfg   Config
+	graph *graph.CompiledGraph[State]
 }
 
 // New checks cfg and fills in defaults.
@@ -99,7 +104,13 @@ func New(cfg Config) (*Team, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Team{cfg: cfg}, nil
+	t := &Team{cfg: cfg}
+	g, err := t.Graph(cfg.GraphOptions...)
+	if err != nil {
+		return nil, err
+	}
+	t.graph = g
+	return t, nil
 }
 
 // reply is what ask learned from one role's turn.
@@ -208,7 +219,11 @@ func (t *Team) RunSandbox(ctx context.Context, s State) (State, error) {
 	if err != nil {
 		return State{}, fmt.Errorf("sandbox: %w", err)
 	}
-	did := fmt.Sprintf("go test -race: %d passed, %d failed", res.PassCount, res.FailCount)
+	cmd := "go test -race"
+	if t.cfg.Sandbox.Config().NoRace {
+		cmd = "go test"
+	}
+	did := fmt.Sprintf("%s: %d passed, %d failed", cmd, res.PassCount, res.FailCount)
 	if res.Passed {
 		did += " — all tests pass"
 	} else {

@@ -3,7 +3,9 @@ package team
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/llm"
 )
 
@@ -226,4 +230,43 @@ func TestRateLimiterTaskFiles(t *testing.T) {
 	assert.Equal(t, "ratelimit", testPackage(task.Tests))
 	assert.Contains(t, task.Draft, "Fast path")
 	assert.NotContains(t, task.Fixed, "Fast path")
+}
+
+func TestResumeAfterModelFailure(t *testing.T) {
+	task := RateLimiterTask()
+	models := task.ScriptedModels()
+	good := models.Debugger
+	var failFirst sync.Once
+	flaky := llm.NewScriptedFunc(func(ctx context.Context, msgs []llms.MessageContent, o llms.CallOptions) (llm.Reply, error) {
+		var down bool
+		failFirst.Do(func() { down = true })
+		if down {
+			return llm.Reply{}, errors.New("provider down")
+		}
+		resp, err := good.GenerateContent(ctx, msgs)
+		if err != nil {
+			return llm.Reply{}, err
+		}
+		return llm.Say(resp.Choices[0].Content), nil
+	})
+	models.Debugger = flaky
+	tm, err := New(Config{Models: models, Sandbox: newTestSandbox(t, SandboxConfig{}),
+		GraphOptions: []graph.CompileOption{graph.WithCheckpointer(checkpoint.NewMemory())}})
+	require.NoError(t, err)
+
+	var nodes []string
+	onStep := func(node string, _ State) { nodes = append(nodes, node) }
+	_, err = tm.Run(context.Background(), task.Request, onStep, graph.Thread("run-1"))
+	require.ErrorContains(t, err, "provider down")
+	assert.Equal(t, []string{NodeArchitect, NodeDeveloper, NodeSandbox}, nodes)
+
+	nodes = nil
+	final, err := tm.Resume(context.Background(), "run-1", onStep)
+	require.NoError(t, err)
+	assert.Equal(t, []string{NodeDebugger, NodeSandbox, NodeReviewer}, nodes, "finished nodes do not run again")
+	assert.Equal(t, StatusPassed, final.Status)
+	assert.Len(t, final.TestRuns, 2)
+	assert.Equal(t, task.Request, final.Request)
+	assert.Len(t, scriptedOf(t, models.Architect).Calls(), 1)
+	assert.Len(t, flaky.Calls(), 2)
 }
