@@ -443,3 +443,84 @@ func TestIsTransient(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+func TestFactoryRolesAcrossProviders(t *testing.T) {
+	oa := newFakeProvider(t, openAICase().afterTool)
+	an := newFakeProvider(t, anthropicCase().afterTool)
+	env := MapEnv(map[string]string{
+		EnvProvider: "openai", EnvOpenAIKey: "sk-test", EnvOpenAIURL: oa.URL() + "/v1",
+		EnvAnthropicKey: "sk-ant-test", EnvAnthropicURL: an.URL() + "/v1",
+		"AGENTGRAPH_PERSONA_MODEL": "gpt-4.1-nano",
+	})
+	tiers, err := ParseTiersBytes([]byte("roles:\n  judge: {provider: anthropic}\n"))
+	require.NoError(t, err)
+	f, err := NewFactory(env, tiers)
+	require.NoError(t, err)
+	ctx := context.Background()
+	msgs := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "hi")}
+
+	persona, err := f.For(ctx, RolePersona)
+	require.NoError(t, err)
+	_, err = persona.GenerateContent(ctx, msgs)
+	require.NoError(t, err)
+	assert.Equal(t, "gpt-4.1-nano", oa.last().Body["model"])
+
+	judge, err := f.For(ctx, RoleJudge)
+	require.NoError(t, err)
+	_, err = judge.GenerateContent(ctx, msgs)
+	require.NoError(t, err)
+	assert.Equal(t, "claude-3-5-haiku-latest", an.last().Body["model"])
+
+	by := f.Meter.ByRole()
+	assert.Equal(t, 30, by[RolePersona].InputTokens)
+	assert.Equal(t, 30, by[RoleJudge].InputTokens)
+	assert.Greater(t, by[RoleJudge].CostUSD, by[RolePersona].CostUSD, "haiku costs more than nano")
+	assert.Equal(t, 2, f.Meter.Total().Calls)
+
+	off, err := NewFactory(MapEnv(nil), Tiers{}, OfflineFallback())
+	require.NoError(t, err)
+	_, err = off.For(ctx, RolePersona)
+	assert.ErrorIs(t, err, ErrOffline)
+
+	f2, err := NewFactory(MapEnv(map[string]string{EnvOpenAIKey: "k"}), tiers)
+	require.NoError(t, err)
+	_, err = f2.For(ctx, RoleJudge)
+	assert.ErrorContains(t, err, "ANTHROPIC_API_KEY is not set")
+}
+
+func TestStreamedOutputIsNotRetried(t *testing.T) {
+	calls := 0
+	flaky := NewScriptedFunc(func(ctx context.Context, _ []llms.MessageContent, o llms.CallOptions) (Reply, error) {
+		calls++
+		if err := o.StreamingFunc(ctx, []byte("partial")); err != nil {
+			return Reply{}, err
+		}
+		return Reply{}, errorString("API returned unexpected status code: 503")
+	})
+	var sleeps sleepRecorder
+	m := Wrap(flaky, RolePersona, RoleConfig{Provider: OpenAI}, WithRetry(RetryPolicy{Sleep: sleeps.sleep}))
+	var got []string
+	_, err := m.GenerateContent(context.Background(), nil, llms.WithStreamingFunc(func(_ context.Context, b []byte) error {
+		got = append(got, string(b))
+		return nil
+	}))
+	var ce *CallError
+	require.ErrorAs(t, err, &ce)
+	assert.True(t, ce.Transient)
+	assert.Equal(t, 1, calls)
+	assert.Equal(t, []string{"partial"}, got)
+	assert.Empty(t, sleeps.get())
+}
+
+func TestRetryStopsWhenContextEnds(t *testing.T) {
+	fp := newFakeProvider(t, openAICase().rateLimited, openAICase().afterTool)
+	ctx, cancel := context.WithCancel(context.Background())
+	m := newTestModel(t, openAICase(), fp.URL(), WithRetry(RetryPolicy{Sleep: func(c context.Context, _ time.Duration) error {
+		cancel()
+		<-c.Done()
+		return c.Err()
+	}}))
+	_, err := m.GenerateContent(ctx, []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "hi")})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Len(t, fp.requests(), 1)
+}
