@@ -123,3 +123,24 @@ func TestBoltStorageGrowth(t *testing.T) {
 		checkpointtest.AssertEqual(t, all[steps-1-i], got)
 	}
 }
+
+// TestBoltRetentionWithSharedWrites: retention drops parents whose pending
+// writes and values the kept checkpoints were stored relative to.
+func TestBoltRetentionWithSharedWrites(t *testing.T) {
+	ctx := context.Background()
+	for _, every := range []int{1, 3, checkpoint.DefaultSnapshotEvery} {
+		t.Run(fmt.Sprint(every), func(t *testing.T) {
+			cp := newBolt(t, checkpoint.WithRetention(5), checkpoint.WithSnapshotEvery(every))
+			all := appendThread(t, cp, "r", 40, 200)
+			list, err := cp.List(ctx, "r", "", graph.ListOptions{})
+			require.NoError(t, err)
+			require.Len(t, list, 5)
+			for i, got := range list {
+				checkpointtest.AssertEqual(t, all[39-i], got)
+			}
+			_, ws, err := cp.Get(ctx, "r", "", all[37].ID)
+			require.NoError(t, err)
+			require.Equal(t, all[38].Writes, ws)
+		})
+	}
+}
