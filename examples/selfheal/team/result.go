@@ -205,7 +205,15 @@ func (r *TestResult) finish(info parseInfo, stderr string) {
 	all := r.Output
 	switch {
 	case r.Failure == FailureBuild:
-		r.ErrorSummary = "build failed:\n" + firstLines(buildErrors(r.Failures+"\n"+stderr), 8)
+		r.ErrorSummary = "build failed (compiler or go vet):\n" + firstLines(buildErrors(r.Failures+"\n"+stderr), 8)
+		return
+	case r.Passed && r.ExitCode != 0:
+		r.Passed = false
+		r.Failure = FailureTests
+		r.ErrorSummary = fmt.Sprintf("go test exited with code %d although no test failed (a TestMain or os.Exit?)", r.ExitCode)
+		if o := strings.TrimSpace(stderr); o != "" {
+			r.ErrorSummary += ":\n" + firstLines(o, 8)
+		}
 		return
 	case r.Passed:
 		r.Failure = FailureNone
@@ -238,6 +246,11 @@ func (r *TestResult) finish(info parseInfo, stderr string) {
 		return
 	default:
 		r.Failure = FailureTests
+	}
+	if r.Failure == FailureTests && r.FailCount == 0 {
+		r.ErrorSummary = fmt.Sprintf("no test failed, but the test binary failed (exit code %d; a TestMain or os.Exit?):\n%s",
+			r.ExitCode, firstLines(r.Failures, 8))
+		return
 	}
 	if r.Failure == FailureTests || r.Failure == FailurePanic {
 		msg := fmt.Sprintf("%d of %d tests failed: %s", r.FailCount, r.Total(), listOr(r.FailedTests, "?"))

@@ -199,6 +199,29 @@ func TestSandbox(t *testing.T) {
 			},
 		},
 		{
+			name: "go vet failure", code: strings.Replace(sumCode, "package calc\n", "package calc\n\nimport \"fmt\"\n", 1) + "\n// Show formats badly.\nfunc Show() string { return fmt.Sprintf(\"%d\", \"x\") }\n",
+			tests: sumTests,
+			check: func(t *testing.T, r TestResult) {
+				assert.False(t, r.Passed)
+				assert.Equal(t, FailureBuild, r.Failure)
+				assert.Contains(t, r.ErrorSummary, "go vet")
+				assert.Contains(t, r.ErrorSummary, "fmt.Sprintf format %d has arg")
+			},
+		},
+		{
+			name:  "TestMain exits non-zero after passing tests",
+			code:  sumCode,
+			tests: strings.Replace(sumTests, "import \"testing\"", "import (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tm.Run()\n\tos.Exit(3)\n}", 1),
+			check: func(t *testing.T, r TestResult) {
+				assert.False(t, r.Passed)
+				assert.Equal(t, FailureTests, r.Failure)
+				assert.Equal(t, 2, r.PassCount)
+				assert.Zero(t, r.FailCount)
+				assert.Equal(t, 1, r.ExitCode)
+				assert.Contains(t, r.ErrorSummary, "no test failed, but the test binary failed")
+			},
+		},
+		{
 			name: "no tests", code: sumCode, tests: "package calc\n",
 			check: func(t *testing.T, r TestResult) {
 				assert.False(t, r.Passed)
