@@ -56,7 +56,7 @@ func NewProviderModel(ctx context.Context, det Detection, cfg RoleConfig, hc *ht
 		}
 		return &onePartMessages{m}, nil
 	case OpenAI:
-		opts := []openai.Option{openai.WithToken(det.APIKey), openai.WithModel(model), openai.WithHTTPClient(hc)}
+		opts := []openai.Option{openai.WithToken(det.APIKey), openai.WithModel(model), openai.WithHTTPClient(withOpenAITransport(hc))}
 		if det.BaseURL != "" {
 			opts = append(opts, openai.WithBaseURL(strings.TrimRight(det.BaseURL, "/")))
 		}
@@ -88,7 +88,7 @@ func NewProviderModel(ctx context.Context, det Detection, cfg RoleConfig, hc *ht
 			host = defaultOllamaHost
 		}
 		if !det.OllamaNative {
-			m, err := openai.New(openai.WithToken("ollama"), openai.WithModel(model), openai.WithHTTPClient(hc),
+			m, err := openai.New(openai.WithToken("ollama"), openai.WithModel(model), openai.WithHTTPClient(withOpenAITransport(hc)),
 				openai.WithBaseURL(strings.TrimRight(host, "/")+"/v1"))
 			if err != nil {
 				return nil, fmt.Errorf("llm: ollama (openai-compatible) client: %w", err)
@@ -104,6 +104,12 @@ func NewProviderModel(ctx context.Context, det Detection, cfg RoleConfig, hc *ht
 		return nil, ErrOffline
 	}
 	return nil, fmt.Errorf("llm: unknown provider %q", p)
+}
+
+func withOpenAITransport(hc *http.Client) *http.Client {
+	c := *hc
+	c.Transport = &openAITransport{base: hc.Transport}
+	return &c
 }
 
 // googleTransport adds the API key header to Google AI requests and taps

@@ -50,6 +50,13 @@
 // default to a cheap one per provider (DefaultModel): claude-3-5-haiku-latest,
 // gpt-4o-mini, gemini-2.0-flash, llama3.2.
 //
+// reasoning_effort reaches the providers as: OpenAI (and OpenAI-compatible
+// servers) "reasoning_effort" in the request, added by this package because
+// langchaingo v0.1.14 does not send it (set it only for models that accept
+// it); Anthropic extended thinking with a budget share of max_tokens, for the
+// models langchaingo knows support it (Claude 3.7+); Ollama's native "think";
+// Google: not supported by langchaingo's googleai client.
+//
 // Factory puts it together: NewFactory detects, For(ctx, role) resolves the
 // role and returns a *Model.
 //

@@ -127,7 +127,7 @@ func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageCont
 	var lastErr error
 	var status int
 	for attempt := 1; ; attempt++ {
-		actx, rec := withRecorder(ctx)
+		actx, rec := withRecorder(withEffort(ctx, m.cfg.ReasoningEffort))
 		resp, err := m.base.GenerateContent(actx, msgs, opts...)
 		if err == nil {
 			m.record(resp, rec, attempt)

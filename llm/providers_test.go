@@ -524,3 +524,22 @@ func TestRetryStopsWhenContextEnds(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Len(t, fp.requests(), 1)
 }
+
+func TestOpenAIReasoningEffortIsSent(t *testing.T) {
+	fp := newFakeProvider(t, openAICase().afterTool, openAICase().afterTool)
+	det := Detection{Provider: OpenAI, APIKey: "k", BaseURL: fp.URL() + "/v1"}
+	for _, tt := range []struct {
+		effort Effort
+		want   any
+	}{{EffortHigh, "high"}, {"", nil}} {
+		cfg := RoleConfig{Provider: OpenAI, Model: "o4-mini", ReasoningEffort: tt.effort}
+		base, err := NewProviderModel(context.Background(), det, cfg, nil)
+		require.NoError(t, err)
+		_, err = Wrap(base, RoleJudge, cfg).GenerateContent(context.Background(), []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "think")})
+		require.NoError(t, err)
+		r := fp.last()
+		assert.Equal(t, tt.want, r.Body["reasoning_effort"])
+		assert.Equal(t, "o4-mini", r.Body["model"], "the rest of the body is intact")
+		assert.Equal(t, "think", jsonPath(t, r.Body, "messages", 0, "content"))
+	}
+}

@@ -1,9 +1,13 @@
 package llm
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -121,4 +125,52 @@ func parseRetryAfter(h http.Header, now time.Time) time.Duration {
 		}
 	}
 	return 0
+}
+
+type effortKey struct{}
+
+// withEffort marks ctx so that openAITransport adds reasoning_effort.
+func withEffort(ctx context.Context, e Effort) context.Context {
+	if e == "" || e == EffortNone {
+		return ctx
+	}
+	return context.WithValue(ctx, effortKey{}, e)
+}
+
+// openAITransport adds "reasoning_effort" to chat completion requests when
+// the role sets a reasoning effort: langchaingo v0.1.14's OpenAI client
+// never sends it (the code is commented out there). Set an effort only for
+// models that accept it (o-series, gpt-5…): others answer HTTP 400.
+type openAITransport struct {
+	base http.RoundTripper
+}
+
+func (t *openAITransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	e, ok := req.Context().Value(effortKey{}).(Effort)
+	if !ok || req.Body == nil || req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/chat/completions") {
+		return base.RoundTrip(req)
+	}
+	raw, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	var body map[string]json.RawMessage
+	if json.Unmarshal(raw, &body) == nil {
+		if _, set := body["reasoning_effort"]; !set {
+			body["reasoning_effort"], _ = json.Marshal(string(e))
+			if b, err := json.Marshal(body); err == nil {
+				raw = b
+			}
+		}
+	}
+	req = req.Clone(req.Context())
+	req.Body = io.NopCloser(bytes.NewReader(raw))
+	req.ContentLength = int64(len(raw))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(raw)), nil }
+	return base.RoundTrip(req)
 }
