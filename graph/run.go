@@ -245,11 +245,15 @@ func (c *CompiledGraph[S]) newRun(opts []RunOption) (*run[S], error) {
 			r.joinSeen[i] = make([]bool, len(j.from))
 		}
 	}
-	if r.cp != nil {
-		r.versions = make([]int64, n)
-		r.enc = make([][]byte, n)
-	}
+	r.initCP()
 	return r, nil
+}
+
+func (r *run[S]) initCP() {
+	if r.cp != nil {
+		r.versions = make([]int64, len(r.g.fields))
+		r.enc = make([][]byte, len(r.g.fields))
+	}
 }
 
 func (c *CompiledGraph[S]) release(r *run[S]) {
@@ -420,6 +424,9 @@ func (r *run[S]) runStep(ctx context.Context) error {
 func (r *run[S]) runParallel(ctx context.Context, tasks []task[S], start S) error {
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if r.out != nil && r.customCh == nil {
+		r.customCh = make(chan Event[S])
+	}
 	done := make(chan int, len(tasks))
 	running := 0
 	for i := range tasks {

@@ -73,6 +73,7 @@ func (c *CompiledGraph[S]) runChild(ctx context.Context, input S) (S, error) {
 	if r.cp == nil {
 		r.thread = ""
 	}
+	r.initCP()
 	r.parentTask = sc.id
 	if pc.emit != nil {
 		obs := r.out
