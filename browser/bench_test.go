@@ -3,6 +3,8 @@ package browser
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -55,12 +57,23 @@ func BenchmarkSnapshotSize(b *testing.B) {
 	}
 	b.StopTimer()
 	addressable := len(interactiveLine.FindAllString(snap.Text, -1))
-	ariaOnly := len(interactiveLine.FindAllString(snap.Text[:strings.Index(snap.Text+"\n# controls shown only on hover", "\n# controls shown only on hover")], -1))
+	ariaOnly := len(interactiveLine.FindAllString(snap.Text[:strings.Index(snap.Text+"\n"+hoverHeading, "\n"+hoverHeading)], -1))
 	b.ReportMetric(float64(len(snap.Text)), "snapshot-chars")
 	b.ReportMetric(float64(snap.RawChars), "aria-raw-chars")
 	b.ReportMetric(float64(len(html)), "html-chars")
 	b.ReportMetric(100*float64(addressable)/float64(total), "%addressable")
 	b.ReportMetric(100*float64(ariaOnly)/float64(total), "%addressable-aria-only")
+	// Optional: the same page through @playwright/mcp's browser_snapshot.
+	if cli := os.Getenv("AGENTGRAPH_PLAYWRIGHT_MCP"); cli != "" {
+		out, err := exec.Command("node", "testdata/mcp_snapshot.mjs", cli, app.URL+"/many").Output()
+		require.NoError(b, err)
+		mcp := string(out)
+		if i := strings.Index(mcp, "### Snapshot"); i >= 0 {
+			mcp = mcp[i:] // the YAML, without the page/console header
+		}
+		b.ReportMetric(float64(len(mcp)), "mcp-snapshot-chars")
+		b.ReportMetric(100*float64(len(interactiveLine.FindAllString(mcp, -1)))/float64(total), "%addressable-mcp")
+	}
 }
 
 // BenchmarkTapeAppend measures durable (fsynced) appends of a typical entry.
@@ -82,3 +95,4 @@ func BenchmarkTapeAppend(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "entries/s")
 }
+

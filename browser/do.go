@@ -435,7 +435,7 @@ func (s *Session) snapshot(ctx context.Context) (Snapshot, error) {
 	if v, err := s.page.Evaluate(hoverJS, []any{refAttr, hoverAttr, 100}); err == nil {
 		if extra, _ := v.(string); extra != "" {
 			snap.HoverOnly = strings.Count(extra, "\n") + 1
-			body += "\n# controls shown only on hover (the engine hovers their row for you):\n" + extra
+			body += "\n" + hoverHeading + "\n" + extra
 		}
 	}
 	snap.RawChars = len(raw)

@@ -172,7 +172,7 @@ func TestHoverOnlyControlsAreReachable(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, snap.HoverOnly, snap.Text)
 	ref := refOf(t, snap.Text, `button "Delete" [ref=h`)
-	assert.Contains(t, snap.Text, `shown on hover of "Milk"`)
+	assert.Contains(t, snap.Text, `(hover "Milk")`)
 	r := ok(t, s, fmt.Sprintf(`{"action":"click","target":%q}`, ref))
 	assert.Equal(t, "getByTestId('row-milk')", r.HoverLocator)
 	assert.Equal(t, "getByRole('button', { name: 'Delete' })", r.Locator)

@@ -148,9 +148,9 @@ func TestSelectorPolicy(t *testing.T) {
 }
 
 func TestCompactAndCap(t *testing.T) {
-	raw := "- generic [active] [ref=e1]:\n  - generic [ref=e2]:\n    - button \"Save\" [ref=e3] [cursor=pointer]\n    - generic [ref=e4]: text here\n  - link \"Home\" [ref=e5]:\n    - /url: /"
+	raw := "- generic [active] [ref=e1]:\n  - generic [ref=e2]:\n    - button \"Save\" [ref=e3] [cursor=pointer]\n    - generic [ref=e4]: text here\n  - link \"Home\" [ref=e5] [cursor=pointer]:\n    - /url: /\n  - text: Email\n  - textbox \"Email\" [ref=e6]\n  - link \"Docs\" [ref=e7]:\n    - /url: /docs\n    - img \"logo\" [ref=e8]"
 	got := compactAria(raw)
-	assert.Equal(t, "- generic [ref=e1]:\n  - button \"Save\" [ref=e3]\n  - generic [ref=e4]: text here\n  - link \"Home\" [ref=e5]:\n    - /url: /", got)
+	assert.Equal(t, "- button \"Save\" [ref=e3]\n- generic [ref=e4]: text here\n- link \"Home\" [ref=e5] → /\n- textbox \"Email\" [ref=e6]\n- link \"Docs\" [ref=e7]:\n  - /url: /docs\n  - img \"logo\" [ref=e8]", got)
 	long := strings.Repeat("- button \"x\" [ref=e1]\n", 100)
 	capped, cut := capText(long, 300)
 	assert.True(t, cut)

@@ -3,6 +3,7 @@ package browser
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -32,35 +33,59 @@ var (
 )
 
 // compactAria removes what the model does not need from an AI-mode aria
-// snapshot: [cursor=pointer]/[active] marks, and unnamed generic wrappers
-// (their children move up one level).
+// snapshot: [cursor=pointer]/[active] marks, unnamed generic wrappers (their
+// children move up one level), "- text: X" lines that only repeat the next
+// element's name (a label before its textbox), and a link's lone "/url:"
+// child, which moves onto the link's line.
 func compactAria(s string) string {
-	lines := strings.Split(s, "\n")
-	out := make([]string, 0, len(lines))
-	// stack of indents of dropped wrappers: children deeper than a dropped
-	// wrapper's indent lose 2 spaces per dropped ancestor.
-	type drop struct{ indent int }
-	var dropped []drop
-	for _, ln := range lines {
+	type line struct {
+		indent int
+		text   string // without indentation
+	}
+	var in []line
+	for _, ln := range strings.Split(s, "\n") {
 		if strings.TrimSpace(ln) == "" {
 			continue
 		}
-		indent := len(ln) - len(strings.TrimLeft(ln, " "))
-		for len(dropped) > 0 && indent <= dropped[len(dropped)-1].indent {
+		t := strings.TrimLeft(ln, " ")
+		in = append(in, line{len(ln) - len(t), t})
+	}
+	// pass 1: drop wrappers, re-indent
+	var dropped []int
+	mid := make([]line, 0, len(in))
+	for _, l := range in {
+		for len(dropped) > 0 && l.indent <= dropped[len(dropped)-1] {
 			dropped = dropped[:len(dropped)-1]
 		}
-		if reBareGroup.MatchString(ln) {
-			dropped = append(dropped, drop{indent})
+		l.text = reNoise.ReplaceAllString(l.text, "")
+		if reBareGroup.MatchString(strings.Repeat(" ", l.indent) + l.text) {
+			dropped = append(dropped, l.indent)
 			continue
 		}
-		ln = reNoise.ReplaceAllString(ln, "")
-		shift := 2 * len(dropped)
-		if shift > indent {
-			shift = indent
-		}
-		out = append(out, ln[shift:])
+		l.indent = max(l.indent-2*len(dropped), 0)
+		mid = append(mid, l)
 	}
-	return strings.Join(out, "\n")
+	// pass 2: drop repeated labels, inline lone urls
+	var b strings.Builder
+	for i := 0; i < len(mid); i++ {
+		l := mid[i]
+		if name, ok := strings.CutPrefix(l.text, "- text: "); ok && i+1 < len(mid) && mid[i+1].indent == l.indent &&
+			strings.Contains(mid[i+1].text, " "+strconv.Quote(strings.Trim(name, `"`))+" ") {
+			continue
+		}
+		if strings.HasPrefix(l.text, "- link ") && strings.HasSuffix(l.text, ":") && i+1 < len(mid) &&
+			mid[i+1].indent == l.indent+2 && strings.HasPrefix(mid[i+1].text, "- /url: ") &&
+			(i+2 >= len(mid) || mid[i+2].indent <= l.indent) {
+			l.text = strings.TrimSuffix(l.text, ":") + " → " + strings.Trim(strings.TrimPrefix(mid[i+1].text, "- /url: "), `"`)
+			i++
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.Repeat(" ", l.indent))
+		b.WriteString(l.text)
+	}
+	return b.String()
 }
 
 // capText cuts s at a line boundary so that it fits budget characters and
@@ -89,6 +114,9 @@ func refsIn(s string) []string {
 	return refs
 }
 
+// hoverHeading introduces the hover-only controls in a snapshot.
+const hoverHeading = "# shown on hover (acting on them hovers the row first):"
+
 // refAttr marks elements found by the DOM walks, so refs hN/dN resolve.
 const refAttr = "data-ag-ref"
 const hoverAttr = "data-ag-hover"
@@ -116,7 +144,7 @@ const hoverJS = `([refAttr, hoverAttr, limit]) => {
     el.setAttribute(refAttr, ref);
     row.setAttribute(hoverAttr, ref);
     const rowText = (row.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 60);
-    out.push('- ' + role(el) + ' "' + label(el).replace(/"/g, '\\"') + '" [ref=' + ref + '] (shown on hover of "' + rowText.replace(/"/g, '\\"') + '")');
+    out.push('- ' + role(el) + ' "' + label(el).replace(/"/g, '\\"') + '" [ref=' + ref + '] (hover "' + rowText.replace(/"/g, '\\"') + '")');
     if (out.length >= limit) break;
   }
   return out.join('\n');
