@@ -95,4 +95,3 @@ func BenchmarkTapeAppend(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "entries/s")
 }
-
