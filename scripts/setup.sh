@@ -45,6 +45,20 @@ if ! have playwright-core "$want_core" || ! have @playwright/test "$want_core" |
 fi
 say "playwright: $tools/node_modules/playwright-core/cli.js"
 
+# Optional: @playwright/mcp for the snapshot-size comparison in
+# `go test -bench SnapshotSize ./browser/` (kept apart: it bundles its own Playwright).
+if [ "${AGENTGRAPH_WITH_MCP:-}" = 1 ]; then
+  mcp="$root/.tools/mcp"
+  if [ ! -f "$mcp/node_modules/@playwright/mcp/cli.js" ]; then
+    say "installing @playwright/mcp@0.0.83 into .tools/mcp"
+    mkdir -p "$mcp"
+    [ -f "$mcp/package.json" ] || printf '{"name":"agentgraph-mcp","private":true}\n' > "$mcp/package.json"
+    (cd "$mcp" && npm install --no-audit --no-fund --silent "@playwright/mcp@0.0.83" >/dev/null) \
+      || fail "npm install @playwright/mcp failed (is the npm registry reachable?)"
+  fi
+  say "playwright mcp: $mcp/node_modules/@playwright/mcp/cli.js"
+fi
+
 if [ "${SKIP_GO_DOWNLOAD:-}" != 1 ]; then
   go mod download >/dev/null || fail "go mod download failed (is the Go module proxy reachable?)"
 fi
