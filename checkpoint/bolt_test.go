@@ -6,13 +6,16 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/checkpoint/checkpointtest"
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/memory"
 )
 
 var fileSeq atomic.Int64
@@ -96,4 +99,46 @@ func TestBoltReopen(t *testing.T) {
 	for i, got := range list {
 		checkpointtest.AssertEqual(t, all[19-i], got)
 	}
+}
+
+// TestSharedFile: one bbolt file holds a checkpointer and a store, each in
+// its own bucket, and both survive a reopen.
+func TestSharedFile(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "shared.db")
+	db, err := checkpoint.OpenBoltDB(path, nil)
+	require.NoError(t, err)
+	cp, err := checkpoint.NewBolt(db)
+	require.NoError(t, err)
+	st, err := memory.NewBoltStore(db)
+	require.NoError(t, err)
+	want := checkpointtest.Sample("mission", "", 1, false)
+	require.NoError(t, cp.Put(ctx, want))
+	require.NoError(t, st.Put(ctx, []string{"qa", "app"}, "k", []byte(`{"v":1}`), nil))
+
+	// A second open of the same file waits for the lock and then fails.
+	_, err = checkpoint.OpenBoltDB(path, &bolt.Options{Timeout: 50 * time.Millisecond})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), path)
+	require.NoError(t, db.Close())
+
+	db, err = checkpoint.OpenBoltDB(path, nil)
+	require.NoError(t, err)
+	defer db.Close()
+	cp, err = checkpoint.NewBolt(db)
+	require.NoError(t, err)
+	st, err = memory.NewBoltStore(db)
+	require.NoError(t, err)
+	got, _, err := cp.Get(ctx, "mission", "", "")
+	require.NoError(t, err)
+	checkpointtest.AssertEqual(t, want, got)
+	it, err := st.Get(ctx, []string{"qa", "app"}, "k")
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"v":1}`, string(it.Value))
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		var names []string
+		err := tx.ForEach(func(name []byte, _ *bolt.Bucket) error { names = append(names, string(name)); return nil })
+		assert.Equal(t, []string{checkpoint.DefaultBucket, memory.DefaultStoreBucket}, names)
+		return err
+	}))
 }
