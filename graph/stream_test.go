@@ -301,4 +301,3 @@ func TestSubgraph(t *testing.T) {
 	_, err = napp.Invoke(bg, S{})
 	require.ErrorContains(t, err, "nil child")
 }
-
