@@ -131,6 +131,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env llm.L
 		return fail(err)
 	}
 	p.Final(final, time.Since(start))
+	if !factory.Detection.IsOffline() && factory.Meter != nil {
+		fmt.Fprintf(stdout, "\nUSAGE (cost estimated from llm's price table; $0 for unknown models)\n%s", factory.Meter.Summary())
+	}
 	if final.Status != team.StatusPassed {
 		return 1
 	}

@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/agentgraph/agentgraph/examples/selfheal/internal/fakeoai"
+	"github.com/agentgraph/agentgraph/examples/selfheal/team"
 	"github.com/agentgraph/agentgraph/llm"
 )
 
@@ -33,6 +37,44 @@ func TestRunOffline(t *testing.T) {
 	} {
 		assert.Contains(t, text, want)
 	}
+}
+
+func TestRunWithProvider(t *testing.T) {
+	task := team.RateLimiterTask()
+	fake := fakeoai.New(func(role string, n int, user string) string {
+		switch team.Role(role) {
+		case team.RoleArchitect:
+			return "SPECIFICATIONS:\n" + task.Spec + "\n\nTESTS:\n```go\n" + task.Tests + "```"
+		case team.RoleDeveloper:
+			return "```go\n" + task.Draft + "```"
+		case team.RoleDebugger:
+			return "DIAGNOSIS: " + task.Diagnosis + "\nPATCHED_CODE:\n```go\n" + task.Fixed + "```"
+		}
+		return task.Review
+	})
+	t.Cleanup(fake.Close)
+	tiers := filepath.Join(t.TempDir(), "tiers.yaml")
+	require.NoError(t, os.WriteFile(tiers, []byte("default: {model: gpt-team}\nroles:\n  debugger: {model: gpt-debugger, reasoning_effort: high}\n"), 0o644))
+	env := llm.MapEnv(map[string]string{llm.EnvOpenAIKey: fakeoai.Key, llm.EnvOpenAIURL: fake.BaseURL(), EnvTiers: tiers})
+
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), nil, &out, &errOut, env)
+	require.Equal(t, 0, code, errOut.String())
+	text := out.String()
+	t.Log(text)
+	for _, want := range []string{
+		"provider openai (OPENAI_API_KEY)",
+		"architect  openai/gpt-team",
+		"debugger   openai/gpt-debugger (effort high)",
+		"race failure",
+		"REVIEW (passed)",
+		"USAGE",
+	} {
+		assert.Contains(t, text, want)
+	}
+	in, outTok := fake.Tokens()
+	assert.Contains(t, text, fmt.Sprintf("tokens            %d in, %d out", in, outTok))
+	assert.Equal(t, map[string]string{"architect": "gpt-team", "developer": "gpt-team", "debugger": "gpt-debugger", "reviewer": "gpt-team"}, fake.Models())
 }
 
 func TestRunErrors(t *testing.T) {

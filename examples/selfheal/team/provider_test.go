@@ -2,117 +2,15 @@ package team
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentgraph/agentgraph/examples/selfheal/internal/fakeoai"
 	"github.com/agentgraph/agentgraph/llm"
 )
-
-// fakeOpenAI is an httptest server speaking OpenAI's chat completions wire
-// format. It tells the roles apart by their system prompt and answers with
-// reply(role, nth call of that role, last user message).
-type fakeOpenAI struct {
-	t     *testing.T
-	srv   *httptest.Server
-	reply func(role Role, n int, user string) string
-
-	mu     sync.Mutex
-	calls  map[Role]int
-	models map[Role]string
-	usage  llm.Usage
-}
-
-type oaiMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-func (m oaiMessage) text() string {
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(m.Content, &parts)
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
-	}
-	return b.String()
-}
-
-func newFakeOpenAI(t *testing.T, reply func(role Role, n int, user string) string) *fakeOpenAI {
-	f := &fakeOpenAI{t: t, reply: reply, calls: map[Role]int{}, models: map[Role]string{}}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.handle))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeOpenAI) handle(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
-		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
-		return
-	}
-	if r.Header.Get("Authorization") != "Bearer sk-test" {
-		http.Error(w, `{"error":{"message":"bad key","type":"invalid_request_error"}}`, http.StatusUnauthorized)
-		return
-	}
-	var req struct {
-		Model    string       `json:"model"`
-		Messages []oaiMessage `json:"messages"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) < 2 {
-		http.Error(w, `{"error":{"message":"bad request","type":"invalid_request_error"}}`, http.StatusBadRequest)
-		return
-	}
-	system := req.Messages[0].text()
-	var role Role
-	for _, rl := range Roles() {
-		if strings.HasPrefix(system, "You are the "+string(rl)) {
-			role = rl
-		}
-	}
-	user := req.Messages[len(req.Messages)-1].text()
-	f.mu.Lock()
-	f.calls[role]++
-	n := f.calls[role]
-	f.models[role] = req.Model
-	f.mu.Unlock()
-
-	content := f.reply(role, n, user)
-	var prompt int
-	for _, m := range req.Messages {
-		prompt += len(m.text()) / 4
-	}
-	completion := len(content) / 4
-	f.mu.Lock()
-	f.usage = f.usage.Add(llm.Usage{InputTokens: prompt, OutputTokens: completion})
-	f.mu.Unlock()
-
-	body, err := json.Marshal(map[string]any{
-		"id": fmt.Sprintf("chatcmpl-%s-%d", role, n), "object": "chat.completion", "created": 1733140000, "model": req.Model,
-		"choices": []map[string]any{{"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": content}}},
-		"usage": map[string]int{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
-	})
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(body)
-}
 
 const statsTests = `package stats
 
@@ -172,8 +70,8 @@ func Median(xs []float64) float64 {
 func TestModelDrivenRunAgainstFakeOpenAI(t *testing.T) {
 	fixed := strings.Replace(statsBroken, `import "math"`, "import (\n\t\"math\"\n\t\"sort\"\n)", 1)
 	var debuggerSaw string
-	fake := newFakeOpenAI(t, func(role Role, n int, user string) string {
-		switch role {
+	fake := fakeoai.New(func(role string, n int, user string) string {
+		switch Role(role) {
 		case RoleArchitect:
 			return "## Specifications\nPackage stats with Mean and Median over []float64.\n\n## Tests\n```go\n" + statsTests + "```"
 		case RoleDeveloper:
@@ -186,9 +84,10 @@ func TestModelDrivenRunAgainstFakeOpenAI(t *testing.T) {
 		}
 		return "unknown role"
 	})
+	t.Cleanup(fake.Close)
 
 	env := llm.MapEnv(map[string]string{
-		llm.EnvOpenAIKey: "sk-test", llm.EnvOpenAIURL: fake.srv.URL + "/v1",
+		llm.EnvOpenAIKey: fakeoai.Key, llm.EnvOpenAIURL: fake.BaseURL(),
 		llm.EnvVar(llm.Role(RoleDebugger), "MODEL"):             "gpt-debugger",
 		llm.EnvVar(llm.Role(RoleArchitect), "REASONING_EFFORT"): "high",
 	})
@@ -216,14 +115,13 @@ func TestModelDrivenRunAgainstFakeOpenAI(t *testing.T) {
 	assert.Equal(t, "Median calls sort.Float64s but the file does not import sort.", final.DebugHistory[0].Diagnosis)
 	assert.Equal(t, fixed, final.Code)
 
-	fake.mu.Lock()
-	defer fake.mu.Unlock()
-	assert.Equal(t, map[Role]string{RoleArchitect: "gpt-4o-mini", RoleDeveloper: "gpt-4o-mini",
-		RoleDebugger: "gpt-debugger", RoleReviewer: "gpt-reviewer"}, fake.models)
-	assert.Equal(t, map[Role]int{RoleArchitect: 1, RoleDeveloper: 1, RoleDebugger: 1, RoleReviewer: 1}, fake.calls)
+	assert.Equal(t, map[string]string{"architect": "gpt-4o-mini", "developer": "gpt-4o-mini",
+		"debugger": "gpt-debugger", "reviewer": "gpt-reviewer"}, fake.Models())
+	assert.Equal(t, map[string]int{"architect": 1, "developer": 1, "debugger": 1, "reviewer": 1}, fake.Calls())
 	m := Summarize(final)
 	assert.Equal(t, 4, m.Calls)
-	assert.Positive(t, fake.usage.InputTokens)
-	assert.Equal(t, fake.usage.InputTokens, m.Usage.InputTokens)
-	assert.Equal(t, fake.usage.OutputTokens, m.Usage.OutputTokens)
+	in, out := fake.Tokens()
+	assert.Positive(t, in)
+	assert.Equal(t, in, m.Usage.InputTokens)
+	assert.Equal(t, out, m.Usage.OutputTokens)
 }

@@ -153,7 +153,11 @@ func usageNote(st StepRecord) string {
 		}
 		return ""
 	}
-	return fmt.Sprintf(", %d calls, %d+%d tokens", st.Calls, st.Usage.InputTokens, st.Usage.OutputTokens)
+	calls := "1 call"
+	if st.Calls != 1 {
+		calls = fmt.Sprintf("%d calls", st.Calls)
+	}
+	return fmt.Sprintf(", %s, %d+%d tokens", calls, st.Usage.InputTokens, st.Usage.OutputTokens)
 }
 
 func fmtDur(d time.Duration) string {
