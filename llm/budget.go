@@ -13,25 +13,44 @@ const CutMarker = "\n[… %d characters cut …]\n"
 
 // Truncate keeps at most max runes of s: its head and its tail (each about
 // half) joined by CutMarker. s is returned unchanged when it fits or max <= 0.
-// It never splits a UTF-8 character.
+// It never splits a UTF-8 character and works on byte offsets (no []rune
+// copy of s).
 func Truncate(s string, max int) string {
-	if max <= 0 || utf8.RuneCountInString(s) <= max {
+	if max <= 0 || len(s) <= max {
 		return s
 	}
-	runes := []rune(s)
+	n := utf8.RuneCountInString(s)
+	if n <= max {
+		return s
+	}
 	// the marker's length depends on the count it shows: settle it
-	cut := len(runes) - max
+	cut := n - max
 	var keep int
 	for range 3 {
 		keep = max - utf8.RuneCountInString(fmt.Sprintf(CutMarker, cut))
 		if keep < 2 {
-			return string(runes[:max])
+			return s[:runeOffset(s, max)]
 		}
-		cut = len(runes) - keep
+		cut = n - keep
 	}
 	head := (keep + 1) / 2
 	tail := keep - head
-	return string(runes[:head]) + fmt.Sprintf(CutMarker, cut) + string(runes[len(runes)-tail:])
+	end := len(s)
+	for range tail {
+		_, size := utf8.DecodeLastRuneInString(s[:end])
+		end -= size
+	}
+	return s[:runeOffset(s, head)] + fmt.Sprintf(CutMarker, cut) + s[end:]
+}
+
+// runeOffset is the byte offset of the k-th rune of s.
+func runeOffset(s string, k int) int {
+	off := 0
+	for range k {
+		_, size := utf8.DecodeRuneInString(s[off:])
+		off += size
+	}
+	return off
 }
 
 // Budget caps what a Model sends: each text part of each message is cut to
