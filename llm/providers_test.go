@@ -543,3 +543,26 @@ func TestOpenAIReasoningEffortIsSent(t *testing.T) {
 		assert.Equal(t, "think", jsonPath(t, r.Body, "messages", 0, "content"))
 	}
 }
+
+// TestChooseOverOpenAIWire routes through the real OpenAI client: the
+// choose tool with its enum and a forced tool_choice go out; an answer
+// outside the enum is sent back as a tool message and the retry succeeds.
+func TestChooseOverOpenAIWire(t *testing.T) {
+	choose := func(id, choice string) fakeReply {
+		return fakeReply{body: `{"id":"chatcmpl-r","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"choose","arguments":"{\"choice\":\"` + choice + `\",\"reason\":\"r\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":50,"completion_tokens":9,"total_tokens":59}}`}
+	}
+	fp := newFakeProvider(t, choose("call_a", "admin"), choose("call_b", "power_user"))
+	m := newTestModel(t, openAICase(), fp.URL())
+	c, err := Choose(context.Background(), m, []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "next?")}, []string{"new_user", "power_user", "FINISH"})
+	require.NoError(t, err)
+	assert.Equal(t, Choice{Option: "power_user", Reason: "r"}, c)
+	reqs := fp.requests()
+	require.Len(t, reqs, 2)
+	first := reqs[0].Body
+	assert.Equal(t, "choose", jsonPath(t, first, "tool_choice", "function", "name"))
+	assert.Equal(t, []any{"new_user", "power_user", "FINISH"}, jsonPath(t, first, "tools", 0, "function", "parameters", "properties", "choice", "enum"))
+	second := reqs[1].Body
+	assert.Equal(t, "call_a", jsonPath(t, second, "messages", 1, "tool_calls", 0, "id"))
+	assert.Equal(t, "tool", jsonPath(t, second, "messages", 2, "role"))
+	assert.Contains(t, jsonPath(t, second, "messages", 2, "content"), `choice "admin" is not one of the allowed options`)
+}
