@@ -29,7 +29,8 @@
 // exactly the bytes that were Put; replacing or deleting a checkpoint
 // (retention, Put of the same id) first gives the checkpoints derived from
 // it a full copy. A 500-step thread appending a 1 KiB message per step
-// takes about 2.5x its final state on disk after Compact, where a full
+// takes about 2.5x its final state on disk after Compact (2.6x through the
+// graph engine, see TestBoltStorageGrowthEngine), where a full
 // copy per step would take about 250x.
 //
 // # Records and errors
