@@ -93,6 +93,7 @@ func TestBoltReopen(t *testing.T) {
 			require.Equal(t, all[i+1].Writes, ws)
 		}
 	}
+	require.NoError(t, cp.Check(ctx), "a sound file checks clean")
 	list, err := cp.List(ctx, "t", "", graph.ListOptions{Before: all[20].ID, Limit: 15})
 	require.NoError(t, err)
 	require.Len(t, list, 15)

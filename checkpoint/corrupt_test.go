@@ -106,6 +106,7 @@ func TestCorruptUnknownVersion(t *testing.T) {
 	})
 	cp := reopen(t, path)
 	ctx := context.Background()
+	require.ErrorIs(t, cp.Check(ctx), ErrUnknownVersion)
 	_, _, err := cp.Get(ctx, "thread-x", "", all[5].ID)
 	requireDecodeError(t, err, all[5].ID, ErrUnknownVersion)
 	assert.Contains(t, err.Error(), "version 2")
@@ -145,6 +146,8 @@ func TestCorruptDamagedRecord(t *testing.T) {
 			assert.Nil(t, got, "never a zero state")
 			assert.Nil(t, ws)
 			assertReadable(t, cp, all, 0, 1, 4, 5)
+			err = cp.Check(context.Background())
+			requireDecodeError(t, err, all[2].ID, tc.want)
 		})
 	}
 }
@@ -199,6 +202,7 @@ func TestCorruptTruncatedFile(t *testing.T) {
 				}
 				checkpointtest.AssertEqual(t, want, got)
 			}
+			require.ErrorIs(t, cp.Check(context.Background()), ErrCorrupt)
 			t.Logf("%d of %d checkpoints failed to load", failures, len(all))
 			assert.Positive(t, failures, "a truncated file cannot hold everything")
 		})
@@ -218,6 +222,7 @@ func TestCorruptDamagedPage(t *testing.T) {
 		requireDecodeError(t, err, all[9].ID, ErrCorrupt)
 		assert.Contains(t, err.Error(), "checksum")
 		assertReadable(t, cp, all, 0, 1, 2, 3, 4, 5, 6, 7, 8) // 10, 11 carry the big value as a delta base
+		require.ErrorIs(t, cp.Check(context.Background()), ErrCorrupt)
 	})
 	t.Run("leaf page header", func(t *testing.T) {
 		path, all := writeThread(t, 12, -1)
@@ -244,6 +249,7 @@ func TestCorruptDamagedPage(t *testing.T) {
 		assert.Positive(t, failures)
 		_, err = cp.List(context.Background(), "thread-x", "", graph.ListOptions{})
 		require.Error(t, err)
+		require.ErrorIs(t, cp.Check(context.Background()), ErrCorrupt)
 	})
 }
 

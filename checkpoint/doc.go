@@ -46,5 +46,15 @@
 // is reported as ErrCorrupt too; the other records stay readable where the
 // file's structure allows.
 //
-// Compact copies a file's live data into a new, smaller file.
+// Bolt.Check reads a whole file (bbolt's consistency check and every
+// record) and lists every problem; Compact copies a file's live data into
+// a new, smaller file.
+//
+// # Durability
+//
+// Each Put, PutWrites and DeleteThread is one bbolt transaction: after it
+// returns (with bbolt's default sync) it survives a crash of the process
+// or the machine; a process killed during one leaves the file as it was
+// before. The graph engine writes a checkpoint per super-step, so a killed
+// run resumes (Invoke with graph.Continue) from its last committed step.
 package checkpoint
