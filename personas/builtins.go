@@ -1,0 +1,567 @@
+package personas
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentgraph/agentgraph/browser"
+)
+
+// Names of the built-in personas.
+const (
+	NewUser       = "new_user"
+	PowerUser     = "power_user"
+	Adversarial   = "adversarial"
+	Accessibility = "accessibility"
+	DataHeavy     = "data_heavy"
+	Impatient     = "impatient"
+	ReturningUser = "returning_user"
+	Explorer      = "explorer"
+)
+
+// Builtins returns the eight built-in personas, standard team first.
+func Builtins() []Persona {
+	return []Persona{
+		{Name: NewUser, Role: "a first-time user who discovers the app, keeps the defaults and follows onboarding",
+			Focus:       []string{"discovery: every visible link and button", "defaults: submit forms as they come", "onboarding: get started, sign up, next, continue", "controls that do nothing, dead ends, confusing errors"},
+			Keywords:    []string{"onboarding", "new user", "first", "signup", "sign up", "discover", "smoke", "happy path", "default"},
+			NewStrategy: func() Strategy { return &newUser{m: memo{}} }},
+		{Name: PowerUser, Role: "an expert user who works fast with the keyboard, bulk operations, filters and sorting",
+			Focus:       []string{"keyboard: Enter to submit, Tab through forms, shortcuts", "bulk: select all, act on many rows at once", "filters and search", "sorting every column both ways"},
+			Keywords:    []string{"power", "bulk", "keyboard", "shortcut", "filter", "sort", "table", "batch"},
+			NewStrategy: func() Strategy { return &powerUser{m: memo{}} }},
+		{Name: Adversarial, Role: "a hostile tester who feeds the app malicious and malformed input",
+			Focus:       []string{"injection: XSS probes (a marker is logged when one runs), SQL and template injection", "over-long, unicode, negative and boundary values", "empty submits", "rapid repeated clicks"},
+			Keywords:    []string{"security", "xss", "injection", "adversarial", "attack", "malicious", "fuzz", "validation", "input"},
+			NewStrategy: func() Strategy { return &adversarial{m: memo{}} }},
+		{Name: Accessibility, Role: "an accessibility auditor who uses only the keyboard and checks every page with axe-core",
+			Focus:       []string{"axe-core serious and critical violations on every page", "keyboard-only paths: Tab, Shift+Tab, Enter, Space, Escape", "focus order and visible focus", "names and labels of controls and images"},
+			Keywords:    []string{"accessibility", "a11y", "axe", "wcag", "screen reader", "keyboard only", "aria", "label", "contrast"},
+			NewStrategy: func() Strategy { return &accessibility{m: memo{}} }},
+		{Name: DataHeavy, Role: "a user with a lot of data: many records, large inputs and long lists",
+			Focus:       []string{"many records: add repeatedly", "large inputs and files", "pagination to the last page, load more, show all", "slow responses"},
+			Keywords:    []string{"data", "pagination", "large", "many", "volume", "performance", "slow", "records", "list"},
+			NewStrategy: func() Strategy { return &dataHeavy{m: memo{}} }},
+		{Name: Impatient, Role: "an impatient user who double-submits, reloads and goes back while requests run",
+			Focus:       []string{"double submits", "reloading and navigating mid-request", "going back during a submit", "duplicate records, lost state"},
+			Keywords:    []string{"impatient", "double", "race", "reload", "refresh", "duplicate", "concurrency", "submit", "checkout", "payment"},
+			NewStrategy: func() Strategy { return &impatient{m: memo{}} }},
+		{Name: ReturningUser, Role: "a returning user whose cookies and storage were cleared or whose session expired, arriving from bookmarks and history",
+			Focus:       []string{"cleared cookies and storage", "expired sessions", "cached and bookmarked pages opened directly", "back and forward through history"},
+			Keywords:    []string{"returning", "session", "cookie", "storage", "login", "logout", "expired", "cache", "bookmark", "history", "back"},
+			NewStrategy: func() Strategy { return &returningUser{m: memo{}} }},
+		{Name: Explorer, Role: "a coverage-driven explorer who seeks page states not seen yet",
+			Focus:       []string{"reach every screen: prefer actions that lead to unseen states", "broken links and deep pages", "errors off the main paths"},
+			Keywords:    []string{"explore", "coverage", "crawl", "everything", "broken link", "404", "deep"},
+			NewStrategy: func() Strategy { return newExplorer() }},
+	}
+}
+
+// back returns to the start page, or is ErrDone after too many restarts.
+func restart(s Step) (browser.Intent, error) {
+	n := 0
+	for _, e := range s.Tape {
+		if e.Action == browser.ActNavigate && e.Params.URL == s.Start {
+			n++
+		}
+	}
+	if n > 4 {
+		return browser.Intent{}, ErrDone
+	}
+	return Navigate(s.Start), nil
+}
+
+// ---- new user -------------------------------------------------------------
+
+var onboardingWords = []string{"get started", "start", "sign up", "begin", "welcome", "tour", "try", "continue", "next", "create", "join", "done", "finish"}
+
+type newUser struct{ m memo }
+
+func (n *newUser) Next(s Step) (browser.Intent, error) {
+	page := s.Snapshot.URL
+	// empty fields get plain, valid values; filled ones keep their defaults
+	for _, e := range n.m.untried(page, Filter(s.Elements, isFillable)) {
+		n.m.mark(key(page, e))
+		if e.Value == "" {
+			return Fill(e, plainValue(e)), nil
+		}
+	}
+	fresh := n.m.untried(page, Filter(s.Elements, isClickable))
+	choice := Named(fresh, nil, onboardingWords...)
+	if len(choice) == 0 {
+		choice = fresh
+	}
+	if len(choice) > 0 {
+		e := choice[0]
+		if len(choice) > 1 && s.Rand.IntN(4) == 0 { // mostly the obvious next step, sometimes a detour
+			e, _ = Pick(s.Rand, choice)
+		}
+		n.m.mark(key(page, e))
+		return Click(e), nil
+	}
+	return restart(s)
+}
+
+func plainValue(e Element) string {
+	n := strings.ToLower(e.Name)
+	switch {
+	case strings.Contains(n, "mail"):
+		return "alex@example.com"
+	case strings.Contains(n, "phone"):
+		return "+1 555 0100"
+	case strings.Contains(n, "pass"):
+		return "Correct-Horse-9"
+	case strings.Contains(n, "age"), strings.Contains(n, "qty"), strings.Contains(n, "quantity"), strings.Contains(n, "amount"), e.Role == "spinbutton":
+		return "3"
+	case strings.Contains(n, "search"), strings.Contains(n, "filter"):
+		return "test"
+	}
+	return "Alex Doe"
+}
+
+// ---- power user -----------------------------------------------------------
+
+var (
+	bulkWords   = []string{"select all", "all"}
+	bulkActions = []string{"delete selected", "selected", "bulk", "archive", "mark", "export", "apply", "delete", "remove"}
+	sortWords   = []string{"sort", "order", "ascending", "descending", "newest", "oldest", "price", "name", "date"}
+	filterWords = []string{"filter", "search", "find", "query"}
+)
+
+type powerUser struct {
+	m       memo
+	pending []browser.Intent
+}
+
+func (p *powerUser) Next(s Step) (browser.Intent, error) {
+	if len(p.pending) > 0 {
+		in := p.pending[0]
+		p.pending = p.pending[1:]
+		return in, nil
+	}
+	page := s.Snapshot.URL
+	use := func(e Element) { p.m.mark(key(page, e)) }
+	boxes := p.m.untried(page, Filter(s.Elements, func(e Element) bool { return e.Role == "checkbox" && !e.Has("disabled") }))
+	// bulk: select all (or every row), then the bulk action
+	if all := Named(boxes, nil, bulkWords...); len(all) > 0 {
+		use(all[0])
+		p.queueBulk(s, page)
+		return Click(all[0]), nil
+	}
+	if len(boxes) > 1 {
+		for _, b := range boxes[1:] {
+			use(b)
+			p.pending = append(p.pending, Click(b))
+		}
+		use(boxes[0])
+		p.queueBulk(s, page)
+		return Click(boxes[0]), nil
+	}
+	// filters: type and press Enter, keyboard only
+	if f := Named(p.m.untried(page, Filter(s.Elements, isFillable)), nil, filterWords...); len(f) > 0 {
+		use(f[0])
+		p.pending = append(p.pending, Press(f[0], "Enter"))
+		return Fill(f[0], []string{"a", "zz", "1"}[s.Rand.IntN(3)]), nil
+	}
+	// sorting: comboboxes through every option, sortable headers and buttons twice
+	for _, c := range p.m.untried(page, Filter(s.Elements, func(e Element) bool { return e.Role == "combobox" && len(e.Options) > 0 })) {
+		use(c)
+		for _, o := range c.Options[1:] {
+			p.pending = append(p.pending, browser.Intent{Action: browser.ActSelectOption, Target: c.Ref, Value: &o})
+		}
+		o := c.Options[0]
+		return browser.Intent{Action: browser.ActSelectOption, Target: c.Ref, Value: &o}, nil
+	}
+	sorters := Named(p.m.untried(page, Filter(s.Elements, func(e Element) bool { return isButton(e) || e.Role == "columnheader" || isLink(e) })), nil, sortWords...)
+	if len(sorters) > 0 {
+		use(sorters[0])
+		return Click(sorters[0]), nil
+	}
+	// otherwise move on like a user who knows the app: any untried control
+	if e, ok := Pick(s.Rand, p.m.untried(page, Filter(s.Elements, isClickable))); ok {
+		use(e)
+		return Click(e), nil
+	}
+	return restart(s)
+}
+
+// queueBulk schedules the page's bulk action after the selection.
+func (p *powerUser) queueBulk(s Step, page string) {
+	acts := Named(Filter(s.Elements, isButton), nil, bulkActions...)
+	if len(acts) > 0 {
+		p.m.mark(key(page, acts[0]))
+		p.pending = append(p.pending, Click(acts[0]))
+	}
+}
+
+// ---- adversarial ----------------------------------------------------------
+
+// adversarial payloads; %s is the probe token for XSS payloads.
+var (
+	xssPayloads = []string{
+		`<img src=x onerror="console.error('` + XSSMarker + `%s')">`,
+		`"><svg onload="console.error('` + XSSMarker + `%s')">`,
+		`</textarea><script>console.error('` + XSSMarker + `%s')</script>`,
+	}
+	hostilePayloads = []string{
+		`' OR '1'='1' --`,
+		`{{7*7}}${7*7}`,
+		strings.Repeat("A", 5000),
+		"Zoë 🧪 \u202Eevil\u202C 𝕌𝕟𝕚𝕔𝕠𝕕𝕖 ثلاثة",
+		"-1",
+		"0",
+		"2147483648",
+		"99999999999999999999",
+		"",
+	}
+)
+
+type adversarial struct {
+	m       memo
+	n       int // payloads used
+	pending []browser.Intent
+}
+
+func (a *adversarial) Next(s Step) (browser.Intent, error) {
+	if len(a.pending) > 0 {
+		in := a.pending[0]
+		a.pending = a.pending[1:]
+		return in, nil
+	}
+	page := s.Snapshot.URL
+	fields := Filter(s.Elements, isFillable)
+	if len(fields) > 0 && a.n < 40 {
+		f := fields[s.Rand.IntN(len(fields))]
+		payload := a.payload(s)
+		in := Fill(f, payload)
+		if b, ok := SubmitButton(s.Elements); ok {
+			a.pending = append(a.pending, Click(b))
+		} else {
+			a.pending = append(a.pending, Press(f, "Enter"))
+		}
+		return in, nil
+	}
+	// rapid clicks on one control, then move on
+	if e, ok := Pick(s.Rand, a.m.untried(page, Filter(s.Elements, isClickable))); ok {
+		a.m.mark(key(page, e))
+		if isButton(e) {
+			a.pending = append(a.pending, Click(e), Click(e))
+		}
+		return Click(e), nil
+	}
+	return restart(s)
+}
+
+// payload cycles XSS probes with hostile values, in a seeded order.
+func (a *adversarial) payload(s Step) string {
+	a.n++
+	if a.n%2 == 1 {
+		tpl := xssPayloads[((a.n-1)/2+s.Rand.IntN(len(xssPayloads)))%len(xssPayloads)]
+		return fmt.Sprintf(tpl, fmt.Sprintf("p%d", a.n))
+	}
+	return hostilePayloads[s.Rand.IntN(len(hostilePayloads))]
+}
+
+// ---- accessibility --------------------------------------------------------
+
+type accessibility struct {
+	m       memo
+	tabs    int
+	visited map[string]bool
+}
+
+// Next walks each page with the keyboard (Tab through it, Enter on what
+// has focus) and then opens the page's links it has not audited yet; axe
+// runs on every page through the Probe.
+func (a *accessibility) Next(s Step) (browser.Intent, error) {
+	if a.visited == nil {
+		a.visited = map[string]bool{}
+	}
+	page := pathQuery(s.Snapshot.URL)
+	a.visited[page] = true
+	if a.tabs < 6 {
+		a.tabs++
+		key := "Tab"
+		if a.tabs == 4 {
+			key = "Shift+Tab"
+		}
+		return browser.Intent{Action: browser.ActPress, Key: key}, nil
+	}
+	if a.tabs == 6 {
+		a.tabs++
+		return browser.Intent{Action: browser.ActPress, Key: "Enter"}, nil
+	}
+	a.tabs = 0
+	var links []string
+	for _, e := range Filter(s.Elements, isLink) {
+		if u := e.URL; u != "" && !strings.HasPrefix(u, "#") && !strings.Contains(u, "://") && !a.visited[pathQuery(u)] {
+			links = append(links, u)
+		}
+	}
+	slices.Sort(links)
+	links = slices.Compact(links)
+	if len(links) > 0 {
+		u := links[s.Rand.IntN(len(links))]
+		a.visited[pathQuery(u)] = true
+		return Navigate(u), nil
+	}
+	return browser.Intent{Action: browser.ActPress, Key: "Escape"}, nil
+}
+
+// ---- data-heavy -----------------------------------------------------------
+
+var pageWords = []string{"next", "more", "load more", "show all", "older", "»", "›", "last"}
+
+type dataHeavy struct {
+	m     memo
+	adds  int
+	large bool
+}
+
+func (d *dataHeavy) Next(s Step) (browser.Intent, error) {
+	page := s.Snapshot.URL
+	// pagination first: keep paging to the end
+	if p := Named(Filter(s.Elements, isClickable), nil, pageWords...); len(p) > 0 {
+		return Click(p[0]), nil
+	}
+	// large inputs, then many records
+	if fields := Filter(s.Elements, isFillable); len(fields) > 0 && d.adds < 8 {
+		f := fields[d.adds%len(fields)]
+		d.adds++
+		v := fmt.Sprintf("record %d ", d.adds)
+		if !d.large {
+			d.large = true
+			v = strings.Repeat("large input ", 1000)
+		}
+		return Fill(f, v), nil
+	}
+	if b, ok := SubmitButton(s.Elements); ok && d.adds > 0 && d.adds < 8 {
+		return Click(b), nil
+	}
+	if e, ok := Pick(s.Rand, d.m.untried(page, Filter(s.Elements, isClickable))); ok {
+		d.m.mark(key(page, e))
+		return Click(e), nil
+	}
+	return restart(s)
+}
+
+// ---- impatient ------------------------------------------------------------
+
+type impatient struct {
+	m       memo
+	pending []browser.Intent
+}
+
+// Next fills what is needed with something short, then submits twice in a
+// row, reloads, and goes back — the moves of a user who does not wait.
+func (im *impatient) Next(s Step) (browser.Intent, error) {
+	if len(im.pending) > 0 {
+		in := im.pending[0]
+		im.pending = im.pending[1:]
+		return in, nil
+	}
+	page := s.Snapshot.URL
+	for _, f := range Filter(s.Elements, isFillable) {
+		if f.Value == "" && !im.m.done(key(page, f)) {
+			im.m.mark(key(page, f))
+			return Fill(f, plainValue(f)), nil
+		}
+	}
+	if b, ok := SubmitButton(im.m.untried(page, s.Elements)); ok {
+		im.m.mark(key(page, b))
+		im.pending = []browser.Intent{Click(b), {Action: browser.ActReload}, {Action: browser.ActGoBack}}
+		if s.Rand.IntN(2) == 0 {
+			im.pending[1], im.pending[2] = im.pending[2], im.pending[1]
+		}
+		return Click(b), nil
+	}
+	if e, ok := Pick(s.Rand, im.m.untried(page, Filter(s.Elements, isClickable))); ok {
+		im.m.mark(key(page, e))
+		return Click(e), nil
+	}
+	return restart(s)
+}
+
+// ---- returning user -------------------------------------------------------
+
+type returningUser struct {
+	m       memo
+	history []string // pages visited before the data was cleared, in order
+	phase   int      // 0 browsing, 1 cleared: revisiting
+	visit   int
+	pending []browser.Intent
+}
+
+// Next browses for a while (remembering pages), then clears cookies and
+// storage (through the Probe's ClearSiteDataPath; without a probe it only
+// uses history), reopens the remembered pages directly, reloads and walks
+// back through history.
+func (r *returningUser) Next(s Step) (browser.Intent, error) {
+	if len(r.pending) > 0 {
+		in := r.pending[0]
+		r.pending = r.pending[1:]
+		return in, nil
+	}
+	page := s.Snapshot.URL
+	if r.phase == 0 {
+		if p := pathQuery(page); page != "" && !slices.Contains(r.history, p) && !strings.HasPrefix(p, probePrefix) {
+			r.history = append(r.history, p)
+		}
+		links := r.m.untried(page, Filter(s.Elements, isLink))
+		if len(links) > 0 && len(r.history) < 5 && s.N < 8 {
+			e, _ := Pick(s.Rand, links)
+			r.m.mark(key(page, e))
+			return Click(e), nil
+		}
+		r.phase = 1
+		if s.Instrumented {
+			return Navigate(ClearSiteDataPath), nil
+		}
+	}
+	if r.visit < len(r.history) {
+		u := r.history[len(r.history)-1-r.visit] // the latest pages first: bookmarks and open tabs
+		r.visit++
+		r.pending = []browser.Intent{{Action: browser.ActReload}}
+		return Navigate(u), nil
+	}
+	if r.visit < len(r.history)+3 {
+		r.visit++
+		return browser.Intent{Action: browser.ActGoBack}, nil
+	}
+	return browser.Intent{}, ErrDone
+}
+
+// ---- explorer -------------------------------------------------------------
+
+// explorer is coverage-guided: it keeps a graph of page states (by
+// StateHash) and the actions between them.
+type explorer struct {
+	actions map[string][]string        // state → candidate action keys, document order
+	tried   map[string]map[string]bool // state → action keys tried
+	next    map[string]string          // state|action → resulting state
+	urls    map[string]string          // state → a URL that showed it
+	targets map[string]string          // action key → link target path ("" for buttons)
+	visited map[string]bool            // page paths seen
+	last    string                     // state|action of the previous step
+}
+
+func newExplorer() *explorer {
+	return &explorer{actions: map[string][]string{}, tried: map[string]map[string]bool{}, next: map[string]string{},
+		urls: map[string]string{}, targets: map[string]string{}, visited: map[string]bool{}}
+}
+
+func exploreKey(e Element) string { return e.Role + "|" + e.Name + "|" + e.URL }
+
+// Next prefers, in order: an untried action of this state that leads
+// somewhere unseen (a button, or a link to a page not visited); the first
+// step of the shortest known path to a state that has such an action; any
+// untried action here; a jump to a state with untried actions.
+func (x *explorer) Next(s Step) (browser.Intent, error) {
+	h := StateHash(s.Snapshot)
+	if x.last != "" {
+		x.next[x.last] = h
+	}
+	if s.Snapshot.URL != "" {
+		x.visited[pathQuery(s.Snapshot.URL)] = true
+		if _, ok := x.urls[h]; !ok {
+			x.urls[h] = s.Snapshot.URL
+		}
+	}
+	byKey := map[string]Element{}
+	if _, ok := x.actions[h]; !ok {
+		x.tried[h] = map[string]bool{}
+		for _, e := range s.Elements {
+			if !e.Clickable() || e.Role == "checkbox" || e.Role == "radio" {
+				continue
+			}
+			k := exploreKey(e)
+			if _, dup := byKey[k]; dup {
+				continue
+			}
+			byKey[k] = e
+			x.actions[h] = append(x.actions[h], k)
+			if e.URL != "" {
+				x.targets[k] = pathQuery(e.URL)
+			}
+		}
+	}
+	for _, e := range s.Elements {
+		if _, ok := byKey[exploreKey(e)]; !ok {
+			byKey[exploreKey(e)] = e
+		}
+	}
+	act := func(k string) (browser.Intent, error) {
+		x.tried[h][k] = true
+		x.last = h + "|" + k
+		return Click(byKey[k]), nil
+	}
+	if novel := x.untried(h, true); len(novel) > 0 {
+		return act(novel[s.Rand.IntN(len(novel))])
+	}
+	if k, ok := x.towards(h, func(st string) bool { return len(x.untried(st, true)) > 0 }); ok {
+		return act(k)
+	}
+	if rest := x.untried(h, false); len(rest) > 0 {
+		return act(rest[s.Rand.IntN(len(rest))])
+	}
+	if k, ok := x.towards(h, func(st string) bool { return len(x.untried(st, false)) > 0 }); ok {
+		return act(k)
+	}
+	x.last = ""
+	var jumps []string
+	for st, u := range x.urls {
+		if st != h && len(x.untried(st, false)) > 0 {
+			jumps = append(jumps, u)
+		}
+	}
+	slices.Sort(jumps)
+	if len(jumps) > 0 {
+		return Navigate(jumps[s.Rand.IntN(len(jumps))]), nil
+	}
+	return browser.Intent{}, ErrDone
+}
+
+// untried lists a state's untried actions; novel keeps only those that
+// may lead to an unseen page.
+func (x *explorer) untried(st string, novel bool) []string {
+	var out []string
+	for _, k := range x.actions[st] {
+		if x.tried[st][k] {
+			continue
+		}
+		if t := x.targets[k]; novel && t != "" && x.visited[t] {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// towards returns the first action of the shortest known path from st to
+// a state that satisfies goal.
+func (x *explorer) towards(st string, goal func(string) bool) (string, bool) {
+	type hop struct{ state, first string }
+	seen := map[string]bool{st: true}
+	queue := []hop{{st, ""}}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, k := range x.actions[cur.state] {
+			to, ok := x.next[cur.state+"|"+k]
+			if !ok || seen[to] {
+				continue
+			}
+			seen[to] = true
+			first := cur.first
+			if first == "" {
+				first = k
+			}
+			if goal(to) {
+				return first, true
+			}
+			queue = append(queue, hop{to, first})
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,156 @@
+package personas
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/agentgraph/agentgraph/browser"
+)
+
+// Element is one addressable control of a snapshot.
+type Element struct {
+	Role string // button, link, textbox, checkbox, combobox, …
+	Name string // accessible name ("" when it has none)
+	Ref  string // e12, h3 or d4: the intent target
+	// URL is a link's href as the snapshot shows it.
+	URL string
+	// Value is a textbox's current text.
+	Value string
+	// Options are a combobox's or listbox's option names.
+	Options []string
+	// Flags are the bracketed states: checked, disabled, selected, expanded…
+	Flags []string
+}
+
+// Has reports whether the element carries the flag, e.g. "disabled".
+func (e Element) Has(flag string) bool {
+	for _, f := range e.Flags {
+		if f == flag || strings.HasPrefix(f, flag+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// Clickable reports whether a click is the element's natural action.
+func (e Element) Clickable() bool {
+	switch e.Role {
+	case "button", "link", "menuitem", "tab", "checkbox", "radio", "switch", "option", "treeitem", "menuitemcheckbox", "menuitemradio":
+		return !e.Has("disabled")
+	}
+	return false
+}
+
+// Fillable reports whether the element takes typed text.
+func (e Element) Fillable() bool {
+	switch e.Role {
+	case "textbox", "searchbox", "spinbutton":
+		return !e.Has("disabled")
+	}
+	return false
+}
+
+var (
+	reLine   = regexp.MustCompile(`^(\s*)- ([a-z]+)(?: "((?:[^"\\]|\\.)*)")?((?: \[[^\]]*\])*)(?: → (\S+))?(?::\s*(.*))?$`)
+	reFlag   = regexp.MustCompile(`\[([^\]]*)\]`)
+	reURL    = regexp.MustCompile(`^\s*- /url: (.*)$`)
+	reOption = regexp.MustCompile(`^\s*- option "((?:[^"\\]|\\.)*)"`)
+	reRefTag = regexp.MustCompile(` ?\[ref=[a-z0-9]+\]`)
+)
+
+// ParseElements extracts the controls that carry a ref from a snapshot's
+// text, in document order. Lines it does not understand are skipped.
+func ParseElements(snap browser.Snapshot) []Element {
+	var out []Element
+	last := -1
+	lastIndent := 0
+	for _, ln := range strings.Split(snap.Text, "\n") {
+		if m := reURL.FindStringSubmatch(ln); m != nil && last >= 0 {
+			out[last].URL = strings.TrimSpace(m[1])
+			continue
+		}
+		if m := reOption.FindStringSubmatch(ln); m != nil && last >= 0 && indentOf(ln) > lastIndent {
+			if r := out[last].Role; r == "combobox" || r == "listbox" {
+				out[last].Options = append(out[last].Options, unquote(m[1]))
+			}
+		}
+		m := reLine.FindStringSubmatch(ln)
+		if m == nil {
+			continue
+		}
+		var el Element
+		el.Role, el.Name = m[2], unquote(m[3])
+		for _, f := range reFlag.FindAllStringSubmatch(m[4], -1) {
+			if ref, ok := strings.CutPrefix(f[1], "ref="); ok {
+				el.Ref = ref
+			} else {
+				el.Flags = append(el.Flags, f[1])
+			}
+		}
+		if el.Ref == "" {
+			continue
+		}
+		el.URL = m[5]
+		if v := strings.TrimSpace(m[6]); v != "" && (el.Role == "textbox" || el.Role == "searchbox" || el.Role == "spinbutton") {
+			el.Value = v
+		}
+		out = append(out, el)
+		last, lastIndent = len(out)-1, len(m[1])
+	}
+	return out
+}
+
+func indentOf(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+
+func unquote(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	if u, err := strconv.Unquote(`"` + s + `"`); err == nil {
+		return u
+	}
+	return s
+}
+
+// StateHash fingerprints a page state: the URL path and query plus the
+// snapshot's structure with refs, text values and numbers removed, so the
+// same screen hashes the same across visits and runs.
+func StateHash(snap browser.Snapshot) string {
+	h := sha256.New()
+	h.Write([]byte(pathQuery(snap.URL)))
+	h.Write([]byte{0})
+	h.Write([]byte(normalizeSnapshot(snap.Text)))
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+var reDigits = regexp.MustCompile(`[0-9]+`)
+
+// normalizeSnapshot drops the header line, refs and digits.
+func normalizeSnapshot(text string) string {
+	var b strings.Builder
+	for i, ln := range strings.Split(text, "\n") {
+		if i == 0 && strings.HasPrefix(ln, "page: ") {
+			continue
+		}
+		ln = reRefTag.ReplaceAllString(ln, "")
+		b.WriteString(reDigits.ReplaceAllString(ln, "#"))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// sameScreen compares two snapshots ignoring refs (they are renumbered
+// when the page re-renders).
+func sameScreen(a, b browser.Snapshot) bool {
+	strip := func(s browser.Snapshot) string {
+		lines := strings.Split(s.Text, "\n")
+		if len(lines) > 0 && strings.HasPrefix(lines[0], "page: ") {
+			lines = lines[1:]
+		}
+		return reRefTag.ReplaceAllString(strings.Join(lines, "\n"), "")
+	}
+	return a.URL == b.URL && a.Title == b.Title && strip(a) == strip(b)
+}

@@ -1,0 +1,295 @@
+package personas
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
+)
+
+// Finding kinds the personas' oracles add to the browser's health kinds
+// (browser.FindPageError, FindConsoleError, FindServerError, FindNotFound,
+// FindErrorBanner, FindStackTrace, …).
+const (
+	KindXSS         browser.FindingKind = "xss_executed"  // an injected probe ran as script
+	KindA11y        browser.FindingKind = "a11y"          // axe-core serious or critical violation
+	KindSlow        browser.FindingKind = "slow_response" // an action or request over the threshold
+	KindDeadControl browser.FindingKind = "dead_control"  // a click changed nothing
+)
+
+// Finding is one bug signal with its evidence. Its fields map one to one
+// onto memory.BugReport.
+type Finding struct {
+	Kind     browser.FindingKind `json:"kind"`
+	Severity string              `json:"severity"` // low, medium, high, critical
+	// URL is the page the finding was made on.
+	URL      string `json:"url"`
+	Title    string `json:"title"`
+	Evidence string `json:"evidence"`
+	// Payload is the input that triggered it, if any.
+	Payload string `json:"payload,omitempty"`
+	Persona string `json:"persona"`
+	Oracle  string `json:"oracle"`
+	// TapeIndex is the index of the action in Report.Tape; Seq is that
+	// entry's engine sequence number when known.
+	TapeIndex int   `json:"tape_index"`
+	Seq       int64 `json:"seq,omitempty"`
+	// Screenshot is the path of a PNG taken right after the action.
+	Screenshot string `json:"screenshot,omitempty"`
+}
+
+// Key identifies a finding across runs and ports: kind, page path and a
+// normalised evidence line.
+func (f Finding) Key() string {
+	ev := strings.ReplaceAll(f.Evidence, hostOf(f.URL), "")
+	ev = reDigits.ReplaceAllString(firstLine(ev), "#")
+	if len(ev) > 120 {
+		ev = ev[:120]
+	}
+	return string(f.Kind) + " " + pathQuery(f.URL) + " " + ev
+}
+
+// Observation is what an oracle judges: one action with the page before
+// and after it.
+type Observation struct {
+	Step      int
+	TapeIndex int
+	Intent    browser.Intent
+	Result    browser.Result
+	Before    browser.Snapshot
+	After     browser.Snapshot
+	// Requests are the requests the probe relayed during the action
+	// (nil without a probe).
+	Requests []RequestTiming
+	// Violations are the new axe-core violations (nil without a probe).
+	Violations []AxeViolation
+	// Probe is the run's probe, or nil.
+	Probe *Probe
+	// Recheck re-takes the after snapshot after a pause (for oracles that
+	// must rule out late changes).
+	Recheck func(ctx context.Context, wait time.Duration) (browser.Snapshot, error)
+}
+
+// Oracle judges observations without a model.
+type Oracle interface {
+	Name() string
+	Check(ctx context.Context, o Observation) []Finding
+}
+
+// OracleConfig tunes the built-in oracles.
+type OracleConfig struct {
+	// SlowThreshold is the longest an action or request may take (default 2s).
+	SlowThreshold time.Duration
+	// DeadControlWait is how long a click may take to show its effect
+	// before the control counts as dead (default 600ms).
+	DeadControlWait time.Duration
+}
+
+// DefaultOracles are the health oracle (page errors, console errors, HTTP
+// ≥ 500, same-origin 404s, error banners, stack traces, failed requests,
+// stuck spinners, from the browser's health collector), the XSS marker,
+// axe-core, slow response and dead control oracles.
+func DefaultOracles(cfg OracleConfig) []Oracle {
+	if cfg.SlowThreshold <= 0 {
+		cfg.SlowThreshold = 2 * time.Second
+	}
+	if cfg.DeadControlWait <= 0 {
+		cfg.DeadControlWait = 600 * time.Millisecond
+	}
+	return []Oracle{healthOracle{}, xssOracle{}, axeOracle{}, slowOracle{cfg.SlowThreshold}, deadControlOracle{cfg.DeadControlWait}}
+}
+
+// XSSMarker is the text an executed XSS probe logs with console.error:
+// "agentgraph-xss:" followed by the probe's token.
+const XSSMarker = "agentgraph-xss:"
+
+// healthOracle turns the browser's health findings into findings. XSS
+// markers are left to xssOracle.
+type healthOracle struct{}
+
+func (healthOracle) Name() string { return "health" }
+
+func (healthOracle) Check(_ context.Context, o Observation) []Finding {
+	var out []Finding
+	for _, h := range o.Result.Findings {
+		if !h.Kind.IsBug() || strings.Contains(h.Message, XSSMarker) {
+			continue
+		}
+		ev := h.Message
+		if h.Evidence != "" && h.Evidence != h.Message {
+			ev += "\n" + h.Evidence
+		}
+		page := o.Result.URL
+		if h.Kind == browser.FindNotFound && h.URL != "" {
+			page = h.URL
+		}
+		out = append(out, Finding{Kind: h.Kind, Severity: healthSeverity(h.Kind), URL: page, Title: firstLine(h.Message), Evidence: ev})
+	}
+	return out
+}
+
+func healthSeverity(k browser.FindingKind) string {
+	switch k {
+	case browser.FindServerError, browser.FindPageError, browser.FindStackTrace:
+		return "high"
+	case browser.FindConsoleError, browser.FindSpinner, browser.FindRequestFailed:
+		return "low"
+	}
+	return "medium"
+}
+
+// xssOracle reports console messages carrying XSSMarker: the page ran
+// script the persona typed in.
+type xssOracle struct{}
+
+func (xssOracle) Name() string { return "xss" }
+
+func (xssOracle) Check(_ context.Context, o Observation) []Finding {
+	var out []Finding
+	for _, h := range o.Result.Findings {
+		i := strings.Index(h.Message, XSSMarker)
+		if i < 0 {
+			continue
+		}
+		token := strings.Fields(h.Message[i+len(XSSMarker):] + " ")[0]
+		out = append(out, Finding{Kind: KindXSS, Severity: "critical", URL: o.Result.URL,
+			Title: "injected script executed (probe " + token + ")", Evidence: h.Message, Payload: payloadFor(o, token)})
+	}
+	return out
+}
+
+// payloadFor finds the fill that typed the token, in this action or earlier.
+func payloadFor(o Observation, token string) string {
+	if v := o.Intent.ValueOrEmpty(); strings.Contains(v, token) {
+		return v
+	}
+	return XSSMarker + token
+}
+
+// axeOracle reports the probe's new serious and critical axe violations.
+type axeOracle struct{}
+
+func (axeOracle) Name() string { return "axe" }
+
+func (axeOracle) Check(_ context.Context, o Observation) []Finding {
+	var out []Finding
+	for _, v := range o.Violations {
+		sev := "high"
+		if v.Impact == "critical" {
+			sev = "critical"
+		}
+		out = append(out, Finding{Kind: KindA11y, Severity: sev, URL: v.URL,
+			Title:    fmt.Sprintf("axe %s (%s): %s", v.Rule, v.Impact, v.Help),
+			Evidence: fmt.Sprintf("%s %s on %s\n%s", v.Rule, v.Impact, strings.Join(v.Targets, ", "), v.HTML)})
+	}
+	return out
+}
+
+// slowOracle reports requests (with a probe) or page actions over the threshold.
+type slowOracle struct{ threshold time.Duration }
+
+func (slowOracle) Name() string { return "slow" }
+
+func (s slowOracle) Check(_ context.Context, o Observation) []Finding {
+	var out []Finding
+	if o.Requests != nil {
+		for _, r := range o.Requests {
+			if r.Duration > s.threshold {
+				out = append(out, Finding{Kind: KindSlow, Severity: "medium", URL: o.Result.URL,
+					Title:    fmt.Sprintf("%s %s took %s", r.Method, r.Path, r.Duration.Round(time.Millisecond)),
+					Evidence: fmt.Sprintf("%s %s took %s (HTTP %d); threshold %s", r.Method, r.Path, r.Duration.Round(time.Millisecond), r.Status, s.threshold)})
+			}
+		}
+		return out
+	}
+	switch o.Intent.Action {
+	case browser.ActNavigate, browser.ActClick, browser.ActPress, browser.ActReload, browser.ActGoBack, browser.ActSelectOption:
+		if d := o.Result.Duration; o.Result.OK && d > s.threshold {
+			out = append(out, Finding{Kind: KindSlow, Severity: "medium", URL: o.Result.URL,
+				Title:    fmt.Sprintf("%s took %s", o.Intent.Action, d.Round(time.Millisecond)),
+				Evidence: fmt.Sprintf("%s %s took %s until the page settled; threshold %s", o.Intent.Action, o.Result.Locator+o.Intent.URL, d.Round(time.Millisecond), s.threshold)})
+		}
+	}
+	return out
+}
+
+// deadControlOracle reports a successful click on a button, link or
+// similar control after which neither URL, title, page content, health nor
+// (with a probe) the network changed, even after a pause.
+type deadControlOracle struct{ wait time.Duration }
+
+func (deadControlOracle) Name() string { return "dead_control" }
+
+func (d deadControlOracle) Check(ctx context.Context, o Observation) []Finding {
+	if o.Intent.Action != browser.ActClick || !o.Result.OK || len(o.Result.Findings) > 0 || len(o.Requests) > 0 || o.Before.URL == "" {
+		return nil
+	}
+	if !sameScreen(o.Before, o.After) {
+		return nil
+	}
+	el, ok := elementByRef(o.Before, o.Intent.Target)
+	if !ok {
+		el = Element{Role: "control", Name: o.Intent.Target}
+	}
+	switch el.Role {
+	case "button", "link", "menuitem", "tab", "control":
+	default:
+		return nil // checkboxes and the like show their state in the snapshot; fields only focus
+	}
+	if o.Recheck != nil {
+		later, err := o.Recheck(ctx, d.wait)
+		if err != nil || !sameScreen(o.Before, later) {
+			return nil
+		}
+	}
+	name := el.Name
+	if name == "" {
+		name = o.Result.Locator
+	}
+	return []Finding{{Kind: KindDeadControl, Severity: "medium", URL: o.Result.URL,
+		Title:    fmt.Sprintf("%s %q does nothing", el.Role, name),
+		Evidence: fmt.Sprintf("click on %s %q (%s) changed neither the page, its URL, its title, the network nor its health", el.Role, name, o.Result.Locator)}}
+}
+
+func elementByRef(snap browser.Snapshot, ref string) (Element, bool) {
+	for _, e := range ParseElements(snap) {
+		if e.Ref == ref {
+			return e, true
+		}
+	}
+	return Element{}, false
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func pathQuery(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	p := u.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	if u.RawQuery != "" {
+		p += "?" + u.RawQuery
+	}
+	return p
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "\x00"
+	}
+	return u.Scheme + "://" + u.Host
+}

@@ -1,0 +1,239 @@
+package personas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
+)
+
+// Page is what the driver needs of a browser user; *browser.Session is one.
+type Page interface {
+	Do(ctx context.Context, in browser.Intent) browser.Result
+	User() string
+}
+
+// RunOptions configures Run.
+type RunOptions struct {
+	// Start is the URL (or path) the run begins at; required.
+	Start string
+	// Steps is the number of strategy actions (default 20).
+	Steps int
+	// Seed seeds the strategy's RNG; the same seed gives the same run.
+	Seed uint64
+	// Oracles judge every action (default DefaultOracles(OracleConfig{})).
+	Oracles []Oracle
+	// Probe, when the engine browses through one, feeds axe-core results
+	// and request timings to the oracles.
+	Probe *Probe
+	// AuditTimeout bounds the wait for the probe's axe run after each
+	// action (default 3s).
+	AuditTimeout time.Duration
+	// ScreenshotDir, when set, receives a PNG per action with findings.
+	ScreenshotDir string
+	// Window, usually the engine's, fills in the engine sequence numbers
+	// of the run's entries.
+	Window *browser.Window
+	// TapeWindow is how many recent entries a strategy sees (default 20).
+	TapeWindow int
+	// Logger (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Report is what one run produced.
+type Report struct {
+	Persona  string
+	Seed     uint64
+	Steps    int
+	Findings []Finding
+	// Tape holds the run's actions in order (snapshots and screenshots the
+	// driver takes are not on it); Finding.TapeIndex points here.
+	Tape []browser.Entry
+	// States is the number of distinct page states seen (StateHash).
+	States int
+}
+
+// Run drives the persona's offline strategy against a browser user for
+// opts.Steps actions, judging each with the oracles. It stops early when
+// the strategy returns ErrDone or ctx ends (returning what it has and
+// ctx's error).
+func Run(ctx context.Context, page Page, p Persona, opts RunOptions) (Report, error) {
+	if err := p.Validate(); err != nil {
+		return Report{}, err
+	}
+	if opts.Start == "" {
+		return Report{}, errors.New("personas: run: no start URL")
+	}
+	if opts.Steps <= 0 {
+		opts.Steps = 20
+	}
+	if opts.Oracles == nil {
+		opts.Oracles = DefaultOracles(OracleConfig{})
+	}
+	if opts.AuditTimeout <= 0 {
+		opts.AuditTimeout = 3 * time.Second
+	}
+	if opts.TapeWindow <= 0 {
+		opts.TapeWindow = 20
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	d := &driver{page: page, p: p, opts: opts, seen: map[string]bool{}, rep: Report{Persona: p.Name, Seed: opts.Seed}}
+	return d.run(ctx)
+}
+
+type driver struct {
+	page Page
+	p    Persona
+	opts RunOptions
+	rep  Report
+	seen map[string]bool
+}
+
+func (d *driver) run(ctx context.Context) (Report, error) {
+	strat := d.p.NewStrategy()
+	if strat == nil {
+		return d.rep, fmt.Errorf("personas: persona %q: NewStrategy returned nil", d.p.Name)
+	}
+	rng := rand.New(rand.NewPCG(d.opts.Seed, d.opts.Seed^0x9e3779b97f4a7c15))
+	before, _ := d.snapshot(ctx) // about:blank at first
+	if err := d.act(ctx, -1, browser.Intent{Action: browser.ActNavigate, URL: d.opts.Start}, &before); err != nil {
+		return d.rep, err
+	}
+	for n := range d.opts.Steps {
+		if err := ctx.Err(); err != nil {
+			return d.rep, err
+		}
+		tape := d.rep.Tape[max(0, len(d.rep.Tape)-d.opts.TapeWindow):]
+		in, err := strat.Next(Step{N: n, Start: d.opts.Start, Snapshot: before, Elements: ParseElements(before),
+			Tape: tape, Rand: rng, Instrumented: d.opts.Probe != nil})
+		if errors.Is(err, ErrDone) {
+			break
+		}
+		if err != nil {
+			return d.rep, fmt.Errorf("personas: %s step %d: %w", d.p.Name, n, err)
+		}
+		if err := d.act(ctx, n, in, &before); err != nil {
+			return d.rep, err
+		}
+		d.rep.Steps = n + 1
+	}
+	d.rep.States = len(d.seen)
+	return d.rep, nil
+}
+
+// act runs one intent, snapshots the result into *snap and applies the oracles.
+func (d *driver) act(ctx context.Context, step int, in browser.Intent, snap *browser.Snapshot) error {
+	reqs := 0
+	if d.opts.Probe != nil {
+		reqs = d.opts.Probe.Requests()
+	}
+	res := d.page.Do(ctx, in)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	idx := len(d.rep.Tape)
+	d.rep.Tape = append(d.rep.Tape, d.entry(in, res))
+	obs := Observation{Step: step, TapeIndex: idx, Intent: in, Result: res, Before: *snap, Probe: d.opts.Probe}
+	if d.opts.Probe != nil {
+		obs.Requests = d.opts.Probe.RequestsSince(reqs)
+		if obs.Requests == nil {
+			obs.Requests = []RequestTiming{}
+		}
+		d.opts.Probe.Settle(ctx, d.opts.AuditTimeout)
+		obs.Violations = d.opts.Probe.TakeViolations()
+	}
+	after, err := d.snapshot(ctx)
+	if err != nil {
+		d.opts.Logger.Debug("snapshot after action failed", "persona", d.p.Name, "err", err)
+	}
+	obs.After = after
+	obs.Recheck = func(ctx context.Context, wait time.Duration) (browser.Snapshot, error) {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return browser.Snapshot{}, ctx.Err()
+		}
+		return d.snapshot(ctx)
+	}
+	var found []Finding
+	for _, o := range d.opts.Oracles {
+		found = append(found, o.Check(ctx, obs)...)
+	}
+	if len(found) > 0 {
+		shot := d.screenshot(ctx, idx)
+		for i := range found {
+			f := &found[i]
+			f.Persona, f.TapeIndex, f.Seq, f.Screenshot = d.p.Name, idx, d.rep.Tape[idx].Seq, shot
+			if f.URL == "" {
+				f.URL = res.URL
+			}
+			if f.Payload == "" && in.Action == browser.ActFill {
+				f.Payload = in.ValueOrEmpty()
+			}
+		}
+		d.rep.Findings = append(d.rep.Findings, found...)
+	}
+	*snap = after
+	if after.URL != "" {
+		d.seen[StateHash(after)] = true
+	}
+	return nil
+}
+
+func (d *driver) snapshot(ctx context.Context) (browser.Snapshot, error) {
+	r := d.page.Do(ctx, browser.Intent{Action: browser.ActSnapshot})
+	if !r.OK || r.Snapshot == nil {
+		return browser.Snapshot{URL: r.URL, Title: r.Title}, fmt.Errorf("snapshot: %s", r.Error)
+	}
+	return *r.Snapshot, nil
+}
+
+// entry is the tape entry of one action, with the engine's sequence
+// number when a window is given.
+func (d *driver) entry(in browser.Intent, r browser.Result) browser.Entry {
+	e := browser.Entry{Time: time.Now().UTC().Add(-r.Duration), User: d.page.User(), Action: in.Action, Params: in,
+		Locator: r.Locator, HoverLocator: r.HoverLocator, OK: r.OK, DurationMS: r.Duration.Milliseconds(),
+		Result: r.Output, Error: r.Error, URL: r.URL, Title: r.Title, Findings: r.Findings}
+	if len(e.Result) > 1000 {
+		e.Result = e.Result[:1000]
+	}
+	if d.opts.Window != nil {
+		ents := d.opts.Window.Entries()
+		for i := len(ents) - 1; i >= 0; i-- {
+			if w := ents[i]; w.User == e.User && w.Action == in.Action && w.Params.JSON() == in.JSON() {
+				e.Seq, e.Time = w.Seq, w.Time
+				break
+			}
+		}
+	}
+	return e
+}
+
+func (d *driver) screenshot(ctx context.Context, idx int) string {
+	if d.opts.ScreenshotDir == "" {
+		return ""
+	}
+	r := d.page.Do(ctx, browser.Intent{Action: browser.ActScreenshot})
+	if !r.OK || len(r.Screenshot) == 0 {
+		d.opts.Logger.Warn("screenshot for a finding failed", "persona", d.p.Name, "err", r.Error)
+		return ""
+	}
+	if err := os.MkdirAll(d.opts.ScreenshotDir, 0o755); err != nil {
+		d.opts.Logger.Warn("screenshot dir", "err", err)
+		return ""
+	}
+	path := filepath.Join(d.opts.ScreenshotDir, fmt.Sprintf("%s-seed%d-%03d.png", d.p.Name, d.opts.Seed, idx))
+	if err := os.WriteFile(path, r.Screenshot, 0o644); err != nil {
+		d.opts.Logger.Warn("screenshot write", "err", err)
+		return ""
+	}
+	return path
+}
