@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -301,4 +302,23 @@ func TestChoose(t *testing.T) {
 		_, err = Choose(ctx, NewScripted(), msgs, []string{"a", "A"})
 		assert.ErrorContains(t, err, "duplicate")
 	})
+}
+
+func TestTiersFromEnv(t *testing.T) {
+	path := t.TempDir() + "/roles.yaml"
+	require.NoError(t, os.WriteFile(path, []byte(tiersYAML), 0o600))
+	tiers, err := TiersFromEnv(MapEnv(map[string]string{EnvRolesFile: path}))
+	require.NoError(t, err)
+	assert.Equal(t, "gpt-4.1-mini", tiers.Roles[RoleSupervisor].Model)
+	empty, err := TiersFromEnv(MapEnv(nil))
+	require.NoError(t, err)
+	assert.Empty(t, empty.Roles)
+
+	bad := t.TempDir() + "/bad.yaml"
+	require.NoError(t, os.WriteFile(bad, []byte("roles:\n  judge:\n    temprature: 1\n"), 0o600))
+	_, err = LoadTiers(bad)
+	require.ErrorContains(t, err, "bad.yaml")
+	assert.ErrorContains(t, err, "line 3")
+	_, err = LoadTiers(t.TempDir() + "/missing.yaml")
+	assert.Error(t, err)
 }

@@ -43,7 +43,9 @@
 //	  judge:      {provider: anthropic, reasoning_effort: medium}
 //	  my_critic:  {max_tokens: 300, input_budget: 4000}
 //
-// Environment overrides, per role and for "default":
+// LoadTiers reads such a file; TiersFromEnv reads the one named by
+// AGENTGRAPH_ROLES_FILE (none: defaults only). Environment overrides, per
+// role and for "default":
 // AGENTGRAPH_<ROLE>_PROVIDER, _MODEL, _TEMPERATURE, _REASONING_EFFORT,
 // _MAX_TOKENS, _INPUT_BUDGET (role upper-cased, other characters as "_",
 // e.g. AGENTGRAPH_MY_CRITIC_MODEL, AGENTGRAPH_DEFAULT_MODEL). Unset models

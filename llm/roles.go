@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -167,6 +168,33 @@ func ParseTiers(r io.Reader) (Tiers, error) {
 		}
 	}
 	return t, nil
+}
+
+// EnvRolesFile names the YAML tiers file TiersFromEnv reads.
+const EnvRolesFile = "AGENTGRAPH_ROLES_FILE"
+
+// LoadTiers reads a tiers YAML file.
+func LoadTiers(path string) (Tiers, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Tiers{}, fmt.Errorf("llm: tiers: %w", err)
+	}
+	defer f.Close()
+	t, err := ParseTiers(f)
+	if err != nil {
+		return Tiers{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// TiersFromEnv loads the file named by AGENTGRAPH_ROLES_FILE, or returns
+// empty tiers (every role on defaults and AGENTGRAPH_<ROLE>_* overrides)
+// when it is unset.
+func TiersFromEnv(env Lookup) (Tiers, error) {
+	if p := get(env, EnvRolesFile); p != "" {
+		return LoadTiers(p)
+	}
+	return Tiers{}, nil
 }
 
 // ParseTiersBytes is ParseTiers over a byte slice.

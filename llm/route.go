@@ -39,7 +39,9 @@ func ChooseSchema(options []string) map[string]any {
 	return map[string]any{
 		"type": "object",
 		"properties": map[string]any{
-			"choice": map[string]any{"type": "string", "enum": options, "description": "exactly one of the allowed options"},
+			// the options are in the description too: langchaingo's Google
+			// client drops "enum" when it converts the schema
+			"choice": map[string]any{"type": "string", "enum": options, "description": "exactly one of: " + strings.Join(options, ", ")},
 			"reason": map[string]any{"type": "string", "description": "one short sentence on why"},
 		},
 		"required":             []string{"choice"},
