@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/state"
 	"github.com/agentgraph/agentgraph/tools"
@@ -215,4 +216,22 @@ func TestMessageConversionRoundTrip(t *testing.T) {
 		{Role: state.RoleAI, Content: "done"},
 	}
 	assert.Equal(t, in, FromLLM(ToLLM(in)))
+}
+
+// TestAgentSubgraphCheckpointed runs the agent graph with a checkpointer:
+// state.Message is serialisable, and a second invocation on the same
+// thread continues the conversation.
+func TestAgentSubgraphCheckpointed(t *testing.T) {
+	model := NewScripted(CallTool("c1", "weather", map[string]string{"city": "Paris"}), Say("sunny"), Say("you're welcome"))
+	app, err := (&Agent{Model: model, Tools: weatherRegistry(t)}).Graph(graph.WithCheckpointer(checkpoint.NewMemory()))
+	require.NoError(t, err)
+	ctx := context.Background()
+	_, err = app.Invoke(ctx, state.MessagesState{Messages: []state.Message{{Role: state.RoleHuman, Content: "weather?"}}}, graph.Thread("t1"))
+	require.NoError(t, err)
+	out, err := app.Invoke(ctx, state.MessagesState{Messages: []state.Message{{Role: state.RoleHuman, Content: "thanks"}}}, graph.Thread("t1"))
+	require.NoError(t, err)
+	require.Len(t, out.Messages, 6)
+	assert.Equal(t, "you're welcome", out.Messages[5].Content)
+	third := model.Calls()[2].Messages
+	assert.Len(t, third, 5, "the model saw the whole checkpointed history")
 }

@@ -91,7 +91,10 @@
 // calls, dispatch, tool messages back, until the model stops calling tools
 // or MaxSteps. A tool's error reaches the model as text. Node and
 // MessagesNode make it a graph node; Agent.Graph builds it as a model/tools
-// subgraph over state.MessagesState for graph.Subgraph.
+// subgraph over state.MessagesState for graph.Subgraph. With a checkpointer,
+// keep messages as state.Message (MessagesNode, Agent.Graph): the parts of an
+// llms.MessageContent are interface values that encoding/json cannot decode.
+// ToLLM and FromLLM convert between the two.
 //
 // # Tests and embedding
 //
