@@ -185,7 +185,7 @@ func Branch[S any](fn func(ctx context.Context, s S) (string, error)) Router[S] 
 		if err != nil {
 			return Route[S]{}, err
 		}
-		return Route[S]{Nodes: []string{n}}, nil
+		return Route[S]{one: n}, nil
 	}
 }
 

@@ -206,6 +206,9 @@ func (r *run[S]) encodeWrites(t *task[S]) ([]PendingWrite, error) {
 		out = append(out, PendingWrite{TaskID: t.sc.id, Node: t.node.name, Channel: chanOverwrite + ":" + f.name, Value: b})
 	}
 	rec := routeRec{Nodes: t.gotos}
+	if t.one != "" {
+		rec.Nodes = append([]string{t.one}, t.gotos...)
+	}
 	for _, s := range t.sends {
 		b, err := g.ser.Marshal(&s.Arg)
 		if err != nil {

@@ -36,10 +36,12 @@ type task[S any] struct {
 	sendIdx int
 	input   S
 	sc      taskScratch
+	tcx     taskCtx
 
 	update    S
 	overwrite []Write[S]
 	gotos     []string
+	one       string // a single route target (kept out of gotos to save an allocation)
 	sends     []Send[S]
 	routed    bool // routers already ran (or were loaded)
 	err       error
@@ -76,11 +78,12 @@ type run[S any] struct {
 	meta       map[string]string
 	parentTask string
 
-	tasks   []task[S]
-	next    []task[S]
-	pending []bool
-	writer  []int
-	overw   []bool
+	tasks     []task[S]
+	stepStart S // the state at the start of the running step
+	next      []task[S]
+	pending   []bool
+	writer    []int
+	overw     []bool
 
 	out        func(Event[S]) bool // nil: nobody listens
 	modes      Mode
@@ -91,6 +94,7 @@ type run[S any] struct {
 	noLoad     bool // a subgraph run that starts afresh
 	tc         taskCtx
 	baseCtx    context.Context
+	inlineCtx  context.Context // the run's context carrying r.tc, for one-task steps
 }
 
 func (r *run[S]) store() Store           { return r.st }
@@ -261,14 +265,14 @@ func (c *CompiledGraph[S]) release(r *run[S]) {
 		return
 	}
 	var zero S
-	r.state = zero
+	r.state, r.stepStart = zero, zero
 	for i := range r.tasks {
 		r.tasks[i] = task[S]{}
 	}
 	for i := range r.next {
 		r.next[i] = task[S]{}
 	}
-	r.out, r.customCh, r.cur, r.enc, r.versions, r.baseCtx, r.tc = nil, nil, nil, nil, nil, nil, taskCtx{}
+	r.out, r.customCh, r.cur, r.enc, r.versions, r.baseCtx, r.tc, r.inlineCtx = nil, nil, nil, nil, nil, nil, taskCtx{}, nil
 	r.st, r.cp = nil, nil
 	c.pool.Put(r)
 }
@@ -295,6 +299,7 @@ func (r *run[S]) exec(ctx context.Context, input S) (S, error) {
 	}
 	r.baseCtx = ctx
 	r.tc = taskCtx{r: r}
+	r.inlineCtx = nil
 	if err := r.begin(ctx, input); err != nil {
 		return g.view(r.state), err
 	}
@@ -388,7 +393,8 @@ func (r *run[S]) begin(ctx context.Context, input S) error {
 // runStep runs r.tasks.
 func (r *run[S]) runStep(ctx context.Context) error {
 	tasks := r.tasks
-	start := r.state
+	r.stepStart = r.state
+	start := r.stepStart
 	for i := range tasks {
 		t := &tasks[i]
 		t.sc.step = r.step
@@ -411,8 +417,10 @@ func (r *run[S]) runStep(ctx context.Context) error {
 		t := &tasks[0]
 		t.sc.inline = true
 		r.tc.task = &t.sc
-		tctx := context.WithValue(ctx, ctxKey{}, &r.tc)
-		r.runTask(tctx, t, start, false)
+		if r.inlineCtx == nil {
+			r.inlineCtx = context.WithValue(ctx, ctxKey{}, &r.tc)
+		}
+		r.runTask(r.inlineCtx, t, start, false)
 	default:
 		if err := r.runParallel(ctx, tasks, start); err != nil {
 			return err
@@ -436,11 +444,8 @@ func (r *run[S]) runParallel(ctx context.Context, tasks []task[S], start S) erro
 		}
 		running++
 		t.sc.inline = false
-		tctx := context.WithValue(sctx, ctxKey{}, &taskCtx{r: r, task: &t.sc})
-		go func(i int) {
-			r.runTask(tctx, t, start, true)
-			done <- i
-		}(i)
+		t.tcx = taskCtx{r: r, task: &t.sc}
+		go r.runAsync(context.WithValue(sctx, ctxKey{}, &t.tcx), i, done)
 	}
 	finished := make([]bool, len(tasks))
 	for running > 0 {
@@ -469,6 +474,11 @@ func (r *run[S]) runParallel(ctx context.Context, tasks []task[S], start S) erro
 	return nil
 }
 
+func (r *run[S]) runAsync(ctx context.Context, i int, done chan<- int) {
+	r.runTask(ctx, &r.tasks[i], r.stepStart, true)
+	done <- i
+}
+
 // runTask runs one task with its retry policy, and its routers when inRouters.
 func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters bool) {
 	t.sc.ctx = ctx
@@ -495,7 +505,7 @@ func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters boo
 		} else {
 			var c Command[S]
 			c, err = n.cmd(ctx, in)
-			t.update, t.gotos, t.sends, t.overwrite = c.Update, c.Goto, c.Sends, c.Overwrite
+			t.update, t.gotos, t.sends, t.overwrite = c.Update, c.Goto[:len(c.Goto):len(c.Goto)], c.Sends[:len(c.Sends):len(c.Sends)], c.Overwrite
 		}
 		if err == nil {
 			break
@@ -510,7 +520,7 @@ func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters boo
 			return
 		}
 		var zero S
-		t.update, t.gotos, t.sends, t.overwrite = zero, nil, nil, nil
+		t.update, t.gotos, t.sends, t.overwrite, t.one = zero, nil, nil, nil, ""
 	}
 	if n.cmd != nil && n.dest != nil {
 		for _, gname := range t.gotos {
@@ -614,6 +624,16 @@ func (r *run[S]) route(ctx context.Context, t *task[S], v S) error {
 		if err != nil {
 			return fmt.Errorf("router: %w", err)
 		}
+		if rt.one != "" {
+			if b.targets != nil && !b.targets[rt.one] {
+				return fmt.Errorf("%w: router chose %q, not among its targets", ErrInvalidRoute, rt.one)
+			}
+			if t.gotos == nil && len(t.node.branches) == 1 {
+				t.one = rt.one
+			} else {
+				t.gotos = append(t.gotos, rt.one)
+			}
+		}
 		for _, n := range rt.Nodes {
 			if b.targets != nil && !b.targets[n] {
 				return fmt.Errorf("%w: router chose %q, not among its targets", ErrInvalidRoute, n)
@@ -624,8 +644,16 @@ func (r *run[S]) route(ctx context.Context, t *task[S], v S) error {
 				return fmt.Errorf("%w: router sent to %q, not among its targets", ErrInvalidRoute, s.Node)
 			}
 		}
-		t.gotos = append(t.gotos, rt.Nodes...)
-		t.sends = append(t.sends, rt.Sends...)
+		if t.gotos == nil {
+			t.gotos = rt.Nodes[:len(rt.Nodes):len(rt.Nodes)]
+		} else {
+			t.gotos = append(t.gotos, rt.Nodes...)
+		}
+		if t.sends == nil {
+			t.sends = rt.Sends[:len(rt.Sends):len(rt.Sends)]
+		} else {
+			t.sends = append(t.sends, rt.Sends...)
+		}
 	}
 	return nil
 }
@@ -789,6 +817,14 @@ func (r *run[S]) schedule(tasks []task[S]) error {
 		t := &tasks[i]
 		for _, e := range t.node.edges {
 			r.pending[e], any = true, true
+		}
+		if t.one != "" && t.one != End {
+			ni, ok := g.nodeIdx[t.one]
+			if !ok {
+				return &NodeError{Node: t.node.name, TaskID: t.sc.id, Step: r.step, Attempts: 1,
+					Err: fmt.Errorf("%w: unknown node %q", ErrInvalidRoute, t.one)}
+			}
+			r.pending[ni], any = true, true
 		}
 		for _, name := range t.gotos {
 			if name == End {

@@ -14,6 +14,7 @@ import (
 type Route[S any] struct {
 	Nodes []string
 	Sends []Send[S]
+	one   string // set by Branch: a single node without a slice allocation
 }
 
 // Send schedules one task of Node with Arg as its input state instead of the
