@@ -200,7 +200,7 @@ func (p *powerUser) queueBulk(s Step, page string) {
 // adversarial payloads; %s is the probe token for XSS payloads.
 var (
 	xssPayloads = []string{
-		`<img src=x onerror="console.error('` + XSSMarker + `%s')">`,
+		`<img src onerror="console.error('` + XSSMarker + `%s')">`,
 		`"><svg onload="console.error('` + XSSMarker + `%s')">`,
 		`</textarea><script>console.error('` + XSSMarker + `%s')</script>`,
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -66,8 +67,12 @@ type Observation struct {
 	Requests []RequestTiming
 	// Violations are the new axe-core violations (nil without a probe).
 	Violations []AxeViolation
-	// Probe is the run's probe, or nil.
-	Probe *Probe
+	// Probe is the run's probe, or nil; RequestMark is its request count
+	// before the action (see Probe.RequestsSince).
+	Probe       *Probe
+	RequestMark int
+	// Tape is the run's tape up to and including this action.
+	Tape []browser.Entry
 	// Recheck re-takes the after snapshot after a pause (for oracles that
 	// must rule out late changes).
 	Recheck func(ctx context.Context, wait time.Duration) (browser.Snapshot, error)
@@ -166,6 +171,11 @@ func payloadFor(o Observation, token string) string {
 	if v := o.Intent.ValueOrEmpty(); strings.Contains(v, token) {
 		return v
 	}
+	for i := len(o.Tape) - 1; i >= 0; i-- {
+		if v := o.Tape[i].Params.ValueOrEmpty(); o.Tape[i].Action == browser.ActFill && strings.Contains(v, XSSMarker+token) {
+			return v
+		}
+	}
 	return XSSMarker + token
 }
 
@@ -232,10 +242,10 @@ func (d deadControlOracle) Check(ctx context.Context, o Observation) []Finding {
 	}
 	el, ok := elementByRef(o.Before, o.Intent.Target)
 	if !ok {
-		el = Element{Role: "control", Name: o.Intent.Target}
+		el = Element{Role: locatorRole(o.Result.Locator), Name: o.Intent.Target}
 	}
 	switch el.Role {
-	case "button", "link", "menuitem", "tab", "control":
+	case "button", "link", "menuitem", "tab":
 	default:
 		return nil // checkboxes and the like show their state in the snapshot; fields only focus
 	}
@@ -245,6 +255,9 @@ func (d deadControlOracle) Check(ctx context.Context, o Observation) []Finding {
 			return nil
 		}
 	}
+	if o.Probe != nil && len(o.Probe.RequestsSince(o.RequestMark)) > 0 {
+		return nil // a request that started late
+	}
 	name := el.Name
 	if name == "" {
 		name = o.Result.Locator
@@ -252,6 +265,16 @@ func (d deadControlOracle) Check(ctx context.Context, o Observation) []Finding {
 	return []Finding{{Kind: KindDeadControl, Severity: "medium", URL: o.Result.URL,
 		Title:    fmt.Sprintf("%s %q does nothing", el.Role, name),
 		Evidence: fmt.Sprintf("click on %s %q (%s) changed neither the page, its URL, its title, the network nor its health", el.Role, name, o.Result.Locator)}}
+}
+
+var reLocatorRole = regexp.MustCompile(`^getByRole\('([a-z]+)'`)
+
+// locatorRole is the role of a getByRole locator, or "".
+func locatorRole(loc string) string {
+	if m := reLocatorRole.FindStringSubmatch(loc); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 func elementByRef(snap browser.Snapshot, ref string) (Element, bool) {

@@ -51,6 +51,7 @@ type Report struct {
 	Persona  string
 	Seed     uint64
 	Steps    int
+	// Findings are unique by Finding.Key within the run (first sighting).
 	Findings []Finding
 	// Tape holds the run's actions in order (snapshots and screenshots the
 	// driver takes are not on it); Finding.TapeIndex points here.
@@ -85,7 +86,7 @@ func Run(ctx context.Context, page Page, p Persona, opts RunOptions) (Report, er
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	d := &driver{page: page, p: p, opts: opts, seen: map[string]bool{}, rep: Report{Persona: p.Name, Seed: opts.Seed}}
+	d := &driver{page: page, p: p, opts: opts, seen: map[string]bool{}, keys: map[string]bool{}, rep: Report{Persona: p.Name, Seed: opts.Seed}}
 	return d.run(ctx)
 }
 
@@ -95,6 +96,7 @@ type driver struct {
 	opts RunOptions
 	rep  Report
 	seen map[string]bool
+	keys map[string]bool // finding keys already reported
 }
 
 func (d *driver) run(ctx context.Context) (Report, error) {
@@ -141,7 +143,7 @@ func (d *driver) act(ctx context.Context, step int, in browser.Intent, snap *bro
 	}
 	idx := len(d.rep.Tape)
 	d.rep.Tape = append(d.rep.Tape, d.entry(in, res))
-	obs := Observation{Step: step, TapeIndex: idx, Intent: in, Result: res, Before: *snap, Probe: d.opts.Probe}
+	obs := Observation{Step: step, TapeIndex: idx, Intent: in, Result: res, Before: *snap, Probe: d.opts.Probe, RequestMark: reqs, Tape: d.rep.Tape}
 	if d.opts.Probe != nil {
 		obs.Requests = d.opts.Probe.RequestsSince(reqs)
 		if obs.Requests == nil {
@@ -165,16 +167,24 @@ func (d *driver) act(ctx context.Context, step int, in browser.Intent, snap *bro
 	}
 	var found []Finding
 	for _, o := range d.opts.Oracles {
-		found = append(found, o.Check(ctx, obs)...)
+		for _, f := range o.Check(ctx, obs) {
+			if f.URL == "" {
+				f.URL = res.URL
+			}
+			if f.Oracle == "" {
+				f.Oracle = o.Name()
+			}
+			if k := f.Key(); !d.keys[k] {
+				d.keys[k] = true
+				found = append(found, f)
+			}
+		}
 	}
 	if len(found) > 0 {
 		shot := d.screenshot(ctx, idx)
 		for i := range found {
 			f := &found[i]
 			f.Persona, f.TapeIndex, f.Seq, f.Screenshot = d.p.Name, idx, d.rep.Tape[idx].Seq, shot
-			if f.URL == "" {
-				f.URL = res.URL
-			}
 			if f.Payload == "" && in.Action == browser.ActFill {
 				f.Payload = in.ValueOrEmpty()
 			}
