@@ -48,9 +48,9 @@ type RunOptions struct {
 
 // Report is what one run produced.
 type Report struct {
-	Persona  string
-	Seed     uint64
-	Steps    int
+	Persona string
+	Seed    uint64
+	Steps   int
 	// Findings are unique by Finding.Key within the run (first sighting).
 	Findings []Finding
 	// Tape holds the run's actions in order (snapshots and screenshots the
