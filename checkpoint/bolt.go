@@ -370,7 +370,11 @@ func (b *Bolt) PutWrites(ctx context.Context, threadID, ns, checkpointID string,
 		if err := b.detachChildren(n, checkpointID); err != nil {
 			return err
 		}
-		return n.writes.Put([]byte(checkpointID), b.encodeWrites(threadID, ns, checkpointID, mergeWrites(old, writes)))
+		rec, err := b.encodeWrites(mergeWrites(old, writes))
+		if err != nil {
+			return err
+		}
+		return n.writes.Put([]byte(checkpointID), rec)
 	})
 	if err != nil {
 		b.forget(threadID, ns)

@@ -260,16 +260,14 @@ func (b *Bolt) encodeCheckpoint(cp *graph.Checkpoint, base *loaded, parentWrites
 	return rec, l, nil
 }
 
-func (b *Bolt) encodeWrites(threadID, ns, id string, ws []graph.PendingWrite) []byte {
+func (b *Bolt) encodeWrites(ws []graph.PendingWrite) ([]byte, error) {
 	var bl blobs
 	hs := writesHdr(ws, &bl)
 	hb, err := b.cfg.serializer.Marshal(hs)
 	if err != nil {
-		// A []writeHdr of strings and ints always marshals with a sane
-		// serializer; fall back to JSON rather than lose the writes.
-		hb, _ = JSON{}.Marshal(hs)
+		return nil, fmt.Errorf("encode pending writes: %w", err)
 	}
-	return EncodeEnvelope(Envelope{Kind: kindWrites, Serializer: b.cfg.serializer.Name(), Header: hb, Blobs: bl})
+	return EncodeEnvelope(Envelope{Kind: kindWrites, Serializer: b.cfg.serializer.Name(), Header: hb, Blobs: bl}), nil
 }
 
 type decoded struct {
@@ -277,7 +275,6 @@ type decoded struct {
 	env   Envelope
 	crc   uint32
 	size  int
-	raw   []byte
 	id    string
 	blobs blobs
 }
