@@ -406,10 +406,11 @@ func (s *Session) SaveStorageState(path string) error {
 	return nil
 }
 
-// settle waits, bounded by SettleTimeout, for in-flight requests to finish
-// and the network to stay quiet for SettleQuiet.
+// settle waits, bounded by SettleTimeout, for the DOM to load, in-flight
+// requests to finish and the network to stay quiet for SettleQuiet.
 func (s *Session) settle(ctx context.Context) {
-	deadline := time.Now().Add(s.e.cfg.SettleTimeout)
+	start := time.Now()
+	deadline := start.Add(s.e.cfg.SettleTimeout)
 	_ = s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
 		State: playwright.LoadStateDomcontentloaded, Timeout: playwright.Float(float64(s.e.cfg.SettleTimeout.Milliseconds())),
 	})
@@ -418,7 +419,14 @@ func (s *Session) settle(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		idleFor := time.Since(time.Unix(0, s.lastNet.Load()))
+		// Events lag behind the action (a fetch started by a click may not
+		// be reported yet), so quiet is measured from the settle's start at
+		// the earliest: every action waits at least SettleQuiet.
+		last := time.Unix(0, s.lastNet.Load())
+		if last.Before(start) {
+			last = start
+		}
+		idleFor := time.Since(last)
 		if s.inflight.Load() <= 0 && idleFor >= quiet {
 			return
 		}

@@ -32,27 +32,27 @@ const (
 // Intent is one browser action as an agent emits it (JSON). Which fields are
 // allowed and required depends on Action; ParseIntent checks that.
 type Intent struct {
-	Action Action `json:"action"`
+	Action Action `json:"action" jsonschema:"description=what to do,enum=navigate,enum=click,enum=fill,enum=press,enum=select_option,enum=hover,enum=wait_for,enum=scroll,enum=extract_text,enum=snapshot,enum=check_page_health,enum=screenshot,enum=go_back,enum=reload"`
 	// Target is a snapshot ref (e12) or a stable selector (see ParseTarget).
-	Target string `json:"target,omitempty"`
+	Target string `json:"target,omitempty" jsonschema:"description=a snapshot ref such as e12 or a stable selector: [data-testid=\"…\"]\\, role=button[name=\"…\"]\\, label=…\\, text=…\\, #id"`
 	// URL for navigate: absolute within the allowed origins, or a path.
-	URL string `json:"url,omitempty"`
+	URL string `json:"url,omitempty" jsonschema:"description=navigate: a path such as /login or a URL of the app"`
 	// Value for fill (the text) and select_option (the option's value or label).
-	Value *string `json:"value,omitempty"`
+	Value *string `json:"value,omitempty" jsonschema:"description=fill: the text; select_option: the option's value or label"`
 	// Key for press, e.g. "Enter", "Control+A".
-	Key string `json:"key,omitempty"`
+	Key string `json:"key,omitempty" jsonschema:"description=press: a key such as Enter or Control+A"`
 	// Text for wait_for: wait until this text is visible.
-	Text string `json:"text,omitempty"`
+	Text string `json:"text,omitempty" jsonschema:"description=wait_for: visible text to wait for"`
 	// State for wait_for with a target: visible (default), hidden, attached, detached.
-	State string `json:"state,omitempty"`
+	State string `json:"state,omitempty" jsonschema:"description=wait_for with target: the state to wait for,enum=visible,enum=hidden,enum=attached,enum=detached"`
 	// Direction for scroll: down (default), up, top, bottom.
-	Direction string `json:"direction,omitempty"`
+	Direction string `json:"direction,omitempty" jsonschema:"description=scroll: which way,enum=down,enum=up,enum=top,enum=bottom"`
 	// Pixels for scroll up/down (default 600).
-	Pixels int `json:"pixels,omitempty"`
+	Pixels int `json:"pixels,omitempty" jsonschema:"description=scroll up/down: how far (default 600)"`
 	// FullPage for screenshot.
-	FullPage bool `json:"full_page,omitempty"`
+	FullPage bool `json:"full_page,omitempty" jsonschema:"description=screenshot: the whole scrollable page"`
 	// TimeoutMS for wait_for (default 5000, at most 30000).
-	TimeoutMS int `json:"timeout_ms,omitempty"`
+	TimeoutMS int `json:"timeout_ms,omitempty" jsonschema:"description=wait_for: at most 30000 (default 5000)"`
 }
 
 // ValueOrEmpty is Value, or "" when unset.

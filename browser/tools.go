@@ -13,8 +13,8 @@ import (
 
 // CommandArgs are the arguments of execute_browser_command.
 type CommandArgs struct {
-	User   string          `json:"user,omitempty" jsonschema:"description=the user whose isolated browser acts (default: the engine's default user)"`
-	Intent json.RawMessage `json:"intent" jsonschema:"description=the browser intent as a JSON object with an action and its parameters, e.g. {\"action\":\"click\"\\,\"target\":\"e12\"}"`
+	User   string `json:"user,omitempty" jsonschema:"description=the user whose isolated browser acts (default: the engine's default user)"`
+	Intent Intent `json:"intent" jsonschema:"description=the browser action and its parameters; only the parameters of that action are allowed"`
 }
 
 // UserArgs name the acting user.
@@ -30,12 +30,12 @@ type ScreenshotArgs struct {
 
 // SpecArgs are the arguments of generate_reproduction_spec.
 type SpecArgs struct {
-	Name    string `json:"name" jsonschema:"description=the test name, e.g. the bug title"`
+	Name    string `json:"name" jsonschema:"description=the test name (for a bug: its title)"`
 	Bug     bool   `json:"bug,omitempty" jsonschema:"description=true when the steps reproduce a bug: the spec asserts the correct behaviour under test.fail()"`
 	User    string `json:"user,omitempty" jsonschema:"description=only this user's actions (default: the default user)"`
 	FromSeq int64  `json:"from_seq,omitempty" jsonschema:"description=first tape sequence number to include (default: the oldest in the window)"`
 	ToSeq   int64  `json:"to_seq,omitempty" jsonschema:"description=last tape sequence number to include (default: the newest)"`
-	File    string `json:"file,omitempty" jsonschema:"description=file name (inside the artifact directory) to write the spec to, ending in .spec.ts"`
+	File    string `json:"file,omitempty" jsonschema:"description=file name ending in .spec.ts to write inside the artifact directory"`
 }
 
 func actionsHelp() string {
@@ -66,7 +66,11 @@ func Tools(e *Engine, defaultUser string) []tools.Tool {
 			if err != nil {
 				return "", err
 			}
-			r := s.Run(ctx, in.Intent)
+			raw, err := json.Marshal(in.Intent)
+			if err != nil {
+				return "", err
+			}
+			r := s.Run(ctx, raw)
 			if !r.OK {
 				return "", fmt.Errorf("%s", r.Text())
 			}
