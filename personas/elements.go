@@ -54,7 +54,7 @@ func (e Element) Fillable() bool {
 }
 
 var (
-	reLine   = regexp.MustCompile(`^(\s*)- ([a-z]+)(?: "((?:[^"\\]|\\.)*)")?((?: \[[^\]]*\])*)(?: → (\S+))?(?::\s*(.*))?$`)
+	reLine   = regexp.MustCompile(`^(\s*)- ([a-z]+)(?: "((?:[^"\\]|\\.)*)")?((?: \[[^\]]*\])*)(?: → (\S+))?(?::\s*(.*)| \(shown on hover .*\))?$`)
 	reFlag   = regexp.MustCompile(`\[([^\]]*)\]`)
 	reURL    = regexp.MustCompile(`^\s*- /url: (.*)$`)
 	reOption = regexp.MustCompile(`^\s*- option "((?:[^"\\]|\\.)*)"`)
