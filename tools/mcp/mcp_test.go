@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,18 +20,41 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// buildTestServer compiles internal/testserver into a temporary directory.
+var (
+	buildOnce sync.Once
+	buildBin  string
+	buildErr  error
+	buildDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// buildTestServer compiles internal/testserver once per test binary.
 func buildTestServer(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "testserver")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	cmd := exec.Command("go", "build", "-o", bin, "./internal/testserver")
-	cmd.Env = os.Environ()
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build testserver: %s", out)
-	return bin
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "mcp-testserver")
+		if buildErr != nil {
+			return
+		}
+		buildBin = filepath.Join(buildDir, "testserver")
+		if runtime.GOOS == "windows" {
+			buildBin += ".exe"
+		}
+		cmd := exec.Command("go", "build", "-o", buildBin, "./internal/testserver")
+		cmd.Env = os.Environ()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build testserver: %v: %s", err, out)
+		}
+	})
+	require.NoError(t, buildErr)
+	return buildBin
 }
 
 func env(m map[string]string) Lookup {
