@@ -185,8 +185,8 @@ func (d *driver) act(ctx context.Context, step int, in browser.Intent, snap *bro
 		for i := range found {
 			f := &found[i]
 			f.Persona, f.TapeIndex, f.Seq, f.Screenshot = d.p.Name, idx, d.rep.Tape[idx].Seq, shot
-			if f.Payload == "" && in.Action == browser.ActFill {
-				f.Payload = in.ValueOrEmpty()
+			if f.Payload == "" {
+				f.Payload = lastInput(d.rep.Tape)
 			}
 		}
 		d.rep.Findings = append(d.rep.Findings, found...)
@@ -246,4 +246,18 @@ func (d *driver) screenshot(ctx context.Context, idx int) string {
 		return ""
 	}
 	return path
+}
+
+// lastInput is the value of the latest fill since the latest navigation:
+// the input an action most likely submitted.
+func lastInput(tape []browser.Entry) string {
+	for i := len(tape) - 1; i >= 0; i-- {
+		switch tape[i].Action {
+		case browser.ActFill:
+			return tape[i].Params.ValueOrEmpty()
+		case browser.ActNavigate, browser.ActReload, browser.ActGoBack:
+			return ""
+		}
+	}
+	return ""
 }
