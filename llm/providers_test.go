@@ -566,3 +566,50 @@ func TestChooseOverOpenAIWire(t *testing.T) {
 	assert.Equal(t, "tool", jsonPath(t, second, "messages", 2, "role"))
 	assert.Contains(t, jsonPath(t, second, "messages", 2, "content"), `choice "admin" is not one of the allowed options`)
 }
+
+// TestStreamedToolCalls: tool calls arriving as stream deltas (OpenAI's
+// tool_calls deltas, Anthropic's input_json_delta) are assembled.
+func TestStreamedToolCalls(t *testing.T) {
+	oaChunk := func(delta, finish string) [2]string {
+		fr := "null"
+		if finish != "" {
+			fr = `"` + finish + `"`
+		}
+		return [2]string{"", `{"id":"chatcmpl-t","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + fr + `}]}`}
+	}
+	cases := []struct {
+		c     providerCase
+		reply fakeReply
+	}{
+		{openAICase(), fakeReply{contentType: "text/event-stream", chunks: append(sse(
+			oaChunk(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_s","type":"function","function":{"name":"lookup","arguments":""}}]}`, ""),
+			oaChunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"ci"}}]}`, ""),
+			oaChunk(`{"tool_calls":[{"index":0,"function":{"arguments":"ty\":\"Paris\"}"}}]}`, ""),
+			oaChunk(`{}`, "tool_calls"),
+			[2]string{"", `{"id":"chatcmpl-t","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":7,"total_tokens":27}}`},
+		), "data: [DONE]\n\n")}},
+		{anthropicCase(), fakeReply{contentType: "text/event-stream", chunks: sse(
+			[2]string{"message_start", `{"type":"message_start","message":{"id":"msg_t","type":"message","role":"assistant","model":"claude-3-5-haiku-20241022","content":[],"stop_reason":null,"usage":{"input_tokens":20,"output_tokens":1}}}`},
+			[2]string{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_s","name":"lookup","input":{}}}`},
+			[2]string{"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"ci"}}`},
+			[2]string{"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"ty\": \"Paris\"}"}}`},
+			[2]string{"content_block_stop", `{"type":"content_block_stop","index":0}`},
+			[2]string{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":7}}`},
+			[2]string{"message_stop", `{"type":"message_stop"}`},
+		)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.c.name, func(t *testing.T) {
+			fp := newFakeProvider(t, tc.reply)
+			m := newTestModel(t, tc.c, fp.URL())
+			resp, err := m.GenerateContent(context.Background(), []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "Weather in Paris?")},
+				llms.WithTools([]llms.Tool{lookupTool()}), llms.WithStreamingFunc(func(context.Context, []byte) error { return nil }))
+			require.NoError(t, err)
+			_, _, calls := AIMessage(resp)
+			require.Len(t, calls, 1)
+			assert.Equal(t, "lookup", calls[0].FunctionCall.Name)
+			assert.JSONEq(t, `{"city":"Paris"}`, calls[0].FunctionCall.Arguments)
+			assert.NotEmpty(t, calls[0].ID)
+		})
+	}
+}
