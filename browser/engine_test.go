@@ -396,3 +396,21 @@ func TestResultJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"locator":"getByTestId('x')"`)
 }
+
+func TestCancelledContext(t *testing.T) {
+	app := newFixture(t)
+	e := newEngine(t, app, nil)
+	s := mustUser(t, e, "u")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := s.Do(ctx, Intent{Action: ActNavigate, URL: app.URL})
+	assert.False(t, r.OK)
+	assert.Contains(t, r.Error, "not run: context canceled")
+	_, err := e.User(ctx, "new-user")
+	assert.ErrorIs(t, err, context.Canceled)
+	_, err = Launch(ctx, LaunchOptions{})
+	assert.ErrorIs(t, err, context.Canceled)
+	require.NoError(t, e.Close())
+	_, err = e.User(context.Background(), "after-close")
+	assert.ErrorContains(t, err, "engine closed")
+}

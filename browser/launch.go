@@ -63,6 +63,9 @@ type Browser struct {
 // Launch starts Playwright's driver and Chromium. A missing piece gives an
 // error wrapping ErrSetup that names the fix.
 func Launch(ctx context.Context, opts LaunchOptions) (*Browser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("browser: launch: %w", err)
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
