@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/tools"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -229,9 +230,9 @@ func hasSystem(msgs []llms.MessageContent) bool {
 // Node returns a graph node running the agent on the messages field of the
 // state. It returns a partial update holding only the messages the run
 // added, so the field should have an appending reducer (state.Append or
-// add-messages). A run error fails the node. The returned function has the
-// shape of graph.NodeFunc[S], so it goes straight into StateGraph.AddNode.
-func Node[S any](a *Agent, messages func(*S) *[]llms.MessageContent) func(context.Context, S) (S, error) {
+// add-messages). A run error fails the node. For graphs with a checkpointer
+// use MessagesNode (see the package doc).
+func Node[S any](a *Agent, messages func(*S) *[]llms.MessageContent) graph.NodeFunc[S] {
 	return func(ctx context.Context, s S) (S, error) {
 		var upd S
 		res, err := a.Run(ctx, *messages(&s))

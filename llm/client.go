@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,7 +21,7 @@ import (
 
 // ErrOffline is returned by NewProviderModel for the Offline provider:
 // callers branch on Detection.IsOffline before asking for a model.
-var ErrOffline = fmt.Errorf("llm: provider is offline: no model")
+var ErrOffline = errors.New("llm: provider is offline: no model")
 
 // NewProviderModel builds the langchaingo client for det's provider with
 // cfg's model name, over hc (nil: NewHTTPClient(nil, 0)). hc should carry a

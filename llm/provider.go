@@ -18,7 +18,7 @@ const (
 	Offline   Provider = "offline"
 )
 
-// Providers lists the online providers in detection order.
+// providerOrder lists the online providers in detection order.
 var providerOrder = []Provider{Anthropic, OpenAI, Google, Ollama}
 
 // ParseProvider accepts a provider name (case-insensitive; "gemini" and
