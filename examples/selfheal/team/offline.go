@@ -25,9 +25,10 @@ type Task struct {
 	Fixed   string // the debugger's patch
 	// Diagnosis is the debugger's explanation of the bug.
 	Diagnosis string
-	// Review and FailedReview are the reviewer's summaries when the tests
-	// pass and when the budget runs out.
-	Review, FailedReview string
+	// Review, FirstTryReview and FailedReview are the reviewer's summaries
+	// when the tests pass after debugging, pass at once (e.g. without
+	// -race), and still fail when the budget runs out.
+	Review, FirstTryReview, FailedReview string
 }
 
 // RateLimiterTask is the built-in task: a thread-safe sliding-window rate
@@ -45,21 +46,23 @@ func RateLimiterTask() Task {
 		return string(b)
 	}
 	return Task{
-		Request:      strings.TrimSpace(read("request.md")),
-		Spec:         strings.TrimSpace(read("spec.md")),
-		Tests:        read("tests.go.txt"),
-		Draft:        read("draft.go.txt"),
-		Fixed:        read("fixed.go.txt"),
-		Diagnosis:    strings.TrimSpace(read("diagnosis.md")),
-		Review:       strings.TrimSpace(read("review.md")),
-		FailedReview: strings.TrimSpace(read("review_failed.md")),
+		Request:        strings.TrimSpace(read("request.md")),
+		Spec:           strings.TrimSpace(read("spec.md")),
+		Tests:          read("tests.go.txt"),
+		Draft:          read("draft.go.txt"),
+		Fixed:          read("fixed.go.txt"),
+		Diagnosis:      strings.TrimSpace(read("diagnosis.md")),
+		Review:         strings.TrimSpace(read("review.md")),
+		FirstTryReview: strings.TrimSpace(read("review_first.md")),
+		FailedReview:   strings.TrimSpace(read("review_failed.md")),
 	}
 }
 
 // ScriptedModels returns a scripted model per role that plays the task: the
 // architect answers with the spec and tests, the developer with the draft,
 // the debugger with the diagnosis and the fix, the reviewer with the review
-// that matches the outcome in its prompt. Replies use the same formats a
+// that matches the outcome in its prompt (healed, passed at once, or
+// budget spent). Replies use the same formats a
 // real model is asked for, so they go through the same parsers.
 func (t Task) ScriptedModels() Models {
 	wrap := func(role Role, fn func(last string) string) llms.Model {
@@ -83,8 +86,11 @@ func (t Task) ScriptedModels() Models {
 			return "DIAGNOSIS:\n" + diag + "\n\nPATCHED_CODE:\n```go\n" + t.Fixed + "```\n"
 		}),
 		Reviewer: wrap(RoleReviewer, func(prompt string) string {
-			if strings.Contains(prompt, "WARNING: the debug budget") {
+			switch {
+			case strings.Contains(prompt, "WARNING: the debug budget"):
 				return t.FailedReview
+			case !strings.Contains(prompt, "DEBUG ROUND"):
+				return t.FirstTryReview
 			}
 			return t.Review
 		}),

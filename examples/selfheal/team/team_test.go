@@ -219,7 +219,8 @@ func TestNewValidates(t *testing.T) {
 func TestRateLimiterTaskFiles(t *testing.T) {
 	task := RateLimiterTask()
 	for name, s := range map[string]string{"request": task.Request, "spec": task.Spec, "tests": task.Tests, "draft": task.Draft,
-		"fixed": task.Fixed, "diagnosis": task.Diagnosis, "review": task.Review, "failed review": task.FailedReview} {
+		"fixed": task.Fixed, "diagnosis": task.Diagnosis, "review": task.Review, "first-try review": task.FirstTryReview,
+		"failed review": task.FailedReview} {
 		assert.NotEmpty(t, strings.TrimSpace(s), name)
 	}
 	for _, src := range []string{task.Draft, task.Fixed} {
@@ -269,4 +270,25 @@ func TestResumeAfterModelFailure(t *testing.T) {
 	assert.Equal(t, task.Request, final.Request)
 	assert.Len(t, scriptedOf(t, models.Architect).Calls(), 1)
 	assert.Len(t, flaky.Calls(), 2)
+}
+
+func TestOfflineRunWithoutRacePassesAtOnce(t *testing.T) {
+	// Without -race the draft's race goes unnoticed by the sequential tests
+	// and, usually, by the concurrent one; the scripted reviewer says so.
+	task := RateLimiterTask()
+	models := task.ScriptedModels()
+	tm, err := New(Config{Models: models, Sandbox: newTestSandbox(t, SandboxConfig{NoRace: true})})
+	require.NoError(t, err)
+	final, err := tm.Run(context.Background(), task.Request, nil)
+	require.NoError(t, err)
+	if len(final.TestRuns) == 1 {
+		assert.Equal(t, StatusPassed, final.Status)
+		assert.Equal(t, task.FirstTryReview, final.Review)
+		assert.Equal(t, task.Draft, final.Code)
+		return
+	}
+	// The over-admission was caught without the race detector: still healed.
+	assert.Equal(t, FailureTests, final.TestRuns[0].Failure)
+	assert.Equal(t, StatusPassed, final.Status)
+	assert.Equal(t, task.Review, final.Review)
 }
