@@ -32,6 +32,10 @@ type CompiledGraph[S any] struct {
 	idMu   sync.Mutex
 	lastID int64
 	pool   sync.Pool
+
+	emptyOnce sync.Once
+	emptyEnc  []byte
+	emptyErr  error
 }
 
 type cnode[S any] struct {

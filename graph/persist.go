@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -40,16 +39,42 @@ func (c *CompiledGraph[S]) newID(parent string) string {
 	}
 	c.lastID = n
 	c.idMu.Unlock()
-	return fmt.Sprintf("%016x", n)
+	return hex16(uint64(n))
 }
 
+func hex16(v uint64) string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[v&0xf]
+		v >>= 4
+	}
+	return string(b[:])
+}
+
+// taskID is FNV-1a over the checkpoint id, the node and the task's index.
 func taskID(cpID, node string, i int) string {
-	h := fnv.New64a()
-	h.Write([]byte(cpID))
-	h.Write([]byte{0})
-	h.Write([]byte(node))
-	h.Write([]byte{0, byte(i), byte(i >> 8), byte(i >> 16)})
-	return fmt.Sprintf("%016x", h.Sum64())
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	mix := func(b byte) { h ^= uint64(b); h *= prime }
+	for j := 0; j < len(cpID); j++ {
+		mix(cpID[j])
+	}
+	mix(0)
+	for j := 0; j < len(node); j++ {
+		mix(node[j])
+	}
+	mix(0)
+	mix(byte(i))
+	mix(byte(i >> 8))
+	mix(byte(i >> 16))
+	return hex16(h)
+}
+
+// emptyRoute is the encoding of a task result with no routing, made once.
+func (c *CompiledGraph[S]) emptyRoute() ([]byte, error) {
+	c.emptyOnce.Do(func() { c.emptyEnc, c.emptyErr = c.ser.Marshal(routeRec{}) })
+	return c.emptyEnc, c.emptyErr
 }
 
 // restore loads a checkpoint's values into r.
@@ -159,15 +184,22 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	return nil
 }
 
+// metadata returns the checkpoint metadata for source. The map is shared by
+// the run's checkpoints of that source and never modified after creation.
 func (r *run[S]) metadata(source Source) map[string]string {
+	if source == SourceLoop && r.metaLoop != nil {
+		return r.metaLoop
+	}
 	m := make(map[string]string, len(r.meta)+2)
 	for k, v := range r.meta {
 		m[k] = v
 	}
 	m["source"] = string(source)
-	m["step"] = strconv.Itoa(r.step)
 	if r.parentTask != "" {
 		m["parent_task"] = r.parentTask
+	}
+	if source == SourceLoop {
+		r.metaLoop = m
 	}
 	return m
 }
@@ -204,6 +236,13 @@ func (r *run[S]) encodeWrites(t *task[S]) ([]PendingWrite, error) {
 			return nil, fmt.Errorf("graph: encode overwrite of %s: %w", f.name, err)
 		}
 		out = append(out, PendingWrite{TaskID: t.sc.id, Node: t.node.name, Channel: chanOverwrite + ":" + f.name, Value: b})
+	}
+	if t.one == "" && len(t.gotos) == 0 && len(t.sends) == 0 {
+		b, err := g.emptyRoute()
+		if err != nil {
+			return nil, fmt.Errorf("graph: encode route of %s: %w", t.node.name, err)
+		}
+		return append(out, PendingWrite{TaskID: t.sc.id, Node: t.node.name, Channel: chanRoute, Value: b}), nil
 	}
 	rec := routeRec{Nodes: t.gotos}
 	if t.one != "" {

@@ -27,6 +27,8 @@ type taskScratch struct {
 	nextInterrupt int
 	fresh         *resumeVal // the value given by this run's Resume, for subgraphs
 	inline        bool
+	send          bool // a Send task
+	index         int  // position in the step's task list
 	ctx           context.Context
 }
 
@@ -76,6 +78,7 @@ type run[S any] struct {
 	written    []bool
 	joinSeen   [][]bool
 	meta       map[string]string
+	metaLoop   map[string]string
 	parentTask string
 
 	tasks     []task[S]
@@ -226,7 +229,7 @@ func (c *CompiledGraph[S]) newRun(opts []RunOption) (*run[S], error) {
 		}
 	}
 	r.ran, r.step, r.stopped, r.tainted, r.skipBefore, r.noLoad = 0, 0, false, false, false, false
-	r.cur, r.meta, r.parentTask = nil, r.cfg.metadata, ""
+	r.cur, r.meta, r.metaLoop, r.parentTask = nil, r.cfg.metadata, nil, ""
 	var zero S
 	r.state = zero
 	r.customCh = nil
@@ -399,6 +402,7 @@ func (r *run[S]) runStep(ctx context.Context) error {
 		t := &tasks[i]
 		t.sc.step = r.step
 		t.sc.node = t.node.name
+		t.sc.send, t.sc.index = t.send, i
 		if r.out != nil && !t.loaded {
 			r.send(Event[S]{Mode: Debug, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id, Debug: &DebugInfo{Kind: DebugTask}})
 		}
@@ -668,7 +672,8 @@ func (r *run[S]) afterTasks(ctx context.Context) error {
 		switch {
 		case t.intr != nil:
 			intr = append(intr, t)
-		case t.err != nil && failed == nil:
+		case t.err != nil && (failed == nil || errors.Is(failed.err, context.Canceled) && !errors.Is(t.err, context.Canceled)):
+			// Report the root cause, not a sibling cancelled because of it.
 			failed = t
 		}
 	}

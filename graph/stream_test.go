@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentgraph/agentgraph/checkpoint"
@@ -300,4 +301,46 @@ func TestSubgraph(t *testing.T) {
 	require.NoError(t, err)
 	_, err = napp.Invoke(bg, S{})
 	require.ErrorContains(t, err, "nil child")
+}
+
+func TestSubgraphSendsAndFailureContinue(t *testing.T) {
+	var failOnce atomic.Bool
+	failOnce.Store(true)
+	var searches atomic.Int32
+	cg := graph.New[Child](graph.Reducer(func(c *Child) *[]string { return &c.Answers }, state.Append))
+	cg.AddNode("search", func(ctx context.Context, c Child) (Child, error) {
+		searches.Add(1)
+		return Child{Answers: []string{"found " + c.Query}}, nil
+	})
+	cg.AddNode("flaky", func(ctx context.Context, c Child) (Child, error) {
+		if c.Query == "b" && failOnce.Swap(false) {
+			return Child{}, errors.New("flaky")
+		}
+		return Child{Answers: []string{"ok " + c.Query}}, nil
+	})
+	cg.AddEdge(graph.Start, "search").AddEdge("search", "flaky")
+	child, err := cg.Compile()
+	require.NoError(t, err)
+
+	g := newG()
+	g.AddNode("plan", logNode("plan"))
+	g.AddNode("sub", graph.Subgraph(child, func(s S) Child { return Child{Query: s.Note} }, func(c Child) S { return S{Log: c.Answers} }))
+	g.AddEdge(graph.Start, "plan")
+	g.AddConditionalEdges("plan", graph.FanOut(func(ctx context.Context, s S) ([]graph.Send[S], error) {
+		return []graph.Send[S]{{Node: "sub", Arg: S{Note: "a"}}, {Node: "sub", Arg: S{Note: "b"}}}, nil
+	}), "sub")
+	cp := checkpoint.NewMemory()
+	app, err := g.Compile(graph.WithCheckpointer(cp))
+	require.NoError(t, err)
+	_, err = app.Invoke(bg, S{}, graph.Thread("t"))
+	require.ErrorContains(t, err, "flaky")
+	for _, ns := range []string{"sub#0", "sub#1"} {
+		cps, err := cp.List(bg, "t", ns, graph.ListOptions{})
+		require.NoError(t, err)
+		assert.NotEmpty(t, cps, ns)
+	}
+	out, err := app.Invoke(bg, S{}, graph.Thread("t"), graph.Continue())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"plan", "found a", "ok a", "found b", "ok b"}, out.Log)
+	assert.Equal(t, int32(2), searches.Load(), "the failed child continues from its checkpoint; the finished one is not re-run")
 }

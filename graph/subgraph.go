@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Subgraph returns a node of a graph over P that runs child. in maps the
@@ -13,7 +14,8 @@ import (
 // append reducer come back whole: give an out that returns only what is new).
 //
 // The child runs with the parent's checkpointer, store and thread in its own
-// checkpoint namespace ("node", or "parent:node" when nested). An interrupt
+// checkpoint namespace ("node", "node#i" for the i-th task of a step when
+// it came from a Send, and "parent:node" when nested). An interrupt
 // inside the child pauses the parent; resuming the parent resumes the child
 // where it stopped. Custom events the child emits reach the parent's stream.
 func Subgraph[P, C any](child *CompiledGraph[C], in func(P) C, out func(C) P) NodeFunc[P] {
@@ -57,6 +59,9 @@ func (c *CompiledGraph[S]) runChild(ctx context.Context, input S) (S, error) {
 	pc := p.childConfig()
 	sc := tc.task
 	ns := sc.node
+	if sc.send {
+		ns += "#" + strconv.Itoa(sc.index) // parallel Send tasks need their own namespaces
+	}
 	if pc.ns != "" {
 		ns = pc.ns + ":" + sc.node
 	}
