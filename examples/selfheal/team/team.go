@@ -140,7 +140,7 @@ func (t *Team) ask(ctx context.Context, role Role, system, user string, parse fu
 			r.usage = r.usage.Add(u)
 		}
 		text := ""
-		if len(resp.Choices) > 0 && resp.Choices[0] != nil {
+		if resp != nil && len(resp.Choices) > 0 && resp.Choices[0] != nil {
 			text = resp.Choices[0].Content
 		}
 		perr := parse(text)

@@ -292,3 +292,22 @@ func TestOfflineRunWithoutRacePassesAtOnce(t *testing.T) {
 	assert.Equal(t, StatusPassed, final.Status)
 	assert.Equal(t, task.Review, final.Review)
 }
+
+// nilModel answers with no response and no error, as a broken client might.
+type nilModel struct{}
+
+func (nilModel) GenerateContent(context.Context, []llms.MessageContent, ...llms.CallOption) (*llms.ContentResponse, error) {
+	return nil, nil
+}
+
+func (nilModel) Call(context.Context, string, ...llms.CallOption) (string, error) { return "", nil }
+
+func TestNilResponseIsAFormatError(t *testing.T) {
+	models := RateLimiterTask().ScriptedModels()
+	models.Architect = nilModel{}
+	tm := newTeam(t, models, 1)
+	_, err := tm.Architect(context.Background(), tm.Input("x"))
+	require.ErrorIs(t, err, ErrFormat)
+	assert.Contains(t, err.Error(), "architect: 3 replies could not be used")
+	assert.Contains(t, err.Error(), "reply is empty")
+}
