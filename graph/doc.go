@@ -90,7 +90,8 @@
 // task's update), Debug (task start/result, checkpoints) and Custom (what
 // nodes pass to Emit). WithObserver and Observe receive every event, for
 // harnesses. Nodes reach the Store with StoreFrom(ctx), the stream with
-// Emit/StreamWriter, and their identity with TaskInfoFrom.
+// Emit/StreamWriter, and their identity with TaskInfoFrom. Call Emit and
+// Interrupt from the node's own goroutine (not from goroutines it starts).
 //
 // # Retries, cancellation, subgraphs
 //
@@ -98,5 +99,7 @@
 // optional jitter, a predicate on errors). Cancelling the context stops the
 // run promptly — a parallel step stops waiting for its tasks — and leaves
 // the last checkpoint resumable. Subgraph makes a compiled graph a node of
-// another, with input/output mapping and its own checkpoint namespace.
+// another, with input/output mapping and its own checkpoint namespace; to
+// inspect a child's checkpoints, compile the child's builder with the same
+// checkpointer and call GetState with Namespace("node").
 package graph
