@@ -45,6 +45,47 @@ func TestBoltConformance(t *testing.T) {
 	}
 }
 
+// coldBolt makes a new Bolt on the same file for every call, so nothing is
+// served from the in-memory cache: every read decodes the stored records.
+type coldBolt struct {
+	t    *testing.T
+	db   *bolt.DB
+	opts []checkpoint.Option
+}
+
+func (c coldBolt) cp() *checkpoint.Bolt {
+	b, err := checkpoint.NewBolt(c.db, c.opts...)
+	require.NoError(c.t, err)
+	return b
+}
+
+func (c coldBolt) Put(ctx context.Context, cp *graph.Checkpoint) error { return c.cp().Put(ctx, cp) }
+func (c coldBolt) PutWrites(ctx context.Context, thread, ns, id string, ws []graph.PendingWrite) error {
+	return c.cp().PutWrites(ctx, thread, ns, id, ws)
+}
+func (c coldBolt) Get(ctx context.Context, thread, ns, id string) (*graph.Checkpoint, []graph.PendingWrite, error) {
+	return c.cp().Get(ctx, thread, ns, id)
+}
+func (c coldBolt) List(ctx context.Context, thread, ns string, opts graph.ListOptions) ([]*graph.Checkpoint, error) {
+	return c.cp().List(ctx, thread, ns, opts)
+}
+func (c coldBolt) DeleteThread(ctx context.Context, thread string) error {
+	return c.cp().DeleteThread(ctx, thread)
+}
+
+func TestBoltConformanceCold(t *testing.T) {
+	for _, k := range []int{checkpoint.DefaultSnapshotEvery, 1, 3} {
+		t.Run(fmt.Sprintf("snapshotEvery%d", k), func(t *testing.T) {
+			checkpointtest.Run(t, func() graph.Checkpointer {
+				return coldBolt{t: t, db: openBolt(t), opts: []checkpoint.Option{checkpoint.WithSnapshotEvery(k)}}
+			})
+		})
+	}
+	checkpointtest.RunRetention(t, func(keep int) graph.Checkpointer {
+		return coldBolt{t: t, db: openBolt(t), opts: []checkpoint.Option{checkpoint.WithRetention(keep), checkpoint.WithSnapshotEvery(4)}}
+	})
+}
+
 func TestBoltRetention(t *testing.T) {
 	checkpointtest.RunRetention(t, func(keep int) graph.Checkpointer {
 		return newBolt(t, checkpoint.WithRetention(keep), checkpoint.WithSnapshotEvery(4))
