@@ -76,14 +76,16 @@ document.getElementById('post').onclick = () => {
 	return mux
 }
 
-// a11yApp has an image without alt text, an icon button without a name
-// and an input without a label.
+// a11yApp has an image without alt text, an icon button without a name,
+// an input without a label and a skip link that stays off screen when it
+// has keyboard focus.
 func a11yApp() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/{$}", page("Account", `<h1>Account</h1>
 <img src="/logo.svg" width="40" height="40">
 <button onclick="document.getElementById('q').focus()"><svg width="12" height="12"><circle cx="6" cy="6" r="5"/></svg></button>
 <input id="q" type="text">
+<a href="#main" style="position:absolute;left:-9999px">Skip to content</a>
 <a href="/about">About</a>`))
 	mux.HandleFunc("/about", page("About", `<h1>About</h1><a href="/">Account</a>`))
 	mux.HandleFunc("/logo.svg", func(w http.ResponseWriter, _ *http.Request) {

@@ -65,7 +65,8 @@ type Observation struct {
 	// Requests are the requests the probe relayed during the action
 	// (nil without a probe).
 	Requests []RequestTiming
-	// Violations are the new axe-core violations (nil without a probe).
+	// Violations are the new accessibility violations the probe saw:
+	// axe-core's and its focus check's (nil without a probe).
 	Violations []AxeViolation
 	// Probe is the run's probe, or nil; RequestMark is its request count
 	// before the action (see Probe.RequestsSince).
@@ -179,7 +180,8 @@ func payloadFor(o Observation, token string) string {
 	return XSSMarker + token
 }
 
-// axeOracle reports the probe's new serious and critical axe violations.
+// axeOracle reports the probe's new accessibility violations: axe-core's
+// serious and critical ones and invisible keyboard focus.
 type axeOracle struct{}
 
 func (axeOracle) Name() string { return "axe" }

@@ -99,7 +99,8 @@ type pageLoad struct {
 	runs    int
 }
 
-// AxeViolation is one axe-core rule failing on one page.
+// AxeViolation is one accessibility rule failing on one page: an
+// axe-core rule, or FocusInvisibleRule.
 type AxeViolation struct {
 	URL     string   `json:"url"`
 	Rule    string   `json:"id"`
@@ -239,7 +240,19 @@ type probeReport struct {
 	URL        string         `json:"url"`
 	Error      string         `json:"error"`
 	Violations []AxeViolation `json:"violations"`
+	Focus      *focusReport   `json:"focus"`
 }
+
+type focusReport struct {
+	Target  string `json:"target"`
+	HTML    string `json:"html"`
+	Visible bool   `json:"visible"`
+}
+
+// FocusInvisibleRule is the rule id of the probe's own accessibility check:
+// keyboard focus moved to an element that is off screen, transparent or
+// smaller than 2×2 pixels (WCAG 2.4.7 Focus Visible).
+const FocusInvisibleRule = "agentgraph-focus-invisible"
 
 func (p *Probe) report(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
@@ -264,6 +277,11 @@ func (p *Probe) report(w http.ResponseWriter, r *http.Request) {
 	switch rep.Kind {
 	case "dirty":
 		ld.pending = true
+	case "focus":
+		if rep.Focus != nil && !rep.Focus.Visible {
+			p.addViolation(AxeViolation{URL: rep.URL, Rule: FocusInvisibleRule, Impact: "serious",
+				Help: "Keyboard focus lands on an element the user cannot see", Targets: []string{rep.Focus.Target}, HTML: rep.Focus.HTML})
+		}
 	case "axe":
 		ld.pending = false
 		ld.runs++
@@ -272,16 +290,21 @@ func (p *Probe) report(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, v := range rep.Violations {
 			v.URL = rep.URL
-			key := v.Rule + "\x00" + pathQuery(v.URL) + "\x00" + strings.Join(v.Targets, ",")
-			if p.axeSeen[key] {
-				continue
-			}
-			p.axeSeen[key] = true
-			p.axeNew = append(p.axeNew, v)
+			p.addViolation(v)
 		}
 	}
 	close(p.cond)
 	p.cond = make(chan struct{})
+}
+
+// addViolation records v once per (rule, page, elements); p.mu is held.
+func (p *Probe) addViolation(v AxeViolation) {
+	key := v.Rule + "\x00" + pathQuery(v.URL) + "\x00" + strings.Join(v.Targets, ",")
+	if p.axeSeen[key] {
+		return
+	}
+	p.axeSeen[key] = true
+	p.axeNew = append(p.axeNew, v)
 }
 
 // Settle waits, at most timeout, until the latest page load has finished
@@ -377,5 +400,19 @@ const probeJS = `(() => {
       attributes: true, attributeFilter: ['alt', 'aria-label', 'aria-labelledby', 'role', 'hidden', 'aria-hidden', 'for', 'id', 'title', 'disabled', 'type', 'style', 'class']});
     schedule();
   };
+  document.addEventListener('focusin', (e) => {
+    const el = e.target;
+    if (!(el instanceof Element)) return;
+    requestAnimationFrame(() => {
+      if (document.activeElement !== el) return;
+      const r = el.getBoundingClientRect();
+      let opaque = true;
+      for (let n = el; n instanceof Element; n = n.parentElement) if (getComputedStyle(n).opacity === '0') { opaque = false; break; }
+      const visible = opaque && r.width >= 2 && r.height >= 2 && r.right > 0 && r.bottom > 0 && r.left < innerWidth && r.top < innerHeight;
+      const name = (el.getAttribute('aria-label') || el.innerText || el.getAttribute('name') || '').trim().replace(/\s+/g, ' ').slice(0, 40);
+      const target = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (name ? ' "' + name + '"' : '');
+      post({kind: 'focus', focus: {target, visible, html: el.outerHTML.slice(0, 200)}});
+    });
+  }, true);
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
 })();`

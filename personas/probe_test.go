@@ -140,6 +140,14 @@ func TestProbeReports(t *testing.T) {
 	p.Settle(context.Background(), 5*time.Second)
 	assert.Less(t, time.Since(start), time.Second)
 
+	post(`{"kind":"focus","load":"L1","url":"http://x/a","focus":{"target":"a \"Skip\"","visible":true}}`)
+	assert.Empty(t, p.TakeViolations(), "visible focus is fine")
+	post(`{"kind":"focus","load":"L1","url":"http://x/a","focus":{"target":"a \"Skip\"","visible":false}}`)
+	got = p.TakeViolations()
+	require.Len(t, got, 1)
+	assert.Equal(t, FocusInvisibleRule, got[0].Rule)
+	assert.Equal(t, []string{`a "Skip"`}, got[0].Targets)
+
 	_, err = NewProbe("ftp://x", ProbeOptions{})
 	require.ErrorContains(t, err, "want http(s)")
 }

@@ -25,15 +25,16 @@ func TestStrategiesFindTheirBugClass(t *testing.T) {
 		kind    browser.FindingKind
 		page    string // path the finding must be on
 		oracle  OracleConfig
+		also    []string // substrings of other findings' titles the run must report
 	}{
-		{NewUser, onboardingApp, "/", 6, KindDeadControl, "/", OracleConfig{}},
-		{PowerUser, bulkApp, "/", 6, browser.FindServerError, "/", OracleConfig{}},
-		{Adversarial, commentApp, "/", 12, KindXSS, "/", OracleConfig{}},
-		{Accessibility, a11yApp, "/", 4, KindA11y, "/", OracleConfig{}},
-		{DataHeavy, func() http.Handler { return listApp(4, 1200*time.Millisecond) }, "/items", 6, KindSlow, "/items?page=4", OracleConfig{SlowThreshold: 800 * time.Millisecond}},
-		{Impatient, orderApp, "/checkout", 4, browser.FindServerError, "/checkout", OracleConfig{}},
-		{ReturningUser, prefsApp, "/", 14, browser.FindPageError, "/dashboard", OracleConfig{}},
-		{Explorer, mazeApp, "/", 30, browser.FindNotFound, "/products/coffee/beans/origin/report", OracleConfig{}},
+		{NewUser, onboardingApp, "/", 6, KindDeadControl, "/", OracleConfig{}, nil},
+		{PowerUser, bulkApp, "/", 6, browser.FindServerError, "/", OracleConfig{}, nil},
+		{Adversarial, commentApp, "/", 12, KindXSS, "/", OracleConfig{}, nil},
+		{Accessibility, a11yApp, "/", 8, KindA11y, "/", OracleConfig{}, []string{"axe image-alt", "axe button-name", "axe label", FocusInvisibleRule}},
+		{DataHeavy, func() http.Handler { return listApp(4, 1200*time.Millisecond) }, "/items", 6, KindSlow, "/items?page=4", OracleConfig{SlowThreshold: 800 * time.Millisecond}, nil},
+		{Impatient, orderApp, "/checkout", 4, browser.FindServerError, "/checkout", OracleConfig{}, nil},
+		{ReturningUser, prefsApp, "/", 14, browser.FindPageError, "/dashboard", OracleConfig{}, nil},
+		{Explorer, mazeApp, "/", 30, browser.FindNotFound, "/products/coffee/beans/origin/report", OracleConfig{}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.persona, func(t *testing.T) {
@@ -49,6 +50,9 @@ func TestStrategiesFindTheirBugClass(t *testing.T) {
 					if f.Kind == tc.kind && pathQuery(f.URL) == tc.page && hit == nil {
 						hit = &rep.Findings[j]
 					}
+				}
+				for _, want := range tc.also {
+					assert.True(t, slices.ContainsFunc(rep.Findings, func(f Finding) bool { return strings.Contains(f.Title, want) }), "run %d: no finding %q in %v", i, want, runs[i])
 				}
 				require.NotNil(t, hit, "run %d: %s found no %s on %s; findings: %v\ntape: %s", i, tc.persona, tc.kind, tc.page, runs[i], tapeSummary(rep.Tape))
 				assert.Equal(t, tc.persona, hit.Persona)
