@@ -97,6 +97,10 @@ type run[S any] struct {
 	noLoad     bool // a subgraph run that starts afresh
 	tc         taskCtx
 	baseCtx    context.Context
+	parCtx     context.Context
+	parCancel  context.CancelFunc
+	done       chan int
+	finished   []bool
 	inlineCtx  context.Context // the run's context carrying r.tc, for one-task steps
 }
 
@@ -276,6 +280,7 @@ func (c *CompiledGraph[S]) release(r *run[S]) {
 		r.next[i] = task[S]{}
 	}
 	r.out, r.customCh, r.cur, r.enc, r.versions, r.baseCtx, r.tc, r.inlineCtx = nil, nil, nil, nil, nil, nil, taskCtx{}, nil
+	r.parCtx, r.parCancel = nil, nil
 	r.st, r.cp = nil, nil
 	c.pool.Put(r)
 }
@@ -302,7 +307,12 @@ func (r *run[S]) exec(ctx context.Context, input S) (S, error) {
 	}
 	r.baseCtx = ctx
 	r.tc = taskCtx{r: r}
-	r.inlineCtx = nil
+	r.inlineCtx, r.parCtx, r.parCancel = nil, nil, nil
+	defer func() {
+		if r.parCancel != nil {
+			r.parCancel()
+		}
+	}()
 	if err := r.begin(ctx, input); err != nil {
 		return g.view(r.state), err
 	}
@@ -426,20 +436,30 @@ func (r *run[S]) runStep(ctx context.Context) error {
 		}
 		r.runTask(r.inlineCtx, t, start, false)
 	default:
-		if err := r.runParallel(ctx, tasks, start); err != nil {
+		if err := r.runParallel(ctx, tasks); err != nil {
 			return err
 		}
 	}
 	return r.afterTasks(ctx)
 }
 
-func (r *run[S]) runParallel(ctx context.Context, tasks []task[S], start S) error {
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+func (r *run[S]) runParallel(ctx context.Context, tasks []task[S]) error {
+	// One cancellable context per run: a failed task fails the step, and
+	// with it the run, so it is never needed again after a cancel.
+	if r.parCtx == nil {
+		r.parCtx, r.parCancel = context.WithCancel(ctx)
+	}
 	if r.out != nil && r.customCh == nil {
 		r.customCh = make(chan Event[S])
 	}
-	done := make(chan int, len(tasks))
+	if cap(r.done) < len(tasks) {
+		r.done = make(chan int, len(tasks))
+	}
+	if cap(r.finished) < len(tasks) {
+		r.finished = make([]bool, len(tasks))
+	}
+	done, finished := r.done, r.finished[:len(tasks)]
+	clear(finished)
 	running := 0
 	for i := range tasks {
 		t := &tasks[i]
@@ -449,29 +469,25 @@ func (r *run[S]) runParallel(ctx context.Context, tasks []task[S], start S) erro
 		running++
 		t.sc.inline = false
 		t.tcx = taskCtx{r: r, task: &t.sc}
-		go r.runAsync(context.WithValue(sctx, ctxKey{}, &t.tcx), i, done)
+		go r.runAsync(context.WithValue(r.parCtx, ctxKey{}, &t.tcx), i, done)
 	}
-	finished := make([]bool, len(tasks))
 	for running > 0 {
 		select {
 		case i := <-done:
 			running--
 			finished[i] = true
 			if t := &tasks[i]; t.err != nil {
-				cancel() // a failed task fails the step: stop the siblings
+				r.parCancel() // a failed task fails the step: stop the siblings
 			}
 		case ev := <-r.customCh:
 			r.send(ev)
 		case <-ctx.Done():
 			// Stop waiting: tasks still running are abandoned (and re-run on
-			// resume); the finished ones keep their writes.
+			// resume); the finished ones keep their writes. The run is not
+			// reused, since abandoned tasks may still write to it.
 			r.tainted = true
-			for i := range tasks {
-				if !finished[i] && !tasks[i].loaded {
-					tasks[i].done = false
-				}
-			}
-			r.savePending(context.WithoutCancel(ctx), tasks, finished)
+			r.parCancel()
+			_ = r.savePending(context.WithoutCancel(ctx), tasks, finished)
 			return fmt.Errorf("graph: step %d: %w", r.step, ctx.Err())
 		}
 	}
