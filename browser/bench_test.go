@@ -65,7 +65,11 @@ func BenchmarkSnapshotSize(b *testing.B) {
 	b.ReportMetric(100*float64(ariaOnly)/float64(total), "%addressable-aria-only")
 	// Optional: the same page through @playwright/mcp's browser_snapshot.
 	if cli := os.Getenv("AGENTGRAPH_PLAYWRIGHT_MCP"); cli != "" {
-		out, err := exec.Command("node", "testdata/mcp_snapshot.mjs", cli, app.URL+"/many").Output()
+		script, err := filepath.Abs("testdata/mcp_snapshot.mjs")
+		require.NoError(b, err)
+		cmd := exec.Command("node", script, cli, app.URL+"/many")
+		cmd.Dir = b.TempDir() // the MCP server writes .playwright-mcp/ logs into its working directory
+		out, err := cmd.Output()
 		require.NoError(b, err)
 		mcp := string(out)
 		if i := strings.Index(mcp, "### Snapshot"); i >= 0 {
