@@ -74,9 +74,10 @@ type Observation struct {
 	RequestMark int
 	// Tape is the run's tape up to and including this action.
 	Tape []browser.Entry
-	// Recheck re-takes the after snapshot after a pause (for oracles that
-	// must rule out late changes).
-	Recheck func(ctx context.Context, wait time.Duration) (browser.Snapshot, error)
+	// Recheck re-takes the after snapshot after a pause, with the health
+	// findings that arrived meanwhile (for oracles that must rule out late
+	// effects). The driver reports those findings too.
+	Recheck func(ctx context.Context, wait time.Duration) (browser.Snapshot, []browser.Finding, error)
 }
 
 // Oracle judges observations without a model.
@@ -252,8 +253,8 @@ func (d deadControlOracle) Check(ctx context.Context, o Observation) []Finding {
 		return nil // checkboxes and the like show their state in the snapshot; fields only focus
 	}
 	if o.Recheck != nil {
-		later, err := o.Recheck(ctx, d.wait)
-		if err != nil || !sameScreen(o.Before, later) {
+		later, late, err := o.Recheck(ctx, d.wait)
+		if err != nil || len(late) > 0 || !sameScreen(o.Before, later) {
 			return nil
 		}
 	}

@@ -40,6 +40,10 @@ type RunOptions struct {
 	// Window, usually the engine's, fills in the engine sequence numbers
 	// of the run's entries.
 	Window *browser.Window
+	// Grace is how long the driver waits after an action before judging it,
+	// so that requests and errors the action set off are seen (default
+	// 150ms; negative: no wait).
+	Grace time.Duration
 	// TapeWindow is how many recent entries a strategy sees (default 20).
 	TapeWindow int
 	// Logger (default slog.Default()).
@@ -80,6 +84,9 @@ func Run(ctx context.Context, page Page, p Persona, opts RunOptions) (Report, er
 	if opts.AuditTimeout <= 0 {
 		opts.AuditTimeout = 3 * time.Second
 	}
+	if opts.Grace == 0 {
+		opts.Grace = 150 * time.Millisecond
+	}
 	if opts.TapeWindow <= 0 {
 		opts.TapeWindow = 20
 	}
@@ -105,7 +112,7 @@ func (d *driver) run(ctx context.Context) (Report, error) {
 		return d.rep, fmt.Errorf("personas: persona %q: NewStrategy returned nil", d.p.Name)
 	}
 	rng := rand.New(rand.NewPCG(d.opts.Seed, d.opts.Seed^0x9e3779b97f4a7c15))
-	before, _ := d.snapshot(ctx) // about:blank at first
+	before, _, _ := d.snapshot(ctx) // about:blank at first
 	if err := d.act(ctx, -1, browser.Intent{Action: browser.ActNavigate, URL: d.opts.Start}, &before); err != nil {
 		return d.rep, err
 	}
@@ -141,9 +148,16 @@ func (d *driver) act(ctx context.Context, step int, in browser.Intent, snap *bro
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	idx := len(d.rep.Tape)
-	d.rep.Tape = append(d.rep.Tape, d.entry(in, res))
-	obs := Observation{Step: step, TapeIndex: idx, Intent: in, Result: res, Before: *snap, Probe: d.opts.Probe, RequestMark: reqs, Tape: d.rep.Tape}
+	switch in.Action {
+	case browser.ActSnapshot, browser.ActExtractText, browser.ActScreenshot, browser.ActCheckHealth:
+	default:
+		// requests a click starts may reach the page's listeners only after
+		// the engine found the network idle: give them a moment
+		if err := sleep(ctx, d.opts.Grace); err != nil {
+			return err
+		}
+	}
+	obs := Observation{Step: step, Intent: in, Before: *snap, Probe: d.opts.Probe, RequestMark: reqs}
 	if d.opts.Probe != nil {
 		obs.Requests = d.opts.Probe.RequestsSince(reqs)
 		if obs.Requests == nil {
@@ -152,33 +166,29 @@ func (d *driver) act(ctx context.Context, step int, in browser.Intent, snap *bro
 		d.opts.Probe.Settle(ctx, d.opts.AuditTimeout)
 		obs.Violations = d.opts.Probe.TakeViolations()
 	}
-	after, err := d.snapshot(ctx)
+	after, late, err := d.snapshot(ctx)
 	if err != nil {
 		d.opts.Logger.Debug("snapshot after action failed", "persona", d.p.Name, "err", err)
 	}
-	obs.After = after
-	obs.Recheck = func(ctx context.Context, wait time.Duration) (browser.Snapshot, error) {
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return browser.Snapshot{}, ctx.Err()
+	res.Findings = append(res.Findings, late...) // health signals that arrived after the action returned
+	idx := len(d.rep.Tape)
+	d.rep.Tape = append(d.rep.Tape, d.entry(in, res))
+	obs.TapeIndex, obs.Result, obs.After, obs.Tape = idx, res, after, d.rep.Tape
+	var later []browser.Finding
+	obs.Recheck = func(ctx context.Context, wait time.Duration) (browser.Snapshot, []browser.Finding, error) {
+		if err := sleep(ctx, wait); err != nil {
+			return browser.Snapshot{}, nil, err
 		}
-		return d.snapshot(ctx)
+		s, f, err := d.snapshot(ctx)
+		later = append(later, f...)
+		return s, f, err
 	}
-	var found []Finding
-	for _, o := range d.opts.Oracles {
-		for _, f := range o.Check(ctx, obs) {
-			if f.URL == "" {
-				f.URL = res.URL
-			}
-			if f.Oracle == "" {
-				f.Oracle = o.Name()
-			}
-			if k := f.Key(); !d.keys[k] {
-				d.keys[k] = true
-				found = append(found, f)
-			}
-		}
+	found := d.judge(ctx, obs)
+	if len(later) > 0 {
+		d.rep.Tape[idx].Findings = append(d.rep.Tape[idx].Findings, later...)
+		found = append(found, d.judge(ctx, Observation{Step: step, TapeIndex: idx, Intent: in,
+			Result: browser.Result{OK: res.OK, Action: in.Action, URL: res.URL, Title: res.Title, Findings: later},
+			Before: after, After: after, Tape: d.rep.Tape})...)
 	}
 	if len(found) > 0 {
 		shot := d.screenshot(ctx, idx)
@@ -198,12 +208,48 @@ func (d *driver) act(ctx context.Context, step int, in browser.Intent, snap *bro
 	return nil
 }
 
-func (d *driver) snapshot(ctx context.Context) (browser.Snapshot, error) {
+// judge applies the oracles and keeps the findings not reported before.
+func (d *driver) judge(ctx context.Context, obs Observation) []Finding {
+	var found []Finding
+	for _, o := range d.opts.Oracles {
+		for _, f := range o.Check(ctx, obs) {
+			if f.URL == "" {
+				f.URL = obs.Result.URL
+			}
+			if f.Oracle == "" {
+				f.Oracle = o.Name()
+			}
+			if k := f.Key(); !d.keys[k] {
+				d.keys[k] = true
+				found = append(found, f)
+			}
+		}
+	}
+	return found
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// snapshot takes a snapshot and returns the health findings that were
+// pending (they belong to the action before it).
+func (d *driver) snapshot(ctx context.Context) (browser.Snapshot, []browser.Finding, error) {
 	r := d.page.Do(ctx, browser.Intent{Action: browser.ActSnapshot})
 	if !r.OK || r.Snapshot == nil {
-		return browser.Snapshot{URL: r.URL, Title: r.Title}, fmt.Errorf("snapshot: %s", r.Error)
+		return browser.Snapshot{URL: r.URL, Title: r.Title}, r.Findings, fmt.Errorf("snapshot: %s", r.Error)
 	}
-	return *r.Snapshot, nil
+	return *r.Snapshot, r.Findings, nil
 }
 
 // entry is the tape entry of one action, with the engine's sequence
