@@ -345,8 +345,11 @@ func TestUserContextsAreIsolated(t *testing.T) {
 	// storage state carries a user into a new engine
 	state := filepath.Join(t.TempDir(), "alice.json")
 	require.NoError(t, alice.SaveStorageState(state))
-	e2 := newEngine(t, app, func(c *Config) { c.StorageStatePath = state })
+	e2 := newEngine(t, app, func(c *Config) { c.StorageStatePath = state; c.Viewport = Viewport{800, 600} })
 	carol := mustUser(t, e2, "carol")
+	assert.Equal(t, 800, carol.page.ViewportSize().Width)
+	assert.Equal(t, 600, carol.page.ViewportSize().Height)
+	assert.Equal(t, 1280, alice.page.ViewportSize().Width, "default viewport")
 	ok(t, carol, fmt.Sprintf(`{"action":"navigate","url":%q}`, app.URL+"/store"))
 	assert.Equal(t, "who=alice cookie=who=alice", ok(t, carol, `{"action":"extract_text","target":"#who"}`).Output)
 }
