@@ -1,0 +1,46 @@
+// Package memory holds the graph.Store back-ends and the QA knowledge model
+// that the explorer keeps between runs.
+//
+// # Store back-ends
+//
+// NewInMemoryStore and NewBoltStore implement graph.Store. In the bbolt store
+// namespaces are nested buckets under one top-level bucket (agentgraph.store),
+// so one file can be shared with checkpoint.NewBolt. Search filters use dotted
+// paths and the operators $eq, $ne, $gt, $gte, $lt, $lte; Query ranks by
+// keywords, or by embedding similarity with WithEmbedder (any langchaingo
+// embeddings.Embedder satisfies Embedder). TTL comes from PutOptions.TTL;
+// expired items are hidden and PurgeExpired deletes them. The conformance
+// suite every back-end runs is memory/storetest.
+//
+// # QA knowledge model
+//
+// NewQA(store, origin) gives the long-term memory of one web app on any
+// graph.Store. Everything lives under ["qa", <app id>, <kind>], where the app
+// id is a short hash of the normalised origin and kind is one of pages,
+// selectors, quirks, observations, sessions, bugs, procedures.
+//
+//   - Episodic and semantic memory: RecordPageVisit, RecordSelector,
+//     AddQuirk, AddObservation, SaveSession.
+//   - Bug catalog: RecordBug deduplicates by Fingerprint(kind, page,
+//     evidence). The page is NormalizePage (ids and numbers become
+//     placeholders, the query is sorted, free-text values masked); the
+//     evidence is NormalizeEvidence (lower-cased; quoted values, timestamps,
+//     UUIDs, hex and numbers masked; whitespace collapsed; capped at
+//     MaxEvidenceKey runes). An entry keeps a seen count, first and last seen,
+//     bounded samples, the latest tape index and screenshot. A fixed bug seen
+//     again reopens (BugRecorded.Reopened).
+//   - Prioritisation: PageRisks and HighRiskPages(n) score pages from open
+//     bugs (weighted by severity and kind), quirks, selector failures and
+//     recency (see RiskWeights). SupervisorContext(ctx, maxChars) is the
+//     supervisor's capped memory text. RegressionMissions gives one mission per
+//     page with open bugs.
+//   - Procedural memory: Reflect rewrites each persona's prompt supplement,
+//     offline with RuleReflector or with any Reflector (an LLM adapter, say),
+//     and derives the supervisor's routing rules. Prompt builders read
+//     Supplement(persona).
+//   - Agent tools (they satisfy tools.Tool without importing it): RecallTool
+//     is recall_past_findings, ObservationTool is record_observation.
+//
+// Updates are serialised within one QA value; share one QA per app and
+// process.
+package memory
