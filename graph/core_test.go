@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -706,4 +708,23 @@ func TestConcurrentInvokes(t *testing.T) {
 	for i := 0; i < 16; i++ {
 		require.NoError(t, <-errs)
 	}
+}
+
+func TestLoggerAndName(t *testing.T) {
+	var buf strings.Builder
+	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	g := newG()
+	g.AddNode("a", logNode("a"))
+	g.AddNode("bad", func(ctx context.Context, s S) (S, error) { return S{}, errors.New("nope") })
+	g.AddEdge(graph.Start, "a").AddEdge("a", "bad")
+	app, err := g.Compile(graph.WithLogger(logger), graph.WithName("demo"))
+	require.NoError(t, err)
+	assert.Equal(t, "demo", app.Name())
+	_, err = app.Invoke(context.Background(), S{})
+	require.Error(t, err)
+	out := buf.String()
+	assert.Contains(t, out, "graph: step committed")
+	assert.Contains(t, out, "graph: task failed")
+	assert.Contains(t, out, "node=bad")
+	assert.Contains(t, out, "graph=demo")
 }

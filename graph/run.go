@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"math/rand/v2"
 	"time"
 	"unsafe"
@@ -339,6 +340,11 @@ func (r *run[S]) exec(ctx context.Context, input S) (S, error) {
 		executed := r.tasks
 		if err := r.commit(ctx); err != nil {
 			return g.view(r.state), err
+		}
+		if l := g.cfg.logger; l != nil {
+			l.LogAttrs(ctx, slog.LevelDebug, "graph: step committed", slog.String("graph", g.name),
+				slog.String("thread", r.thread), slog.String("ns", r.ns), slog.Int("step", r.step-1),
+				slog.Int("tasks", len(executed)), slog.Int("next", len(r.next)))
 		}
 		if len(r.next) > 0 {
 			if err := r.staticInterrupt(ctx, executed, g.after, "after"); err != nil {
@@ -703,6 +709,15 @@ func (r *run[S]) afterTasks(ctx context.Context) error {
 				r.send(Event[S]{Mode: Debug, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id,
 					Debug: &DebugInfo{Kind: DebugTaskResult, Err: t.err, Interrupted: t.intr != nil, Duration: t.dur}})
 			}
+		}
+	}
+	if l := r.g.cfg.logger; l != nil {
+		if failed != nil {
+			l.LogAttrs(ctx, slog.LevelWarn, "graph: task failed", slog.String("graph", r.g.name), slog.String("thread", r.thread),
+				slog.String("node", failed.node.name), slog.Int("step", r.step), slog.String("err", failed.err.Error()))
+		} else {
+			l.LogAttrs(ctx, slog.LevelDebug, "graph: interrupted", slog.String("graph", r.g.name), slog.String("thread", r.thread),
+				slog.Int("step", r.step), slog.Int("interrupts", len(intr)))
 		}
 	}
 	if failed != nil {
