@@ -30,6 +30,9 @@ func newField(sf reflect.StructField) field {
 	case reflect.Slice:
 		f.isZero = func(p unsafe.Pointer) bool { return (*sliceHeader)(p).data == nil }
 		f.assign = func(d, s unsafe.Pointer) { *(*sliceHeader)(d) = *(*sliceHeader)(s) }
+	case reflect.Interface:
+		f.isZero = func(p unsafe.Pointer) bool { return *(*[2]unsafe.Pointer)(p) == [2]unsafe.Pointer{} }
+		f.assign = func(d, s unsafe.Pointer) { *(*any)(d) = *(*any)(s) }
 	case reflect.Map, reflect.Pointer, reflect.Chan, reflect.Func, reflect.UnsafePointer:
 		f.isZero = func(p unsafe.Pointer) bool { return *(*unsafe.Pointer)(p) == nil }
 		f.assign = func(d, s unsafe.Pointer) { *(*unsafe.Pointer)(d) = *(*unsafe.Pointer)(s) }
