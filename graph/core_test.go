@@ -728,3 +728,28 @@ func TestLoggerAndName(t *testing.T) {
 	assert.Contains(t, out, "node=bad")
 	assert.Contains(t, out, "graph=demo")
 }
+
+func TestRouterAndSendFromStart(t *testing.T) {
+	g := newG()
+	g.AddNode("w", func(ctx context.Context, s S) (S, error) { return S{Log: []string{"w:" + s.Note}}, nil })
+	g.AddNode("solo", logNode("solo"))
+	g.AddConditionalEdges(graph.Start, func(ctx context.Context, s S) (graph.Route[S], error) {
+		// A raw Route mixes node names and Sends, like a LangGraph branch
+		// returning ["solo", Send("w", ...), ...].
+		return graph.Route[S]{Nodes: []string{"solo"}, Sends: []graph.Send[S]{{Node: "w", Arg: S{Note: s.Note + "1"}}, {Node: "w", Arg: S{Note: s.Note + "2"}}}}, nil
+	}, "w", "solo")
+	app, err := g.Compile()
+	require.NoError(t, err)
+	out, err := app.Invoke(context.Background(), S{Note: "x"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"solo", "w:x1", "w:x2"}, out.Log, "edge-triggered tasks first, then Sends in order")
+
+	bad := newG().AddNode("a", logNode("a"))
+	bad.AddConditionalEdges(graph.Start, graph.Branch(func(ctx context.Context, s S) (string, error) { return "", errors.New("no route") }), "a")
+	bapp, err := bad.Compile()
+	require.NoError(t, err)
+	_, err = bapp.Invoke(context.Background(), S{})
+	var ne *graph.NodeError
+	require.ErrorAs(t, err, &ne)
+	assert.Equal(t, graph.Start, ne.Node)
+}
