@@ -1,0 +1,151 @@
+package explore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+)
+
+// FailOn says which bugs make a run fail (exit code 1).
+type FailOn string
+
+// The --fail-on policies.
+const (
+	FailOnNew  FailOn = "new"  // bugs memory has not seen before (the default)
+	FailOnAny  FailOn = "any"  // any bug found in this run
+	FailOnNone FailOn = "none" // never
+)
+
+// ParseFailOn parses a --fail-on value.
+func ParseFailOn(s string) (FailOn, error) {
+	switch FailOn(s) {
+	case FailOnNew, FailOnAny, FailOnNone:
+		return FailOn(s), nil
+	case "":
+		return FailOnNew, nil
+	}
+	return "", fmt.Errorf("explore: --fail-on %q: want new, any or none", s)
+}
+
+// Exit codes of the explorer program.
+const (
+	ExitClean = 0 // no bug that the fail-on policy counts
+	ExitBugs  = 1 // bugs that the fail-on policy counts
+	ExitSetup = 2 // usage or set-up error
+)
+
+// ErrUsage marks configuration mistakes (exit code 2).
+var ErrUsage = errors.New("explore: usage")
+
+// SetupError is a missing local piece (Chromium, Node.js, the Playwright
+// driver): the run could not start. Exit code 2.
+type SetupError struct{ Err error }
+
+func (e *SetupError) Error() string { return "explore: set-up: " + e.Err.Error() }
+func (e *SetupError) Unwrap() error { return e.Err }
+
+// ExitCode maps a run's outcome to the program's exit code.
+func ExitCode(res Result, err error, failOn FailOn) int {
+	var se *SetupError
+	if err != nil {
+		if errors.As(err, &se) || errors.Is(err, ErrUsage) {
+			return ExitSetup
+		}
+		return ExitSetup
+	}
+	switch failOn {
+	case FailOnNone:
+		return ExitClean
+	case FailOnAny:
+		if res.Bugs() > 0 {
+			return ExitBugs
+		}
+	default:
+		if res.NewBugs() > 0 {
+			return ExitBugs
+		}
+	}
+	return ExitClean
+}
+
+// Mission is one exploration goal.
+type Mission struct {
+	ThreadID string `yaml:"thread_id" json:"thread_id"`
+	Prompt   string `yaml:"prompt" json:"prompt"`
+	// Team is "standard", "advanced" or empty (routed by the prompt's keywords).
+	Team string `yaml:"team,omitempty" json:"team,omitempty"`
+	// Budget is the number of browser steps (0: Config.Budget).
+	Budget int `yaml:"budget,omitempty" json:"budget,omitempty"`
+	// StartURL is where the mission starts: a path or a URL within the target.
+	StartURL string `yaml:"start_url,omitempty" json:"start_url,omitempty"`
+}
+
+// Config configures Run. The zero value explores the built-in demo app
+// offline with the standard team.
+type Config struct {
+	// Target is the app's origin; empty serves the demo app on loopback.
+	Target string
+	// Missions to run; empty means one default mission.
+	Missions []Mission
+	// Team overrides every mission's team ("standard" or "advanced").
+	Team string
+	// Budget is the default number of browser steps per mission (120).
+	Budget int
+	// TurnSteps is the step limit of one persona turn (10); the persona is
+	// then sent back to the start URL to pick a different area.
+	TurnSteps int
+	// ReportDir receives reports/<thread>/… and junit.xml ("reports").
+	ReportDir string
+	// DB is the bbolt file for checkpoints and memory ("": in memory only).
+	DB string
+	// Resume continues the killed mission with this thread id from its
+	// checkpoint (it must be in DB).
+	Resume string
+	// Regression replaces Missions by one mission per page with open bugs
+	// in memory.
+	Regression bool
+	// Credentials used on sign-in forms (default: an account shown on the
+	// page, else a throwaway one).
+	Credentials Credentials
+	// SlowThreshold marks slower responses as findings (3s).
+	SlowThreshold time.Duration
+	// Seed makes the offline personas' choices reproducible (1).
+	Seed uint64
+	// Headed shows the browser.
+	Headed bool
+	// Progress receives a line per step (nil: none); TTY rewrites one line.
+	Progress io.Writer
+	TTY      bool
+	// Logger for diagnostics (default: discard; traces.log gets everything).
+	Logger *slog.Logger
+	// DemoDisabled turns demo-app bugs off (only when Target is empty).
+	DemoDisabled []string
+}
+
+func (c *Config) defaults() {
+	if c.Budget <= 0 {
+		c.Budget = 120
+	}
+	if c.TurnSteps <= 0 {
+		c.TurnSteps = 10
+	}
+	if c.ReportDir == "" {
+		c.ReportDir = "reports"
+	}
+	if c.SlowThreshold <= 0 {
+		c.SlowThreshold = 3 * time.Second
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// DefaultMission is the mission of a run without missions.
+func DefaultMission() Mission {
+	return Mission{ThreadID: "explore", Prompt: "Explore the whole app as a new user, a power user and an adversarial tester; report every bug with evidence."}
+}

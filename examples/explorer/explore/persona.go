@@ -1,0 +1,610 @@
+package explore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/agentgraph/agentgraph/browser"
+)
+
+// Persona is one member of the offline QA team: who it is and the tricks it
+// plays on a page, on top of the common moves every member makes (sign in
+// when asked, follow unexplored links, come back to forms it has work left on).
+type Persona struct {
+	// Name is the node name in the team graph, e.g. "adversarial".
+	Name string
+	// Role is one sentence for reports and prompts.
+	Role string
+	// Focus lists what the persona looks for.
+	Focus []string
+	// Tricks are tried in order on every page.
+	Tricks []Trick
+}
+
+// Trick is one thing a persona knows how to do on a page.
+type Trick string
+
+// The built-in tricks.
+const (
+	TrickClickButtons Trick = "click_buttons" // click every non-submit button once (dead controls)
+	TrickValidForm    Trick = "valid_form"    // fill forms with plausible values and submit
+	TrickSelect       Trick = "select"        // try every option of every select, then apply
+	TrickPaginate     Trick = "paginate"      // follow Next links
+	TrickXSS          Trick = "xss"           // type script probes into every text field
+	TrickLong         Trick = "long"          // type an over-long value
+	TrickDouble       Trick = "double_submit" // click submit twice on a slow network
+	TrickDropSession  Trick = "drop_session"  // clear cookies and storage, then come back
+	TrickKeyboard     Trick = "keyboard"      // Tab through the page
+)
+
+// formTricks are the tricks that need a page with text fields.
+var formTricks = []Trick{TrickValidForm, TrickXSS, TrickLong, TrickDouble}
+
+// Team names.
+const (
+	TeamStandard = "standard"
+	TeamAdvanced = "advanced"
+)
+
+// StandardTeam is the default team: new user, power user, adversarial.
+func StandardTeam() []Persona {
+	return []Persona{
+		{Name: "new_user", Role: "a first-time user who discovers the app through its defaults and onboarding",
+			Focus:  []string{"navigation", "forms with normal values", "controls that do nothing"},
+			Tricks: []Trick{TrickClickButtons, TrickValidForm}},
+		{Name: "power_user", Role: "an expert who sorts, filters, paginates and works fast",
+			Focus:  []string{"sorting", "filters", "pagination"},
+			Tricks: []Trick{TrickSelect, TrickPaginate}},
+		{Name: "adversarial", Role: "a hostile tester who feeds the app malicious and boundary input",
+			Focus:  []string{"XSS probes", "over-long input", "rapid double submits", "tampered sessions"},
+			Tricks: []Trick{TrickXSS, TrickLong, TrickDouble, TrickDropSession}},
+	}
+}
+
+// AdvancedTeam is the deeper team: accessibility, data-heavy, impatient,
+// returning user and the coverage-guided explorer.
+func AdvancedTeam() []Persona {
+	return []Persona{
+		{Name: "accessibility", Role: "a keyboard and screen-reader user who checks names, labels and focus",
+			Focus: []string{"accessible names", "labels", "keyboard paths"}, Tricks: []Trick{TrickKeyboard, TrickClickButtons}},
+		{Name: "data_heavy", Role: "a user with lots of data who pages through lists and types large values",
+			Focus: []string{"pagination", "large input"}, Tricks: []Trick{TrickPaginate, TrickLong, TrickSelect}},
+		{Name: "impatient", Role: "a user on a slow network who double-clicks and reloads",
+			Focus: []string{"double submits", "reloads"}, Tricks: []Trick{TrickDouble, TrickValidForm}},
+		{Name: "returning_user", Role: "a user whose session expired or whose cookies were cleared",
+			Focus: []string{"expired sessions", "cached pages"}, Tricks: []Trick{TrickDropSession, TrickXSS}},
+		{Name: "explorer", Role: "a coverage-guided explorer who prefers unseen pages",
+			Focus: []string{"coverage"}, Tricks: []Trick{TrickClickButtons, TrickValidForm}},
+	}
+}
+
+// Team returns the named built-in team.
+func Team(name string) ([]Persona, error) {
+	switch name {
+	case TeamStandard, "":
+		return StandardTeam(), nil
+	case TeamAdvanced:
+		return AdvancedTeam(), nil
+	}
+	return nil, fmt.Errorf("explore: unknown team %q (want %s or %s)", name, TeamStandard, TeamAdvanced)
+}
+
+var advancedWords = []string{"accessib", "a11y", "keyboard", "screen reader", "data-heavy", "large data", "pagination", "impatient", "slow network", "double", "returning", "session", "cookie", "deep", "thorough", "coverage"}
+
+// RouteTeam picks the team for a mission prompt by keywords: advanced when
+// the prompt talks about accessibility, data volume, impatience, sessions or
+// deep coverage, standard otherwise.
+func RouteTeam(prompt string) string {
+	p := strings.ToLower(prompt)
+	for _, w := range advancedWords {
+		if strings.Contains(p, w) {
+			return TeamAdvanced
+		}
+	}
+	return TeamStandard
+}
+
+// step is one queued action of a persona, with a hook run just before it.
+type step struct {
+	in     browser.Intent
+	before func()
+	why    string
+}
+
+// coverage is what the team shares within a mission: the pages seen and
+// visited, where sign-in happened, the session generation.
+type coverage struct {
+	visited  map[string]bool // path?query
+	frontier []string        // link targets seen, in discovery order
+	known    map[string]bool
+	forms    []string // pages with text fields, in discovery order
+	signin   string   // URL of the sign-in page
+	gen      int      // bumped when the session is dropped
+	dropped  bool
+	priority []string // high-risk pages from memory
+}
+
+func newCoverage() *coverage {
+	return &coverage{visited: map[string]bool{}, known: map[string]bool{}}
+}
+
+func (c *coverage) see(link string) {
+	if link == "" || c.known[link] {
+		return
+	}
+	c.known[link] = true
+	c.frontier = append(c.frontier, link)
+}
+
+// nextUnvisited returns the first priority or frontier page not visited yet.
+func (c *coverage) nextUnvisited() (string, bool) {
+	for _, l := range append(slices.Clone(c.priority), c.frontier...) {
+		if !c.visited[l] {
+			return l, true
+		}
+	}
+	return "", false
+}
+
+// member is a persona at work in one mission.
+type member struct {
+	p     Persona
+	q     []step
+	tried map[string]bool
+	creds Credentials
+	hold  func()
+}
+
+func newMember(p Persona, creds Credentials, hold func()) *member {
+	return &member{p: p, tried: map[string]bool{}, creds: creds, hold: hold}
+}
+
+// view is what a member sees before its next move.
+type view struct {
+	URL   string
+	Snap  browser.Snapshot
+	Els   []element
+	Cov   *coverage
+	Rand  *rand.Rand
+	Start string
+}
+
+func (m *member) has(t Trick) bool { return slices.Contains(m.p.Tricks, t) }
+
+// pending estimates how much work the member has left: the supervisor's
+// coverage signal.
+func (m *member) pending(c *coverage) int {
+	n := len(m.q)
+	for _, f := range c.forms {
+		for _, t := range formTricks {
+			if m.has(t) && !m.tried[string(t)+":"+templateOf(f)] && !m.tried["revisit:"+string(t)+":"+f] {
+				n += 3
+			}
+		}
+	}
+	if m.has(TrickDropSession) && !c.dropped && len(c.visited) > 3 {
+		n += 2
+	}
+	if _, ok := c.nextUnvisited(); ok {
+		n++
+	}
+	return n
+}
+
+var (
+	reEmail    = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)
+	rePassword = regexp.MustCompile(`(?is)password\W.{0,60}?: ([^\s"]+)`)
+)
+
+// Credentials sign the explorer in when a page asks for a password.
+type Credentials struct {
+	Email    string
+	Password string
+}
+
+// guessCredentials reads an account shown on the page (demo apps often do),
+// falling back to a throwaway one.
+func guessCredentials(text string, c Credentials) Credentials {
+	if c.Email == "" {
+		if m := reEmail.FindString(text); m != "" {
+			c.Email = m
+		} else {
+			c.Email = "qa@example.com"
+		}
+	}
+	if c.Password == "" {
+		if m := rePassword.FindStringSubmatch(text); m != nil {
+			c.Password = m[1]
+		} else {
+			c.Password = "Passw0rd!"
+		}
+	}
+	return c
+}
+
+func intent(a browser.Action) browser.Intent { return browser.Intent{Action: a} }
+
+func clickRef(ref string) browser.Intent {
+	return browser.Intent{Action: browser.ActClick, Target: ref}
+}
+
+func fillRef(ref, v string) browser.Intent {
+	return browser.Intent{Action: browser.ActFill, Target: ref, Value: &v}
+}
+
+func nav(u string) browser.Intent { return browser.Intent{Action: browser.ActNavigate, URL: u} }
+
+var submitWords = []string{"submit", "save", "create", "continue", "next", "search", "apply", "sign in", "log in", "login", "send", "update", "go", "ok", "confirm"}
+
+// submitButton is the in-main button after the fields that looks like it
+// submits them.
+func submitButton(els []element, after int) (element, bool) {
+	var first *element
+	for i := after; i < len(els); i++ {
+		e := els[i]
+		if e.Role != "button" || !e.InMain || e.has("disabled") {
+			continue
+		}
+		n := strings.ToLower(e.Name)
+		for _, w := range submitWords {
+			if strings.Contains(n, w) {
+				return e, true
+			}
+		}
+		if first == nil {
+			first = &els[i]
+		}
+	}
+	if first != nil {
+		return *first, true
+	}
+	return element{}, false
+}
+
+func isSubmitName(n string) bool {
+	n = strings.ToLower(n)
+	for _, w := range submitWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// value is a plausible entry for a field, by its name.
+func value(name string, r *rand.Rand) string {
+	n := strings.ToLower(name)
+	switch {
+	case strings.Contains(n, "mail"):
+		return "qa.tester@example.com"
+	case strings.Contains(n, "budget"), strings.Contains(n, "amount"), strings.Contains(n, "price"), strings.Contains(n, "quantity"), strings.Contains(n, "age"):
+		return fmt.Sprint(100 + r.IntN(900))
+	case strings.Contains(n, "phone"):
+		return "+1 555 0100"
+	case strings.Contains(n, "search"), strings.Contains(n, "query"):
+		return "a"
+	case strings.Contains(n, "zone"):
+		return "UTC"
+	}
+	return fmt.Sprintf("QA %s %d", strings.TrimSpace(name), 10+r.IntN(90))
+}
+
+// formPlan fills the page's in-main fields with fill(name) and submits.
+func formPlan(v *view, fill func(e element) (string, bool), double bool, hold func()) []step {
+	var out []step
+	last := -1
+	radios := map[string]bool{}
+	for i, e := range v.Els {
+		if !e.InMain || e.has("disabled") {
+			continue
+		}
+		switch {
+		case e.fillable():
+			val, ok := fill(e)
+			if !ok {
+				continue
+			}
+			out = append(out, step{in: fillRef(e.Ref, val), why: "fill " + e.Name})
+			last = i
+		case e.Role == "radio":
+			if !radios["any"] && !e.has("checked") {
+				out = append(out, step{in: clickRef(e.Ref), why: "choose " + e.Name})
+			}
+			radios["any"] = true
+			last = i
+		case e.Role == "checkbox":
+			last = i
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	b, ok := submitButton(v.Els, last+1)
+	if !ok {
+		return nil
+	}
+	if double {
+		out = append(out, step{in: clickRef(b.Ref), before: hold, why: "submit on a slow network"}, step{in: clickRef(b.Ref), why: "submit again, impatiently"})
+	} else {
+		out = append(out, step{in: clickRef(b.Ref), why: "submit " + b.Name})
+	}
+	return out
+}
+
+func hasFields(els []element) bool {
+	for _, e := range els {
+		if e.InMain && e.fillable() {
+			return true
+		}
+	}
+	return false
+}
+
+// plan returns the next macro of trick t on the page, or nil.
+func (m *member) plan(t Trick, v *view) []step {
+	path := templateOf(pathOf(v.URL))
+	key := string(t) + ":" + path
+	switch t {
+	case TrickClickButtons:
+		for _, e := range v.Els {
+			k := "btn:" + path + ":" + e.Name
+			if e.Role != "button" || !e.InMain || e.Name == "" && e.Ref == "" || isSubmitName(e.Name) || m.tried[k] || e.has("disabled") {
+				continue
+			}
+			if strings.Contains(strings.ToLower(e.Name), "delete") || strings.Contains(strings.ToLower(e.Name), "sign out") {
+				continue
+			}
+			m.tried[k] = true
+			return []step{{in: clickRef(e.Ref), why: "try control " + e.Name}}
+		}
+	case TrickValidForm:
+		if m.tried[key] || !hasFields(v.Els) && !hasRole(v.Els, "radio") {
+			return nil
+		}
+		m.tried[key] = true
+		return formPlan(v, func(e element) (string, bool) {
+			if e.Value != "" {
+				return "", false
+			}
+			return value(e.Name, v.Rand), true
+		}, false, nil)
+	case TrickXSS:
+		if m.tried[key] || !hasFields(v.Els) {
+			return nil
+		}
+		m.tried[key] = true
+		return formPlan(v, func(e element) (string, bool) {
+			if e.Role == "spinbutton" {
+				return value(e.Name, v.Rand), true
+			}
+			if strings.Contains(strings.ToLower(e.Name), "mail") {
+				return value(e.Name, v.Rand), true
+			}
+			return XSSPayload, true
+		}, false, nil)
+	case TrickLong:
+		if m.tried[key] || !hasFields(v.Els) {
+			return nil
+		}
+		m.tried[key] = true
+		long := strings.Repeat("Lorem ipsum dolor sit amet ", 6) // 162 characters
+		first := true
+		return formPlan(v, func(e element) (string, bool) {
+			if e.Role == "textbox" && first && !strings.Contains(strings.ToLower(e.Name), "mail") {
+				first = false
+				return long, true
+			}
+			if e.Value != "" {
+				return "", false
+			}
+			return value(e.Name, v.Rand), true
+		}, false, nil)
+	case TrickDouble:
+		if m.tried[key] || !hasFields(v.Els) || hasRole(v.Els, "searchbox") {
+			return nil
+		}
+		m.tried[key] = true
+		return formPlan(v, func(e element) (string, bool) {
+			if e.Value != "" {
+				return "", false
+			}
+			return value(e.Name, v.Rand), true
+		}, true, m.hold)
+	case TrickSelect:
+		for _, e := range sortFirst(v.Els) {
+			if e.Role != "combobox" || !e.InMain {
+				continue
+			}
+			for _, o := range e.Opts {
+				k := "sel:" + path + ":" + e.Name + ":" + o
+				if m.tried[k] {
+					continue
+				}
+				m.tried[k] = true
+				b, ok := submitButton(v.Els, indexOf(v.Els, e.Ref)+1)
+				if !ok {
+					return []step{{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name + ": " + o}}
+				}
+				return []step{{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name + ": " + o},
+					{in: clickRef(b.Ref), why: "apply"}}
+			}
+		}
+	case TrickPaginate:
+		for _, e := range v.Els {
+			n := strings.ToLower(e.Name)
+			if e.Role != "link" || !(n == "next" || strings.HasPrefix(n, "next ") || n == "›" || n == "»") {
+				continue
+			}
+			k := "next:" + pathQuery(v.URL)
+			if m.tried[k] {
+				continue
+			}
+			m.tried[k] = true
+			return []step{{in: clickRef(e.Ref), why: "next page"}}
+		}
+	case TrickDropSession:
+		if v.Cov.dropped || v.Cov.signin == "" || len(v.Cov.visited) < 4 || strings.Contains(v.URL, collectorPrefix) {
+			return nil
+		}
+		v.Cov.dropped = true
+		back := pathQuery(v.URL)
+		return []step{
+			{in: nav(ClearSiteDataPath), why: "clear cookies and storage", before: func() { v.Cov.gen++ }},
+			{in: nav(back), why: "come back with the session gone"},
+			{in: nav(v.Cov.signin), why: "sign in again"},
+		}
+	case TrickKeyboard:
+		if m.tried[key] {
+			return nil
+		}
+		m.tried[key] = true
+		tab := browser.Intent{Action: browser.ActPress, Key: "Tab"}
+		return []step{{in: tab, why: "keyboard"}, {in: tab, why: "keyboard"}, {in: tab, why: "keyboard"}}
+	}
+	return nil
+}
+
+func hasRole(els []element, role string) bool {
+	for _, e := range els {
+		if e.Role == role && e.InMain {
+			return true
+		}
+	}
+	return false
+}
+
+func indexOf(els []element, ref string) int {
+	for i, e := range els {
+		if e.Ref == ref {
+			return i
+		}
+	}
+	return 0
+}
+
+// sortFirst puts sort controls first: power users sort before they filter.
+func sortFirst(els []element) []element {
+	out := slices.Clone(els)
+	slices.SortStableFunc(out, func(a, b element) int {
+		as, bs := strings.Contains(strings.ToLower(a.Name), "sort"), strings.Contains(strings.ToLower(b.Name), "sort")
+		switch {
+		case as && !bs:
+			return -1
+		case bs && !as:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// next picks the member's next step, or false when it has nothing to do.
+func (m *member) next(v *view) (step, bool) {
+	if len(m.q) > 0 {
+		s := m.q[0]
+		m.q = m.q[1:]
+		return s, true
+	}
+	// Sign in when the page asks for a password.
+	for i, e := range v.Els {
+		if e.fillable() && strings.Contains(strings.ToLower(e.Name), "password") && e.Value == "" {
+			k := fmt.Sprintf("signin:%d:%s", v.Cov.gen, pathOf(v.URL))
+			if m.tried[k] {
+				break
+			}
+			m.tried[k] = true
+			if v.Cov.signin == "" {
+				v.Cov.signin = pathQuery(v.URL)
+			}
+			creds := guessCredentials(v.Snap.Text, m.creds)
+			var macro []step
+			for j := range i {
+				if f := v.Els[j]; f.fillable() && f.InMain && strings.Contains(strings.ToLower(f.Name), "mail") || f.fillable() && f.InMain && strings.Contains(strings.ToLower(f.Name), "user") {
+					macro = append(macro, step{in: fillRef(f.Ref, creds.Email), why: "sign in: email"})
+				}
+			}
+			macro = append(macro, step{in: fillRef(e.Ref, creds.Password), why: "sign in: password"})
+			if b, ok := submitButton(v.Els, i+1); ok {
+				macro = append(macro, step{in: clickRef(b.Ref), why: "sign in"})
+			}
+			m.q = macro[1:]
+			return macro[0], true
+		}
+	}
+	if hasFields(v.Els) && !strings.Contains(v.URL, collectorPrefix) && !slices.ContainsFunc(v.Cov.forms, func(f string) bool { return templateOf(f) == templateOf(pathOf(v.URL)) }) {
+		v.Cov.forms = append(v.Cov.forms, pathOf(v.URL))
+	}
+	for _, t := range m.p.Tricks {
+		if macro := m.plan(t, v); len(macro) > 0 {
+			m.q = macro[1:]
+			return macro[0], true
+		}
+	}
+	// Follow an unexplored link on this page, main content first.
+	for _, inMain := range []bool{true, false} {
+		for _, e := range v.Els {
+			if e.Role != "link" || e.InMain != inMain || e.URL == "" {
+				continue
+			}
+			l, ok := resolveLink(v.URL, e.URL)
+			if !ok || v.Cov.visited[l] || m.tried["link:"+l] {
+				continue
+			}
+			m.tried["link:"+l] = true
+			return step{in: clickRef(e.Ref), why: "explore " + e.Name}, true
+		}
+	}
+	// Come back to a form this member still has work on.
+	for _, f := range v.Cov.forms {
+		for _, t := range formTricks {
+			if m.has(t) && !m.tried[string(t)+":"+templateOf(f)] && !m.tried["revisit:"+string(t)+":"+f] && f != pathOf(v.URL) {
+				m.tried["revisit:"+string(t)+":"+f] = true
+				return step{in: nav(f), why: "back to " + f + " for " + string(t)}, true
+			}
+		}
+	}
+	if l, ok := v.Cov.nextUnvisited(); ok && !m.tried["nav:"+l] {
+		m.tried["nav:"+l] = true
+		return step{in: nav(l), why: "visit " + l}, true
+	}
+	return step{}, false
+}
+
+// resolveLink turns a link's href into a same-origin path?query, or false
+// for other origins, fragments and non-http schemes.
+func resolveLink(base, href string) (string, bool) {
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", false
+	}
+	h, err := url.Parse(href)
+	if err != nil {
+		return "", false
+	}
+	u := b.ResolveReference(h)
+	if u.Host != b.Host || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", false
+	}
+	if u.Path == b.Path && u.RawQuery == b.RawQuery {
+		return "", false
+	}
+	if strings.HasPrefix(u.Path, collectorPrefix) {
+		return "", false
+	}
+	return pathQuery(u.String()), true
+}
+
+var reIDSeg = regexp.MustCompile(`/[0-9]+(/|$)`)
+
+// templateOf names a page's template: numeric path segments become {n}, so
+// /projects/7/edit and /projects/8/edit count as one page for the tricks.
+func templateOf(path string) string {
+	for reIDSeg.MatchString(path) {
+		path = reIDSeg.ReplaceAllString(path, "/{n}$1")
+	}
+	return path
+}

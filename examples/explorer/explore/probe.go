@@ -1,0 +1,405 @@
+package explore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
+)
+
+// Paths the collector serves on the app's origin.
+const (
+	collectorPrefix = "/__explorer/"
+	// ClearSiteDataPath answers with Clear-Site-Data, so navigating to it
+	// drops the session of the origin the way an expired or cleared
+	// browser does.
+	ClearSiteDataPath = collectorPrefix + "clear-site-data"
+	collectorJSPath   = collectorPrefix + "collector.js"
+)
+
+// Extra finding kinds of the collector, next to browser.FindingKind's.
+const (
+	FindXSS          browser.FindingKind = "xss"              // an injected script ran
+	FindA11y         browser.FindingKind = "a11y"             // a control without an accessible name or label
+	FindDeadControl  browser.FindingKind = "dead_control"     // a click changed nothing
+	FindSlow         browser.FindingKind = "slow_response"    // a response slower than the threshold
+	FindDuplicate    browser.FindingKind = "duplicate_submit" // the same form post accepted twice
+	FindDuplicateRow browser.FindingKind = "duplicate_record" // two identical rows in a table
+)
+
+// XSSPayload is the probe the adversarial personas type: when it is
+// rendered unescaped, the collector's hook reports the element it landed in.
+const XSSPayload = `<img src=x onerror="__agxss(this)">`
+
+// collector is a reverse proxy in front of the app under test: the page
+// health collector that watches from outside the page. It times every
+// response, keeps 5xx bodies, notices accepted duplicate posts, injects a
+// small recorder (executed XSS probes, unnamed controls, dead controls,
+// duplicate rows) into every HTML page, and can hold a response to play a
+// slow network.
+type collector struct {
+	target *url.URL
+	proxy  *httputil.ReverseProxy
+	slow   time.Duration
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	findings []browser.Finding
+	seen     map[string]bool
+	posts    map[string]time.Time // path+body -> last accepted
+	hold     time.Duration        // next POST response is held this long
+	requests int
+}
+
+func newCollector(target string, slow time.Duration, log *slog.Logger) (*collector, error) {
+	u, err := url.Parse(target)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("explore: target %q: want http(s)://host[:port]", target)
+	}
+	c := &collector{target: u, slow: slow, log: log, seen: map[string]bool{}, posts: map[string]time.Time{}}
+	c.proxy = &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(u)
+			r.Out.Host = u.Host
+			r.Out.Header.Del("Accept-Encoding")
+		},
+		ModifyResponse: c.inject,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	return c, nil
+}
+
+// holdNextPost makes the collector hold the response of the next POST for
+// d after the app answered: a slow network, so that an impatient second
+// click lands while the first is in flight.
+func (c *collector) holdNextPost(d time.Duration) {
+	c.mu.Lock()
+	c.hold = d
+	c.mu.Unlock()
+}
+
+func (c *collector) add(f browser.Finding) {
+	if f.Time.IsZero() {
+		f.Time = time.Now()
+	}
+	key := string(f.Kind) + "\x00" + pathOf(f.URL) + "\x00" + f.Evidence
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen[key] {
+		return
+	}
+	c.seen[key] = true
+	c.findings = append(c.findings, f)
+}
+
+// take returns the findings collected since the last call.
+func (c *collector) take() []browser.Finding {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.findings
+	c.findings = nil
+	return out
+}
+
+func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case collectorJSPath:
+		w.Header().Set("Content-Type", "application/javascript")
+		_, _ = io.WriteString(w, collectorJS)
+		return
+	case ClearSiteDataPath:
+		w.Header().Set("Clear-Site-Data", `"cookies", "storage"`)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, `<!doctype html><html lang="en"><head><title>Site data cleared</title></head><body><main><p>Cookies and storage of this site were cleared.</p><a href="/">Back to the app</a></main></body></html>`)
+		return
+	}
+	var body []byte
+	if r.Method == http.MethodPost && r.Body != nil {
+		body, _ = io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	start := time.Now()
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK, c: c, post: r.Method == http.MethodPost}
+	c.proxy.ServeHTTP(rec, r)
+	took := time.Since(start)
+	c.mu.Lock()
+	c.requests++
+	c.mu.Unlock()
+	c.observe(r, body, rec, took)
+}
+
+// recorder keeps the status, headers and the start of the body of a
+// response, and holds a POST response when asked to.
+type recorder struct {
+	http.ResponseWriter
+	c      *collector
+	status int
+	post   bool
+	body   bytes.Buffer
+	wrote  bool
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.wrote {
+		return
+	}
+	r.wrote = true
+	r.status = code
+	if r.post {
+		r.c.mu.Lock()
+		d := r.c.hold
+		r.c.hold = 0
+		r.c.mu.Unlock()
+		if d > 0 {
+			time.Sleep(d)
+		}
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	if !r.wrote {
+		r.WriteHeader(http.StatusOK)
+	}
+	if r.body.Len() < 4096 {
+		r.body.Write(p[:min(len(p), 4096-r.body.Len())])
+	}
+	return r.ResponseWriter.Write(p)
+}
+
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+var (
+	reTags   = regexp.MustCompile(`(?s)<script.*?</script>|<style.*?</style>|<[^>]+>`)
+	reSpaces = regexp.MustCompile(`\s+`)
+)
+
+// appHeaders renders the response's non-standard headers (X-…), which a
+// HAR-style collector keeps as part of the evidence.
+func appHeaders(h http.Header) string {
+	var keys []string
+	for k := range h {
+		if strings.HasPrefix(strings.ToLower(k), "x-") {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "; %s: %s", k, strings.Join(h.Values(k), ", "))
+	}
+	return b.String()
+}
+
+func (c *collector) observe(r *http.Request, body []byte, rec *recorder, took time.Duration) {
+	u := c.target.ResolveReference(&url.URL{Path: r.URL.Path, RawQuery: r.URL.RawQuery}).String()
+	line := fmt.Sprintf("%s %s → %d", r.Method, r.URL.RequestURI(), rec.status)
+	hdr := appHeaders(rec.Header())
+	if rec.status >= 500 {
+		text := strings.TrimSpace(reSpaces.ReplaceAllString(reTags.ReplaceAllString(rec.body.String(), " "), " "))
+		c.add(browser.Finding{Kind: browser.FindServerError, Status: rec.status, URL: u,
+			Message:  fmt.Sprintf("server error %d on %s %s", rec.status, r.Method, r.URL.Path),
+			Evidence: clip(line+hdr+"; body: "+text, 1500)})
+	}
+	if c.slow > 0 && took > c.slow && rec.status < 400 {
+		c.add(browser.Finding{Kind: FindSlow, Status: rec.status, URL: u,
+			Message:  fmt.Sprintf("%s %s took %s (threshold %s)", r.Method, r.URL.Path, took.Round(10*time.Millisecond), c.slow),
+			Evidence: clip(line+fmt.Sprintf(" in %s", took.Round(10*time.Millisecond))+hdr, 1500)})
+	}
+	if r.Method == http.MethodPost && rec.status < 400 {
+		key := r.URL.Path + "\x00" + stripToken(string(body))
+		c.mu.Lock()
+		prev, dup := c.posts[key]
+		c.posts[key] = time.Now()
+		c.mu.Unlock()
+		if dup && time.Since(prev) < 10*time.Second && len(body) > 0 {
+			c.add(browser.Finding{Kind: FindDuplicate, Status: rec.status, URL: u,
+				Message:  fmt.Sprintf("the same %s %s was accepted twice within %s", r.Method, r.URL.Path, time.Since(prev).Round(time.Millisecond)),
+				Evidence: clip(line+hdr, 1500)})
+		}
+	}
+}
+
+var reToken = regexp.MustCompile(`(^|&)[a-z_]*(token|csrf|nonce)[a-z_]*=[^&]*`)
+
+// stripToken drops form tokens, so two submissions of one form compare equal.
+func stripToken(body string) string { return reToken.ReplaceAllString(body, "") }
+
+const injectTag = `<script src="` + collectorJSPath + `"></script>`
+
+func (c *collector) inject(resp *http.Response) error {
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || resp.Header.Get("Content-Encoding") != "" {
+		return nil
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 20<<20))
+	_ = resp.Body.Close()
+	if err != nil {
+		return fmt.Errorf("explore: collector: read %s: %w", resp.Request.URL.Path, err)
+	}
+	at := 0
+	lower := bytes.ToLower(body)
+	if i := bytes.Index(lower, []byte("<head")); i >= 0 {
+		if j := bytes.IndexByte(lower[i:], '>'); j >= 0 {
+			at = i + j + 1
+		}
+	}
+	out := make([]byte, 0, len(body)+len(injectTag))
+	out = append(out, body[:at]...)
+	out = append(out, injectTag...)
+	out = append(out, body[at:]...)
+	resp.Body = io.NopCloser(bytes.NewReader(out))
+	resp.ContentLength = int64(len(out))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
+	resp.Header.Del("Content-Security-Policy")
+	return nil
+}
+
+type pageReport struct {
+	Kind     string `json:"kind"`
+	URL      string `json:"url"`
+	Message  string `json:"message"`
+	Evidence string `json:"evidence"`
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func pathOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Path
+}
+
+// waitQuiet gives the in-page recorder a moment to report after an action.
+func (c *collector) waitQuiet(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// consoleMark starts the console messages of the in-page recorder.
+const consoleMark = "[agentgraph-collector] "
+
+// fromConsole turns a recorder's console message into its finding; ok is
+// false for every other console message.
+func fromConsole(f browser.Finding) (browser.Finding, bool) {
+	if f.Kind != browser.FindConsoleError || !strings.HasPrefix(f.Message, consoleMark) {
+		return f, false
+	}
+	var rep pageReport
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(f.Message, consoleMark)), &rep); err != nil {
+		// Cut by the engine's message limit: keep what arrived.
+		raw := strings.TrimPrefix(f.Message, consoleMark)
+		rep.Kind = between(raw, `"kind":"`, `"`)
+		rep.Message = between(raw, `"message":"`, `"`)
+		rep.Evidence = raw
+	}
+	k, ok := pageKinds[rep.Kind]
+	if !ok {
+		return f, true
+	}
+	return browser.Finding{Kind: k, URL: f.URL, Message: rep.Message, Evidence: rep.Evidence, Time: f.Time}, true
+}
+
+func between(s, a, b string) string {
+	i := strings.Index(s, a)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(a):]
+	if j := strings.Index(s, b); j >= 0 {
+		return s[:j]
+	}
+	return s
+}
+
+var pageKinds = map[string]browser.FindingKind{"xss": FindXSS, "a11y": FindA11y, "dead_control": FindDeadControl, "duplicate_record": FindDuplicateRow}
+
+// collectorJS is injected into every HTML page. It reports an executed XSS
+// probe, controls without an accessible name or label, clicks on controls
+// that change nothing, and identical table rows.
+const collectorJS = `(() => {
+  if (window.__agx) return;
+  window.__agx = true;
+  // Reports go out as console errors with a marker: no request of ours
+  // can outlive the page (or keep the engine's network from settling).
+  const post = (f) => console.error('` + consoleMark + `' + JSON.stringify(f));
+  const html = (el) => el ? String(el.outerHTML).slice(0, 330) : '';
+  window.__agxss = (el) => post({kind: 'xss', message: 'an injected script executed in ' + (el && el.parentElement ? el.parentElement.tagName.toLowerCase() : 'the page'),
+    evidence: html(el && el.parentElement ? el.parentElement : el)});
+  const named = (el) => {
+    if ((el.getAttribute('aria-label') || '').trim() || el.getAttribute('aria-labelledby') || (el.getAttribute('title') || '').trim()) return true;
+    if ((el.textContent || '').trim()) return true;
+    return [...el.querySelectorAll('img[alt]')].some((i) => i.alt.trim());
+  };
+  const labelled = (el) => (el.labels && el.labels.length > 0) || (el.getAttribute('aria-label') || '').trim() || el.getAttribute('aria-labelledby') || (el.getAttribute('title') || '').trim();
+  const done = new Set();
+  const a11y = () => {
+    document.querySelectorAll('button, [role=button], a[href]').forEach((el) => {
+      if (done.has(el) || named(el)) return;
+      done.add(el);
+      post({kind: 'a11y', message: (el.tagName === 'A' ? 'link' : 'button') + ' has no accessible name (rule ' + (el.tagName === 'A' ? 'link-name' : 'button-name') + ')', evidence: html(el)});
+    });
+    document.querySelectorAll('input:not([type=hidden]):not([type=submit]):not([type=button]):not([type=reset]), select, textarea').forEach((el) => {
+      if (done.has(el) || labelled(el)) return;
+      done.add(el);
+      post({kind: 'a11y', message: 'form field has no label (rule label)', evidence: html(el)});
+    });
+    document.querySelectorAll('table').forEach((t) => {
+      const seen = new Map();
+      t.querySelectorAll('tbody tr').forEach((tr) => {
+        const key = [...tr.cells].map((c) => c.textContent.trim()).join('|');
+        if (!key) return;
+        if (seen.has(key) && !done.has(tr)) {
+          done.add(tr);
+          post({kind: 'duplicate_record', message: 'two identical rows in a table', evidence: html(tr)});
+        }
+        seen.set(key, tr);
+      });
+    });
+  };
+  document.addEventListener('click', (ev) => {
+    const el = ev.target instanceof Element ? ev.target.closest('button, [role=button]') : null;
+    if (!el || el.disabled || (el.type === 'submit' && el.form)) return;
+    let changed = false;
+    const mo = new MutationObserver(() => { changed = true; });
+    mo.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+    const before = location.href;
+    const n0 = performance.getEntriesByType('resource').length;
+    const open = document.querySelector('dialog[open]');
+    setTimeout(() => {
+      mo.disconnect();
+      if (!changed && location.href === before && performance.getEntriesByType('resource').length === n0 && document.querySelector('dialog[open]') === open) {
+        post({kind: 'dead_control', message: 'clicking "' + (el.textContent || el.getAttribute('aria-label') || '').trim() + '" changed nothing', evidence: html(el)});
+      }
+    }, 700);
+  }, true);
+  const start = () => { a11y(); setTimeout(a11y, 400); };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
+})();`

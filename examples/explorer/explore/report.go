@@ -1,0 +1,242 @@
+package explore
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
+)
+
+// replayable keeps the entries a spec replays: successful actions that act
+// on the page.
+func replayable(tl []TimelineEntry, upTo int64) []browser.Entry {
+	var out []browser.Entry
+	for _, t := range tl {
+		e := t.Entry
+		if e.Seq > upTo {
+			break
+		}
+		switch e.Action {
+		case browser.ActSnapshot, browser.ActScreenshot, browser.ActCheckHealth, browser.ActExtractText:
+			continue
+		}
+		if !e.OK {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// SpecName is the file name of a bug's reproduction.
+func SpecName(bugID string) string { return "reproduction_" + bugID + ".spec.ts" }
+
+func writeMissionReports(mr *missionRun, r *MissionResult) error {
+	for i := range r.Bugs {
+		b := &r.Bugs[i]
+		entries := replayable(r.Timeline, b.TapeSeq)
+		if len(entries) == 0 {
+			continue
+		}
+		spec, err := browser.Translate([]browser.Reproduction{{Name: b.ID + ": " + b.Title, Entries: entries, Bug: true}}, browser.SpecOptions{BaseURL: mr.colURL})
+		if err != nil {
+			mr.trace.Warn("translate", "bug", b.ID, "err", err)
+			continue
+		}
+		b.Spec = SpecName(b.ID)
+		b.ReproSteps = len(entries)
+		if err := os.WriteFile(filepath.Join(r.Dir, b.Spec), []byte(spec), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := writeJSON(filepath.Join(r.Dir, "summary.json"), missionSummary(*r)); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(r.Dir, "test_report.md"), []byte(markdown(*r)), 0o644); err != nil {
+		return err
+	}
+	return writeHTML(filepath.Join(r.Dir, "report.html"), *r)
+}
+
+type summaryJSON struct {
+	ThreadID   string     `json:"thread_id"`
+	Prompt     string     `json:"prompt"`
+	Team       string     `json:"team"`
+	Target     string     `json:"target"`
+	Steps      int        `json:"steps"`
+	DurationMS int64      `json:"duration_ms"`
+	Bugs       []Bug      `json:"bugs"`
+	NewBugs    int        `json:"new_bugs"`
+	Explored   []string   `json:"explored"`
+	Demo       *DemoScore `json:"demo,omitempty"`
+	Error      string     `json:"error,omitempty"`
+}
+
+func missionSummary(r MissionResult) summaryJSON {
+	n := 0
+	for _, b := range r.Bugs {
+		if b.New {
+			n++
+		}
+	}
+	bugs := r.Bugs
+	if bugs == nil {
+		bugs = []Bug{}
+	}
+	return summaryJSON{ThreadID: r.Mission.ThreadID, Prompt: r.Mission.Prompt, Team: r.Team, Target: r.Target, Steps: r.Steps,
+		DurationMS: r.Duration.Milliseconds(), Bugs: bugs, NewBugs: n, Explored: r.Explored, Demo: r.Demo, Error: r.Err}
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func writeBatchSummary(path string, res Result) error {
+	type batch struct {
+		DurationMS int64         `json:"duration_ms"`
+		Missions   []summaryJSON `json:"missions"`
+		Bugs       int           `json:"bugs"`
+		NewBugs    int           `json:"new_bugs"`
+		Demo       *DemoScore    `json:"demo,omitempty"`
+	}
+	out := batch{DurationMS: res.Duration.Milliseconds(), Bugs: res.Bugs(), NewBugs: res.NewBugs(), Demo: res.Demo}
+	for _, m := range res.Missions {
+		out.Missions = append(out.Missions, missionSummary(m))
+	}
+	return writeJSON(path, out)
+}
+
+func markdown(r MissionResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Test report: %s\n\n", r.Mission.ThreadID)
+	fmt.Fprintf(&b, "- Mission: %s\n- Team: %s\n- Target: %s\n- Steps: %d\n- Duration: %s\n- Bugs: %d\n", r.Mission.Prompt, r.Team, r.Target, r.Steps, r.Duration.Round(time.Millisecond), len(r.Bugs))
+	if r.Demo != nil {
+		fmt.Fprintf(&b, "- Demo app: found %d of %d seeded bugs: %s\n", len(r.Demo.Found), len(r.Demo.Seeded), strings.Join(r.Demo.Found, ", "))
+	}
+	if r.Err != "" {
+		fmt.Fprintf(&b, "- Error: %s\n", r.Err)
+	}
+	b.WriteString("\n## Findings\n\n| id | kind | page | persona | new | reproduction |\n|---|---|---|---|---|---|\n")
+	for _, bug := range r.Bugs {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %v | %s |\n", bug.ID, bug.Kind, pathQuery(bug.URL), bug.Persona, bug.New, bug.Spec)
+	}
+	for _, bug := range r.Bugs {
+		fmt.Fprintf(&b, "\n### %s — %s\n\n- Page: %s\n- Found by %s at step %d (tape #%d)\n", bug.ID, bug.Title, bug.URL, bug.Persona, bug.Step, bug.TapeSeq)
+		if bug.Screenshot != "" {
+			fmt.Fprintf(&b, "- Screenshot: [%s](%s)\n", bug.Screenshot, bug.Screenshot)
+		}
+		if bug.Spec != "" {
+			fmt.Fprintf(&b, "- Reproduction: `%s` (%d steps)\n", bug.Spec, bug.ReproSteps)
+		}
+		fmt.Fprintf(&b, "\nEvidence:\n\n```\n%s\n```\n", strings.ReplaceAll(bug.Evidence, "```", "'''"))
+	}
+	b.WriteString("\n## Explored pages\n\n")
+	for _, p := range r.Explored {
+		fmt.Fprintf(&b, "- %s\n", p)
+	}
+	return b.String()
+}
+
+var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{"pq": pathQuery}).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Explorer report: {{.R.Mission.ThreadID}}</title>
+<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:4px 6px;text-align:left;vertical-align:top}
+.bug{border:1px solid #d99;border-radius:6px;padding:1em;margin:1em 0}pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}img{max-width:100%;border:1px solid #ccc}.err{color:#b00}</style></head>
+<body><h1>Explorer report: {{.R.Mission.ThreadID}}</h1>
+<p>{{.R.Mission.Prompt}}</p>
+<ul><li>Team: {{.R.Team}}</li><li>Target: {{.R.Target}}</li><li>Steps: {{.R.Steps}}</li><li>Duration: {{.Duration}}</li><li>Bugs: {{len .R.Bugs}}</li>
+{{with .R.Demo}}<li>Demo app: found {{len .Found}} of {{len .Seeded}} seeded bugs</li>{{end}}</ul>
+<h2>Findings</h2>
+{{range .R.Bugs}}<section class="bug" id="{{.ID}}"><h3>{{.ID}}: {{.Title}}</h3>
+<p>Kind {{.Kind}} · page {{pq .URL}} · found by {{.Persona}} at step {{.Step}}{{if .New}} · <strong>new</strong>{{end}}{{if .Spec}} · reproduction <code>{{.Spec}}</code> ({{.ReproSteps}} steps){{end}}</p>
+<pre>{{.Evidence}}</pre>{{if .Screenshot}}<img src="{{.Screenshot}}" alt="screenshot when {{.ID}} was found">{{end}}</section>
+{{else}}<p>No bugs found.</p>{{end}}
+<h2>Timeline</h2>
+<table><thead><tr><th>#</th><th>time</th><th>persona</th><th>action</th><th>target</th><th>page</th><th>result</th></tr></thead><tbody>
+{{range .R.Timeline}}<tr><td>{{.Entry.Seq}}</td><td>{{.Entry.Time.Format "15:04:05.000"}}</td><td>{{.Persona}}</td><td>{{.Entry.Action}}</td><td>{{if .Entry.Locator}}{{.Entry.Locator}}{{else}}{{.Entry.Params.URL}}{{end}}</td><td>{{pq .Entry.URL}}</td>
+<td{{if not .Entry.OK}} class="err"{{end}}>{{if .Entry.OK}}ok{{else}}{{.Entry.Error}}{{end}}{{range .Entry.Findings}}<br>{{.Kind}}{{end}}</td></tr>
+{{end}}</tbody></table></body></html>
+`))
+
+func writeHTML(path string, r MissionResult) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return reportTmpl.Execute(f, struct {
+		R        MissionResult
+		Duration time.Duration
+	}{r, r.Duration.Round(time.Millisecond)})
+}
+
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Tests   int          `xml:"tests,attr"`
+	Fail    int          `xml:"failures,attr"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name  string      `xml:"name,attr"`
+	Tests int         `xml:"tests,attr"`
+	Fail  int         `xml:"failures,attr"`
+	Time  float64     `xml:"time,attr"`
+	Cases []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name    string        `xml:"name,attr"`
+	Class   string        `xml:"classname,attr"`
+	Failure *junitFailure `xml:"failure,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// writeJUnit writes one suite per mission: a test case per bug (failed) and
+// one for the mission itself (failed when it errored).
+func writeJUnit(path string, res Result) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	var out junitSuites
+	for _, m := range res.Missions {
+		s := junitSuite{Name: m.Mission.ThreadID, Time: m.Duration.Seconds()}
+		c := junitCase{Name: "mission " + m.Mission.ThreadID, Class: "explorer." + m.Mission.ThreadID}
+		if m.Err != "" {
+			c.Failure = &junitFailure{Message: m.Err, Type: "error"}
+		}
+		s.Cases = append(s.Cases, c)
+		for _, b := range m.Bugs {
+			s.Cases = append(s.Cases, junitCase{Name: b.ID + ": " + b.Title, Class: "explorer." + m.Mission.ThreadID,
+				Failure: &junitFailure{Message: b.Title, Type: b.Kind, Text: b.Evidence}})
+		}
+		for _, c := range s.Cases {
+			if c.Failure != nil {
+				s.Fail++
+			}
+		}
+		s.Tests = len(s.Cases)
+		out.Tests += s.Tests
+		out.Fail += s.Fail
+		out.Suites = append(out.Suites, s)
+	}
+	b, err := xml.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
+}

@@ -1,0 +1,599 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/internal/demoapp"
+	"github.com/agentgraph/agentgraph/memory"
+	"github.com/agentgraph/agentgraph/state"
+)
+
+// Result is the outcome of a batch of missions.
+type Result struct {
+	Missions []MissionResult `json:"missions"`
+	Duration time.Duration   `json:"duration"`
+	// JUnit is the path of the batch's JUnit XML.
+	JUnit string `json:"junit"`
+	// Demo scores the batch against the demo app's seeded bugs (nil for
+	// other targets): found is matched from the findings' evidence alone.
+	Demo *DemoScore `json:"demo,omitempty"`
+}
+
+// Bugs counts the bugs of all missions.
+func (r Result) Bugs() int {
+	n := 0
+	for _, m := range r.Missions {
+		n += len(m.Bugs)
+	}
+	return n
+}
+
+// NewBugs counts the bugs memory had not seen before.
+func (r Result) NewBugs() int {
+	n := 0
+	for _, m := range r.Missions {
+		for _, b := range m.Bugs {
+			if b.New {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// MissionResult is the outcome of one mission.
+type MissionResult struct {
+	Mission  Mission       `json:"mission"`
+	Team     string        `json:"team"`
+	Target   string        `json:"target"`
+	Steps    int           `json:"steps"`
+	Bugs     []Bug         `json:"bugs"`
+	Explored []string      `json:"explored"`
+	Dir      string        `json:"dir"`
+	Duration time.Duration `json:"duration_ns"`
+	Demo     *DemoScore    `json:"demo,omitempty"`
+	Err      string        `json:"error,omitempty"`
+	// Timeline is the mission's full action tape.
+	Timeline []TimelineEntry `json:"-"`
+}
+
+// TimelineEntry is one action of the mission with the persona that took it.
+type TimelineEntry struct {
+	Persona string
+	Entry   browser.Entry
+}
+
+// DemoScore lists the demo app's seeded bug ids and those found.
+type DemoScore struct {
+	Seeded []string `json:"seeded"`
+	Found  []string `json:"found"`
+}
+
+// Run explores the target with each mission in turn and writes the reports.
+// Set-up problems (no Chromium, a bad DB) are *SetupError; bad
+// configuration wraps ErrUsage.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	start := time.Now()
+	cfg.defaults()
+	log := cfg.Logger
+	var res Result
+
+	// The app under test.
+	target := strings.TrimRight(cfg.Target, "/")
+	var demo *demoapp.Server
+	var seeded []string
+	if target == "" {
+		disabled, err := demoapp.ParseBugList(strings.Join(cfg.DemoDisabled, ","))
+		if err != nil {
+			return res, fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+		demo, err = demoapp.Listen("", demoapp.Options{Disabled: disabled})
+		if err != nil {
+			return res, &SetupError{Err: fmt.Errorf("serve the demo app: %w", err)}
+		}
+		defer func() { _ = demo.Close(context.Background()) }()
+		target = demo.URL
+		for _, id := range demo.App.EnabledBugs() {
+			seeded = append(seeded, string(id))
+		}
+	}
+
+	// Persistence: one bbolt file for checkpoints and memory.
+	var cp graph.Checkpointer = checkpoint.NewMemory()
+	var store graph.Store = memory.NewInMemoryStore()
+	if cfg.DB != "" {
+		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o755); err != nil {
+			return res, &SetupError{Err: err}
+		}
+		db, err := checkpoint.OpenBoltDB(cfg.DB, nil)
+		if err != nil {
+			return res, &SetupError{Err: fmt.Errorf("open %s: %w", cfg.DB, err)}
+		}
+		defer db.Close()
+		bcp, err := checkpoint.NewBolt(db)
+		if err != nil {
+			return res, &SetupError{Err: fmt.Errorf("checkpoints in %s: %w", cfg.DB, err)}
+		}
+		bst, err := memory.NewBoltStore(db)
+		if err != nil {
+			return res, &SetupError{Err: fmt.Errorf("memory in %s: %w", cfg.DB, err)}
+		}
+		cp, store = bcp, bst
+	}
+	// Memory is keyed by the app's real origin, not the collector's port.
+	qa, err := memory.NewQA(store, memoryOrigin(target, demo != nil))
+	if err != nil {
+		return res, fmt.Errorf("%w: target %q: %v", ErrUsage, target, err)
+	}
+
+	missions, err := cfg.missions(ctx, qa)
+	if err != nil {
+		return res, err
+	}
+
+	// The page-health collector in front of the app.
+	col, err := newCollector(target, cfg.SlowThreshold, log)
+	if err != nil {
+		return res, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return res, &SetupError{Err: fmt.Errorf("listen: %w", err)}
+	}
+	hs := &http.Server{Handler: col, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	defer func() { _ = hs.Close() }()
+	colURL := "http://" + ln.Addr().String()
+
+	b, err := browser.Launch(ctx, browser.LaunchOptions{Headed: cfg.Headed, Logger: log})
+	if err != nil {
+		if errors.Is(err, browser.ErrSetup) {
+			return res, &SetupError{Err: err}
+		}
+		return res, &SetupError{Err: fmt.Errorf("launch the browser: %w", err)}
+	}
+	defer b.Close()
+	engineCfg := browser.Config{Origins: []string{colURL}, Logger: log,
+		ActionTimeout: 3 * time.Second, SettleTimeout: settleTimeout, SpinnerTimeout: 3 * time.Second}
+
+	for i, m := range missions {
+		mr := &missionRun{cfg: cfg, m: m, browser: b, engineCfg: engineCfg, col: col, qa: qa, colURL: colURL, target: target, cp: cp, store: store,
+			log: log, index: i, total: len(missions)}
+		r := mr.run(ctx)
+		if demo != nil {
+			r.Demo = score(seeded, r.Bugs)
+		}
+		if err := writeMissionReports(mr, &r); err != nil {
+			r.Err = strings.TrimSpace(r.Err + "; reports: " + err.Error())
+		}
+		res.Missions = append(res.Missions, r)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if demo != nil {
+		var all []Bug
+		for _, m := range res.Missions {
+			all = append(all, m.Bugs...)
+		}
+		res.Demo = score(seeded, all)
+	}
+	res.Duration = time.Since(start)
+	res.JUnit = filepath.Join(cfg.ReportDir, "junit.xml")
+	if err := writeJUnit(res.JUnit, res); err != nil {
+		return res, fmt.Errorf("explore: junit: %w", err)
+	}
+	if err := writeBatchSummary(filepath.Join(cfg.ReportDir, "summary.json"), res); err != nil {
+		return res, fmt.Errorf("explore: summary: %w", err)
+	}
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+func memoryOrigin(target string, demo bool) string {
+	if demo {
+		return "http://demoapp.local"
+	}
+	return target
+}
+
+// score matches the findings' evidence to the seeded bug ids.
+func score(seeded []string, bugs []Bug) *DemoScore {
+	found := map[string]bool{}
+	for _, b := range bugs {
+		for _, id := range demoapp.FindIDs(b.Evidence + "\n" + b.Title + "\n" + b.URL) {
+			found[string(id)] = true
+		}
+	}
+	out := &DemoScore{Seeded: slices.Clone(seeded), Found: []string{}}
+	for _, id := range seeded {
+		if found[id] {
+			out.Found = append(out.Found, id)
+		}
+	}
+	return out
+}
+
+func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]Mission, error) {
+	ms := slices.Clone(cfg.Missions)
+	if cfg.Regression {
+		rms, err := qa.RegressionMissions(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("explore: regression missions: %w", err)
+		}
+		ms = nil
+		for _, r := range rms {
+			ms = append(ms, Mission{ThreadID: r.ThreadID, Prompt: r.Prompt, Team: r.Team, StartURL: pathQuery(r.StartURL)})
+		}
+		if len(ms) == 0 {
+			return nil, fmt.Errorf("%w: --regression: memory has no open bugs for this app", ErrUsage)
+		}
+	}
+	if cfg.Resume != "" {
+		found := false
+		for _, m := range ms {
+			if m.ThreadID == cfg.Resume {
+				ms, found = []Mission{m}, true
+				break
+			}
+		}
+		if !found {
+			m := DefaultMission()
+			m.ThreadID = cfg.Resume
+			ms = []Mission{m}
+		}
+	}
+	if len(ms) == 0 {
+		ms = []Mission{DefaultMission()}
+	}
+	for i := range ms {
+		if ms[i].Budget <= 0 {
+			ms[i].Budget = cfg.Budget
+		}
+		if cfg.Team != "" {
+			ms[i].Team = cfg.Team
+		}
+		if ms[i].Team == "" {
+			ms[i].Team = RouteTeam(ms[i].Prompt)
+		}
+		if _, err := Team(ms[i].Team); err != nil {
+			return nil, fmt.Errorf("%w: mission %q: %v", ErrUsage, ms[i].ThreadID, err)
+		}
+		if err := validThread(ms[i].ThreadID); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+	}
+	return ms, nil
+}
+
+var reThread = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$`)
+
+func validThread(id string) error {
+	if !reThread.MatchString(id) {
+		return fmt.Errorf("thread_id %q: use 1-80 letters, digits, '.', '_' or '-' (it names the report directory)", id)
+	}
+	return nil
+}
+
+// missionRun is one mission at work.
+type missionRun struct {
+	cfg          Config
+	m            Mission
+	browser      *browser.Browser
+	engineCfg    browser.Config
+	engine       *browser.Engine
+	rotations    int
+	sess         *browser.Session
+	col          *collector
+	qa           *memory.QA
+	cp           graph.Checkpointer
+	store        graph.Store
+	log          *slog.Logger
+	trace        *slog.Logger
+	colURL       string
+	target       string
+	start        string
+	dir          string
+	budget       int
+	index, total int
+
+	team         []*member
+	cov          *coverage
+	idle         map[string]int
+	loops        map[string]int
+	bugSeen      map[string]bool
+	resetPending bool
+	rand         *rand.Rand
+	steps        int
+	tape         *browser.Tape
+	full         []TimelineEntry
+	seq          int64
+	bugs         int
+}
+
+func (mr *missionRun) run(ctx context.Context) MissionResult {
+	t0 := time.Now()
+	r := MissionResult{Mission: mr.m, Team: mr.m.Team, Target: mr.target}
+	mr.dir = filepath.Join(mr.cfg.ReportDir, mr.m.ThreadID)
+	r.Dir = mr.dir
+	fail := func(err error) MissionResult {
+		r.Err = err.Error()
+		r.Duration = time.Since(t0)
+		return r
+	}
+	if err := os.MkdirAll(filepath.Join(mr.dir, "screenshots"), 0o755); err != nil {
+		return fail(err)
+	}
+	traceFile, err := os.OpenFile(filepath.Join(mr.dir, "traces.log"), traceFlags(mr.cfg.Resume != ""), 0o644)
+	if err != nil {
+		return fail(err)
+	}
+	defer traceFile.Close()
+	mr.trace = slog.New(slog.NewTextHandler(traceFile, &slog.HandlerOptions{Level: slog.LevelDebug})).With("thread", mr.m.ThreadID)
+	tapePath := filepath.Join(mr.dir, "action_tape.jsonl")
+	if mr.cfg.Resume == "" {
+		_ = os.Remove(tapePath)
+	} else if es, _, err := browser.ReadTapeFile(tapePath); err == nil {
+		for _, e := range es {
+			mr.full = append(mr.full, TimelineEntry{Persona: e.User, Entry: e})
+			mr.seq = max(mr.seq, e.Seq)
+		}
+	}
+	if mr.tape, err = browser.OpenTape(tapePath); err != nil {
+		return fail(err)
+	}
+	defer mr.tape.Close()
+
+	personas, _ := Team(mr.m.Team)
+	mr.cov = newCoverage()
+	mr.idle, mr.loops, mr.bugSeen = map[string]int{}, map[string]int{}, map[string]bool{}
+	mr.rand = rand.New(rand.NewPCG(mr.cfg.Seed, uint64(len(mr.m.ThreadID))))
+	for _, p := range personas {
+		mr.team = append(mr.team, newMember(p, mr.cfg.Credentials, func() { mr.col.holdNextPost(settleTimeout + 700*time.Millisecond) }))
+	}
+	mr.budget = mr.m.Budget
+	mr.start = "/"
+	if mr.m.StartURL != "" {
+		mr.start = mr.m.StartURL
+	}
+	if risks, err := mr.qa.HighRiskPages(ctx, 5); err == nil {
+		for _, p := range risks {
+			if p.URL != "" {
+				mr.cov.priority = append(mr.cov.priority, pathQuery(p.URL))
+			}
+		}
+	}
+	memCtx, _ := mr.qa.SupervisorContext(ctx, 2000)
+	mr.trace.Info("mission start", "prompt", mr.m.Prompt, "team", mr.m.Team, "budget", mr.budget, "target", mr.target, "memory", memCtx)
+
+	if err := mr.openSession(ctx, ""); err != nil {
+		return fail(err)
+	}
+	defer func() { _ = mr.engine.Close() }()
+	g, _ := newTeamGraph(mr)
+	app, err := g.Compile(graph.WithCheckpointer(mr.cp), graph.WithStore(mr.store), graph.WithRecursionLimit(4*mr.budget+50))
+	if err != nil {
+		return fail(fmt.Errorf("compile the team graph: %w", err))
+	}
+	var out State
+	if mr.cfg.Resume == mr.m.ThreadID {
+		snap, err := app.GetState(ctx, graph.Thread(mr.m.ThreadID))
+		if err == nil {
+			mr.restore(snap.Values)
+		}
+		// Start the resumed browser where the mission started.
+		mr.sess.Do(ctx, nav(mr.start))
+		out, err = app.Invoke(ctx, State{}, graph.Thread(mr.m.ThreadID), graph.Continue())
+		if err != nil {
+			return fail(fmt.Errorf("resume %s: %w", mr.m.ThreadID, err))
+		}
+	} else {
+		first := state.Message{ID: state.NewID(), Role: state.RoleHuman, Content: mr.m.Prompt + "\n\nMemory:\n" + memCtx}
+		// Open the start URL first, so every persona begins on the app.
+		var pre State
+		mr.act(ctx, mr.team[0], step{in: nav(mr.start), why: "open the start URL"}, &pre)
+		in := State{Messages: []state.Message{first}, Tape: pre.Tape, Bugs: pre.Bugs, Steps: 1}
+		out, err = app.Invoke(ctx, in, graph.Thread(mr.m.ThreadID))
+		if err != nil {
+			return fail(fmt.Errorf("mission %s: %w", mr.m.ThreadID, err))
+		}
+	}
+	// Late reports of the in-page recorder.
+	mr.col.waitQuiet(ctx, 800*time.Millisecond)
+	var late State
+	if e, ok := mr.lastEntry(); ok {
+		for _, f := range mr.col.take() {
+			if b, ok := mr.bug(ctx, mr.team[0], f, e); ok {
+				late.Bugs = append(late.Bugs, b)
+			}
+		}
+	}
+	r.Steps = out.Steps
+	r.Bugs = append(out.Bugs, late.Bugs...)
+	r.Explored = out.Explored
+	r.Timeline = mr.full
+	mr.trace.Info("mission end", "steps", r.Steps, "bugs", len(r.Bugs), "explored", len(r.Explored))
+	if mr.qa != nil {
+		var pages []string
+		for _, p := range r.Explored {
+			pages = append(pages, mr.colURL+p)
+		}
+		_ = mr.qa.SaveSession(ctx, memory.SessionSummary{ThreadID: mr.m.ThreadID, Summary: fmt.Sprintf("%d steps, %d bugs", r.Steps, len(r.Bugs))})
+	}
+	r.Duration = time.Since(t0)
+	return r
+}
+
+// record renumbers a window entry into the mission's tape and keeps it.
+func (mr *missionRun) record(e browser.Entry, persona string) browser.Entry {
+	mr.seq++
+	e.Seq = mr.seq
+	e.User = persona
+	if err := mr.tape.Append(e); err != nil {
+		mr.trace.Warn("tape append failed", "err", err)
+	}
+	mr.full = append(mr.full, TimelineEntry{Persona: persona, Entry: e})
+	return e
+}
+
+func (mr *missionRun) progress(persona string, st step, res browser.Result) {
+	status := "ok"
+	if !res.OK {
+		status = "error: " + clip(res.Error, 100)
+	}
+	mr.trace.Info("step", "n", mr.steps, "persona", persona, "intent", st.in.JSON(), "why", st.why, "url", pathQuery(res.URL), "status", status, "findings", len(res.Findings))
+	if mr.cfg.Progress == nil {
+		return
+	}
+	line := fmt.Sprintf("[%d/%d %s] step %d/%d %-14s bugs %d  %s %s", mr.index+1, mr.total, mr.m.ThreadID, mr.steps, mr.budget, persona, mr.bugs, st.in.Action, pathQuery(res.URL))
+	if mr.cfg.TTY {
+		if len(line) > 110 {
+			line = line[:110]
+		}
+		fmt.Fprintf(mr.cfg.Progress, "\r\033[K%s", line)
+		return
+	}
+	fmt.Fprintln(mr.cfg.Progress, line)
+}
+
+var bugKinds = map[browser.FindingKind]string{
+	browser.FindPageError: "Uncaught exception", browser.FindConsoleError: "Console error", browser.FindRequestFailed: "Request failed",
+	browser.FindServerError: "Server error", browser.FindNotFound: "Broken link (404)", browser.FindErrorBanner: "Error banner",
+	browser.FindStackTrace: "Stack trace on the page", browser.FindSpinner: "Spinner never settles", FindXSS: "Cross-site scripting",
+	FindA11y: "Accessibility violation", FindDeadControl: "Dead control", FindSlow: "Slow response", FindDuplicate: "Duplicate submission accepted",
+	FindDuplicateRow: "Duplicate record",
+}
+
+// bug turns a finding into a Bug when it is a new one for this mission.
+func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e browser.Entry) (Bug, bool) {
+	title, ok := bugKinds[f.Kind]
+	if !ok || (f.Kind == browser.FindServerError && f.Evidence == "") {
+		return Bug{}, false
+	}
+	if f.Kind == browser.FindServerError && !strings.Contains(f.Evidence, "body:") {
+		// The collector reports every 5xx with its body; skip the
+		// browser's copy without one.
+		return Bug{}, false
+	}
+	page := f.URL
+	if page == "" {
+		page = e.URL
+	}
+	evidence := f.Evidence
+	if evidence == "" {
+		evidence = f.Message
+	} else if !strings.Contains(evidence, f.Message) {
+		evidence = f.Message + " — " + evidence
+	}
+	fp := memory.Fingerprint(string(f.Kind), pathOf(page), evidence)
+	if mr.bugSeen[fp] {
+		return Bug{}, false
+	}
+	mr.bugSeen[fp] = true
+	mr.bugs++
+	b := Bug{ID: fmt.Sprintf("bug-%02d-%s", mr.bugs, strings.ReplaceAll(string(f.Kind), "_", "-")), Fingerprint: fp, Kind: string(f.Kind),
+		Title: title + " on " + pathOf(page) + ": " + clip(f.Message, 120), URL: page, Evidence: evidence, Persona: m.p.Name, Step: mr.steps, TapeSeq: e.Seq, New: true, SeenCount: 1}
+	rec, err := mr.qa.RecordBug(ctx, memory.BugReport{Kind: b.Kind, URL: memURL(page, mr.colURL, mr.qa.Origin()), Title: b.Title, Evidence: evidence, Persona: m.p.Name, ThreadID: mr.m.ThreadID, TapeIndex: int(e.Seq)})
+	if err == nil {
+		b.New = rec.New || rec.Reopened
+		b.SeenCount = rec.Entry.SeenCount
+		if !rec.New && rec.Entry.Fingerprint != "" {
+			b.Fingerprint = rec.Entry.Fingerprint
+		}
+	} else {
+		mr.trace.Warn("record bug in memory", "err", err)
+	}
+	// Screenshot of the page as it is now.
+	shot := mr.sess.Do(ctx, browser.Intent{Action: browser.ActScreenshot})
+	if len(shot.Screenshot) > 0 {
+		rel := filepath.Join("screenshots", b.ID+".png")
+		if err := os.WriteFile(filepath.Join(mr.dir, rel), shot.Screenshot, 0o644); err == nil {
+			b.Screenshot = rel
+		}
+	}
+	mr.trace.Warn("bug", "id", b.ID, "kind", b.Kind, "url", pathQuery(page), "evidence", clip(evidence, 300), "new", b.New)
+	return b, true
+}
+
+// memURL maps a URL on the collector to the same path on the app's origin
+// for memory.
+func memURL(raw, colURL, origin string) string {
+	if strings.HasPrefix(raw, colURL) {
+		return strings.TrimRight(origin, "/") + strings.TrimPrefix(raw, colURL)
+	}
+	return raw
+}
+
+var _ io.Writer = (*os.File)(nil)
+
+func traceFlags(resume bool) int {
+	if resume {
+		return os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	return os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+}
+
+// settleTimeout bounds the engine's wait for a quiet page after an action.
+const settleTimeout = 2 * time.Second
+
+// openSession starts a browser context for the mission, seeded from the
+// storage state at statePath when set.
+func (mr *missionRun) openSession(ctx context.Context, statePath string) error {
+	cfg := mr.engineCfg
+	cfg.StorageStatePath = statePath
+	e, err := mr.browser.NewEngine(cfg)
+	if err != nil {
+		return fmt.Errorf("browser engine: %w", err)
+	}
+	s, err := e.User(ctx, "explorer-"+mr.m.ThreadID)
+	if err != nil {
+		_ = e.Close()
+		return fmt.Errorf("browser context: %w", err)
+	}
+	mr.engine, mr.sess = e, s
+	return nil
+}
+
+// rotateSession works around the engine's network-idle wait getting stuck
+// after a fetch that followed a redirect (every later action then waits the
+// full settle timeout): it moves cookies and storage into a fresh browser
+// context and reopens the current page there.
+func (mr *missionRun) rotateSession(ctx context.Context) {
+	here := mr.sess.URL()
+	mr.rotations++
+	path := filepath.Join(mr.dir, fmt.Sprintf(".storage-%d.json", mr.rotations))
+	if err := mr.sess.SaveStorageState(path); err != nil {
+		mr.trace.Warn("save storage state", "err", err)
+		return
+	}
+	defer os.Remove(path)
+	old := mr.engine
+	if err := mr.openSession(ctx, path); err != nil {
+		mr.trace.Warn("rotate browser context", "err", err)
+		return
+	}
+	_ = old.Close()
+	res := mr.sess.Do(ctx, nav(pathQuery(here)))
+	if e, ok := mr.lastEntry(); ok {
+		mr.record(e, "explorer")
+	}
+	mr.trace.Info("browser context rotated (stuck network-idle wait)", "url", pathQuery(here), "ok", res.OK)
+}

@@ -1,0 +1,314 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/state"
+)
+
+// Finish is the supervisor's choice that ends a mission.
+const Finish = "FINISH"
+
+// Node names besides the personas.
+const (
+	NodeSupervisor = "supervisor"
+	NodeSummarizer = "summarizer"
+)
+
+// KeepMessages is how many of the latest messages the summarizer keeps
+// (besides the first, the mission).
+const KeepMessages = 20
+
+// TapeWindow bounds the tape kept in the graph state.
+const TapeWindow = 50
+
+// State is the team graph's state.
+type State struct {
+	// Messages: the mission (first, human), routing briefs and turn
+	// summaries. Reducer: add-messages (append; same id replaces).
+	Messages []state.Message
+	// Next is the supervisor's choice: a persona or FINISH.
+	Next string
+	// Tape is the latest actions (bounded window of TapeWindow).
+	Tape []browser.Entry
+	// Steps counts the mission's browser steps.
+	Steps int
+	// Bugs found (append).
+	Bugs []Bug
+	// Explored paths, in visiting order (append).
+	Explored []string
+	// Turns counts persona turns.
+	Turns int
+}
+
+// Bug is one finding the team reported, deduplicated within a mission.
+type Bug struct {
+	ID          string `json:"id"`
+	Fingerprint string `json:"fingerprint"`
+	Kind        string `json:"kind"`
+	Title       string `json:"title"`
+	URL         string `json:"url"`
+	Evidence    string `json:"evidence"`
+	Persona     string `json:"persona"`
+	Step        int    `json:"step"`
+	TapeSeq     int64  `json:"tape_seq"`
+	Screenshot  string `json:"screenshot,omitempty"`
+	Spec        string `json:"spec,omitempty"`
+	ReproSteps  int    `json:"repro_steps,omitempty"`
+	New         bool   `json:"new"`
+	SeenCount   int    `json:"seen_count"`
+}
+
+func newTeamGraph(mr *missionRun) (*graph.StateGraph[State], error) {
+	g := graph.New[State](
+		graph.Reducer(func(s *State) *[]state.Message { return &s.Messages }, state.AddMessages),
+		graph.Reducer(func(s *State) *[]browser.Entry { return &s.Tape }, state.Window[browser.Entry](TapeWindow)),
+		graph.Reducer(func(s *State) *[]Bug { return &s.Bugs }, state.Append[Bug]),
+		graph.Reducer(func(s *State) *[]string { return &s.Explored }, state.Append[string]),
+	)
+	g.AddNode(NodeSupervisor, mr.supervise)
+	names := []string{graph.End}
+	for _, m := range mr.team {
+		g.AddNode(m.p.Name, mr.personaNode(m))
+		g.AddEdge(m.p.Name, NodeSummarizer)
+		names = append(names, m.p.Name)
+	}
+	g.AddNode(NodeSummarizer, summarize)
+	g.AddEdge(graph.Start, NodeSupervisor)
+	g.AddEdge(NodeSummarizer, NodeSupervisor)
+	g.AddConditionalEdges(NodeSupervisor, graph.Branch(func(_ context.Context, s State) (string, error) {
+		if s.Next == Finish || s.Next == "" {
+			return graph.End, nil
+		}
+		return s.Next, nil
+	}), names...)
+	return g, nil
+}
+
+// supervise is the offline supervisor: a rule policy driven by coverage
+// (the work each persona still sees) and page risk from memory.
+func (mr *missionRun) supervise(ctx context.Context, s State) (State, error) {
+	if err := ctx.Err(); err != nil {
+		return State{}, err
+	}
+	mr.restore(s)
+	brief := func(next, why string) State {
+		msg := fmt.Sprintf("route → %s (%s). Mission: %s. Progress: %d/%d steps, %d bugs, %d pages explored.",
+			next, why, mr.m.Prompt, s.Steps, mr.budget, len(s.Bugs), len(s.Explored))
+		if len(mr.cov.priority) > 0 {
+			msg += " High-risk pages: " + strings.Join(mr.cov.priority, ", ") + "."
+		}
+		return State{Next: next, Turns: s.Turns + 1, Messages: []state.Message{{ID: state.NewID(), Role: state.RoleAI, Name: NodeSupervisor, Content: msg}}}
+	}
+	if s.Steps >= mr.budget {
+		return brief(Finish, "step budget spent"), nil
+	}
+	// Round robin over the personas that still see work (coverage), so
+	// each gets its turn; the riskiest pages from memory come first in
+	// every persona's frontier.
+	best, bestScore := -1, 0
+	for i := range mr.team {
+		j := (s.Turns + i) % len(mr.team)
+		m := mr.team[j]
+		if mr.idle[m.p.Name] >= 2 {
+			continue
+		}
+		if sc := m.pending(mr.cov); sc > 0 {
+			best, bestScore = j, sc
+			break
+		}
+	}
+	if best < 0 {
+		// Nobody sees work: give each persona one more look unless all
+		// came back idle.
+		for i := range mr.team {
+			j := (s.Turns + i) % len(mr.team)
+			if mr.idle[mr.team[j].p.Name] == 0 {
+				best = j
+				break
+			}
+		}
+	}
+	if best < 0 {
+		return brief(Finish, "coverage exhausted: no persona sees anything left to try"), nil
+	}
+	return brief(mr.team[best].p.Name, fmt.Sprintf("most work left: %d", bestScore)), nil
+}
+
+// summarize keeps the first message (the mission) and the latest
+// KeepMessages, replacing the middle with one summary message.
+func summarize(_ context.Context, s State) (State, error) {
+	if len(s.Messages) <= KeepMessages+1 {
+		return State{}, nil
+	}
+	middle := s.Messages[1 : len(s.Messages)-KeepMessages]
+	var b strings.Builder
+	fmt.Fprintf(&b, "Summary of %d earlier messages:", len(middle))
+	for _, m := range middle {
+		line := m.Content
+		if i := strings.IndexByte(line, '.'); i > 0 && i < 160 {
+			line = line[:i]
+		}
+		b.WriteString("\n- " + clip(line, 160))
+	}
+	out := []state.Message{{ID: middle[0].ID, Role: state.RoleSystem, Name: NodeSummarizer, Content: clip(b.String(), 4000)}}
+	for _, m := range middle[1:] {
+		out = append(out, state.RemoveMessage(m.ID))
+	}
+	return State{Messages: out}, nil
+}
+
+// restore rebuilds the Go-side coverage from the state after a resume.
+func (mr *missionRun) restore(s State) {
+	for _, p := range s.Explored {
+		mr.cov.visited[p] = true
+	}
+	for _, b := range s.Bugs {
+		mr.bugSeen[b.Fingerprint] = true
+	}
+	if mr.steps < s.Steps {
+		mr.steps = s.Steps
+	}
+}
+
+func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
+	return func(ctx context.Context, s State) (State, error) {
+		mr.restore(s)
+		var out State
+		limit := min(mr.cfg.TurnSteps, mr.budget-s.Steps)
+		did := 0
+		if mr.resetPending {
+			mr.resetPending = false
+			mr.act(ctx, m, step{in: nav(mr.start), why: "reset to the start URL: pick a different area"}, &out)
+			did++
+		}
+		for did < limit || len(m.q) > 0 {
+			if err := ctx.Err(); err != nil {
+				return State{}, err
+			}
+			ok, err := mr.turnStep(ctx, m, &out)
+			if err != nil {
+				return State{}, err
+			}
+			if !ok {
+				break
+			}
+			did++
+		}
+		verdict := "nothing left to try here"
+		switch {
+		case did >= limit && did > 0:
+			verdict = "step limit reached: reset to the start URL and pick a different area"
+			mr.resetPending = true
+			mr.idle[m.p.Name] = 0
+		case did > 0:
+			mr.idle[m.p.Name] = 0
+		default:
+			mr.idle[m.p.Name]++
+		}
+		out.Steps = s.Steps + did
+		out.Messages = append(out.Messages, state.Message{ID: state.NewID(), Role: state.RoleAI, Name: m.p.Name,
+			Content: fmt.Sprintf("%s: %d steps, %d new bugs, %d new pages; %s.", m.p.Name, did, len(out.Bugs), len(out.Explored), verdict)})
+		return out, nil
+	}
+}
+
+// turnStep takes one step of m: look, decide, check for loops, act.
+func (mr *missionRun) turnStep(ctx context.Context, m *member, out *State) (bool, error) {
+	snap, err := mr.sess.Snapshot(ctx)
+	if err != nil {
+		// A page that cannot be read: go back to the start.
+		mr.act(ctx, m, step{in: nav(mr.start), why: "snapshot failed: " + clip(err.Error(), 80)}, out)
+		return true, nil
+	}
+	els := parseElements(snap)
+	here := pathQuery(snap.URL)
+	if !mr.cov.visited[here] && !strings.HasPrefix(here, collectorPrefix) {
+		mr.cov.visited[here] = true
+		out.Explored = append(out.Explored, here)
+		if mr.qa != nil {
+			_, _ = mr.qa.RecordPageVisit(ctx, snap.URL, snap.Title)
+		}
+	}
+	for _, e := range els {
+		if e.Role == "link" && e.URL != "" {
+			if l, ok := resolveLink(snap.URL, e.URL); ok {
+				mr.cov.see(l)
+			}
+		}
+	}
+	mr.trace.Debug("look", "url", snap.URL, "elements", len(els), "chars", len(snap.Text), "text", snap.Text)
+	v := &view{URL: snap.URL, Snap: snap, Els: els, Cov: mr.cov, Rand: mr.rand, Start: mr.start}
+	st, ok := m.next(v)
+	if !ok {
+		return false, nil
+	}
+	// Loop detector: the same action on the same page state again and again.
+	key := st.in.JSON() + "@" + pageState(snap, els)
+	mr.loops[key]++
+	if mr.loops[key] >= 3 {
+		m.q = nil
+		l, found := mr.cov.nextUnvisited()
+		if !found {
+			l = mr.start
+		}
+		mr.loops[key] = 0
+		st = step{in: nav(l), why: "loop detected (same action on the same page): go elsewhere"}
+	}
+	mr.act(ctx, m, st, out)
+	return true, nil
+}
+
+// act runs one intent, records it and turns its findings into bugs.
+func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) {
+	if st.before != nil {
+		st.before()
+	}
+	res := mr.sess.Do(ctx, st.in)
+	mr.steps++
+	entry, ok := mr.lastEntry()
+	if !ok {
+		entry = browser.Entry{Time: time.Now(), Action: st.in.Action, Params: st.in, OK: res.OK, URL: res.URL, Error: res.Error}
+	}
+	entry = mr.record(entry, m.p.Name)
+	out.Tape = append(out.Tape, entry)
+	if st.in.Action == browser.ActClick {
+		mr.col.waitQuiet(ctx, 150*time.Millisecond)
+	}
+	defer func() {
+		// The first click of a double submit waits on purpose.
+		if res.Duration >= settleTimeout && st.before == nil {
+			mr.rotateSession(ctx)
+		}
+	}()
+	mr.progress(m.p.Name, st, res)
+	var fs []browser.Finding
+	for _, f := range res.Findings {
+		if cf, ok := fromConsole(f); ok {
+			if cf.Kind != browser.FindConsoleError {
+				fs = append(fs, cf)
+			}
+			continue
+		}
+		fs = append(fs, f)
+	}
+	fs = append(fs, mr.col.take()...)
+	for _, f := range fs {
+		if b, ok := mr.bug(ctx, m, f, entry); ok {
+			out.Bugs = append(out.Bugs, b)
+		}
+	}
+}
+
+func (mr *missionRun) lastEntry() (browser.Entry, bool) {
+	es := mr.engine.Window().Entries()
+	if len(es) == 0 {
+		return browser.Entry{}, false
+	}
+	return es[len(es)-1], true
+}
