@@ -287,7 +287,7 @@ func (r *run[S]) savePending(ctx context.Context, tasks []task[S], finished []bo
 		if finished != nil && !finished[i] {
 			continue
 		}
-		if !t.done || t.loaded {
+		if !t.done || t.loaded || t.saved {
 			continue
 		}
 		w, err := r.encodeWrites(t)
@@ -306,6 +306,26 @@ func (r *run[S]) savePending(ctx context.Context, tasks []task[S], finished []bo
 		return fmt.Errorf("graph: save pending writes: %w", err)
 	}
 	return nil
+}
+
+// saveTask stores one finished task's writes against the step-start
+// checkpoint while its siblings still run. A failure is logged and left to
+// savePending, which tries again if the step does not commit.
+func (r *run[S]) saveTask(ctx context.Context, t *task[S]) {
+	if r.cp == nil || r.cur == nil || t.loaded || t.saved {
+		return
+	}
+	w, err := r.encodeWrites(t)
+	if err == nil && len(w) > 0 {
+		err = r.cp.PutWrites(ctx, r.thread, r.ns, r.cur.ID, w)
+	}
+	if err != nil {
+		if l := r.g.cfg.logger; l != nil {
+			l.Warn("graph: save task writes", "thread", r.thread, "node", t.node.name, "err", err)
+		}
+		return
+	}
+	t.saved = true
 }
 
 // pause records the step's interrupts on its start checkpoint.

@@ -51,6 +51,7 @@ type task[S any] struct {
 	intr      *interruptSignal
 	done      bool
 	loaded    bool // result came from pending writes
+	saved     bool // writes already stored as pending writes of the step
 	attempts  int
 	dur       time.Duration
 }
@@ -484,6 +485,11 @@ func (r *run[S]) runParallel(ctx context.Context, tasks []task[S]) error {
 			finished[i] = true
 			if t := &tasks[i]; t.err != nil {
 				r.parCancel() // a failed task fails the step: stop the siblings
+			} else if t.done {
+				// Store a finished task's writes at once (LangGraph does the
+				// same): if the process dies before the barrier, a resume
+				// does not run this task again.
+				r.saveTask(ctx, t)
 			}
 		case ev := <-r.customCh:
 			r.send(ev)
