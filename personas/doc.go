@@ -17,8 +17,9 @@
 //   - adversarial: XSS probes that log [XSSMarker] when they run, SQL and
 //     template injection, over-long, unicode, negative and boundary values,
 //     empty submits, rapid clicks
-//   - accessibility: keyboard-only paths (Tab, Shift+Tab, Enter, Escape) and
-//     axe-core on every page (through a [Probe])
+//   - accessibility: keyboard-only paths (Tab, Shift+Tab, Enter, Escape),
+//     axe-core on every page and a focus-visibility check on every focus
+//     move (both through a [Probe])
 //   - data_heavy: pagination to the end, large inputs, many records
 //   - impatient: double submits, reload and back right after a submit
 //   - returning_user: browses, clears cookies and storage (through a
@@ -54,11 +55,23 @@
 // the app. Point the engine's allowed origin at the probe. It injects
 // axe-core (4.x, from npm, found at [AxeRelPath] above the working
 // directory or via $AGENTGRAPH_AXE_PATH; `make setup` installs it) and a
-// recorder that runs axe after each load and DOM change, times every
-// request, and serves [ClearSiteDataPath]. Without a probe everything else
-// works; the axe oracle has nothing to report, slow responses are judged
-// by action durations instead of request timings, and a dead control is
-// judged by the page alone.
+// recorder that runs axe after each load and DOM change and reports keyboard
+// focus landing on invisible elements ([FocusInvisibleRule]); it times every
+// request and serves [ClearSiteDataPath]:
+//
+//	probe, err := personas.NewProbe("http://127.0.0.1:8080", personas.ProbeOptions{})
+//	front := httptest.NewServer(probe) // or http.ListenAndServe(":9090", probe)
+//	eng, err := b.NewEngine(browser.Config{Origins: []string{front.URL}})
+//	user, err := eng.User(ctx, "a11y")
+//	p, err := personas.NewRegistry().Get(personas.Accessibility)
+//	rep, err := personas.Run(ctx, user, p, personas.RunOptions{
+//		Start: front.URL + "/", Steps: 20, Seed: 1, Probe: probe,
+//		Window: eng.Window(), ScreenshotDir: "artifacts"})
+//
+// Without a probe everything else works; the accessibility oracle has
+// nothing to report, slow responses are judged by action durations instead
+// of request timings, a dead control is judged by the page alone, and the
+// returning user cannot clear site data.
 //
 // # Teams
 //

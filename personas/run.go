@@ -111,7 +111,7 @@ func (d *driver) run(ctx context.Context) (Report, error) {
 	if strat == nil {
 		return d.rep, fmt.Errorf("personas: persona %q: NewStrategy returned nil", d.p.Name)
 	}
-	rng := rand.New(rand.NewPCG(d.opts.Seed, d.opts.Seed^0x9e3779b97f4a7c15))
+	rng := newRand(d.opts.Seed)
 	before, _, _ := d.snapshot(ctx) // about:blank at first
 	if err := d.act(ctx, -1, browser.Intent{Action: browser.ActNavigate, URL: d.opts.Start}, &before); err != nil {
 		return d.rep, err
@@ -307,3 +307,6 @@ func lastInput(tape []browser.Entry) string {
 	}
 	return ""
 }
+
+// newRand is the run's deterministic source for a seed.
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
