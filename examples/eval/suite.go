@@ -200,7 +200,10 @@ func LoadSuite(path string) (*Suite, error) {
 	return s, nil
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var (
+	yamlLine       = regexp.MustCompile(`line (\d+)`)
+	yamlLinePrefix = regexp.MustCompile(`^line \d+: `)
+)
 
 // ParseSuite decodes a suite strictly (unknown keys are errors) and
 // validates it; errors name the line. A suite looks like:
@@ -234,6 +237,7 @@ func ParseSuite(data []byte) (*Suite, error) {
 		}
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+		msg = yamlLinePrefix.ReplaceAllString(msg, "")
 		return nil, &LineError{Line: line, Msg: msg}
 	}
 	// a second, untyped pass finds each task's line
