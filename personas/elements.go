@@ -68,14 +68,21 @@ func ParseElements(snap browser.Snapshot) []Element {
 	last := -1
 	lastIndent := 0
 	for _, ln := range strings.Split(snap.Text, "\n") {
-		if m := reURL.FindStringSubmatch(ln); m != nil && last >= 0 {
-			out[last].URL = strings.TrimSpace(m[1])
-			continue
-		}
-		if m := reOption.FindStringSubmatch(ln); m != nil && last >= 0 && indentOf(ln) > lastIndent {
-			if r := out[last].Role; r == "combobox" || r == "listbox" {
-				out[last].Options = append(out[last].Options, unquote(m[1]))
+		if last >= 0 && strings.Contains(ln, "- /url: ") {
+			if m := reURL.FindStringSubmatch(ln); m != nil {
+				out[last].URL = strings.TrimSpace(m[1])
+				continue
 			}
+		}
+		if last >= 0 && strings.Contains(ln, "- option ") {
+			if m := reOption.FindStringSubmatch(ln); m != nil && indentOf(ln) > lastIndent {
+				if r := out[last].Role; r == "combobox" || r == "listbox" {
+					out[last].Options = append(out[last].Options, unquote(m[1]))
+				}
+			}
+		}
+		if !strings.Contains(ln, "[ref=") {
+			continue
 		}
 		m := reLine.FindStringSubmatch(ln)
 		if m == nil {
@@ -128,18 +135,37 @@ func StateHash(snap browser.Snapshot) string {
 
 var reDigits = regexp.MustCompile(`[0-9]+`)
 
-// normalizeSnapshot drops the header line, refs and digits.
+// normalizeSnapshot drops the header line and refs, and turns every run
+// of digits into '#'.
 func normalizeSnapshot(text string) string {
-	var b strings.Builder
-	for i, ln := range strings.Split(text, "\n") {
-		if i == 0 && strings.HasPrefix(ln, "page: ") {
-			continue
+	if strings.HasPrefix(text, "page: ") {
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text = text[i+1:]
+		} else {
+			text = ""
 		}
-		ln = reRefTag.ReplaceAllString(ln, "")
-		b.WriteString(reDigits.ReplaceAllString(ln, "#"))
-		b.WriteByte('\n')
 	}
-	return b.String()
+	b := make([]byte, 0, len(text))
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == ' ' && strings.HasPrefix(text[i+1:], "[ref="), c == '[' && strings.HasPrefix(text[i:], "[ref="):
+			j := strings.IndexByte(text[i:], ']')
+			if j < 0 {
+				b = append(b, c)
+				continue
+			}
+			i += j
+		case c >= '0' && c <= '9':
+			b = append(b, '#')
+			for i+1 < len(text) && text[i+1] >= '0' && text[i+1] <= '9' {
+				i++
+			}
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // sameScreen compares two snapshots ignoring refs (they are renumbered

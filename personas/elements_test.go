@@ -60,6 +60,8 @@ func TestStateHash(t *testing.T) {
 	assert.NotEqual(t, StateHash(a), StateHash(c))
 	assert.NotEqual(t, StateHash(a), StateHash(d))
 	assert.Len(t, StateHash(a), 16)
+	assert.Equal(t, "- button \"B#\": # items\n- link \"x\" → /p/#", normalizeSnapshot("page: \"t\" http://h/\n- button \"B12\" [ref=e4]: 3 items\n- link \"x\" [ref=f1e22] → /p/7"))
+	assert.Equal(t, "[ref=broken", normalizeSnapshot("[ref=broken"))
 }
 
 func TestFindingKey(t *testing.T) {
