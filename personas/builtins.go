@@ -58,7 +58,7 @@ func Builtins() []Persona {
 	}
 }
 
-// back returns to the start page, or is ErrDone after too many restarts.
+// restart returns to the start page, or is ErrDone after too many restarts.
 func restart(s Step) (browser.Intent, error) {
 	n := 0
 	for _, e := range s.Tape {

@@ -94,7 +94,6 @@ type Probe struct {
 }
 
 type pageLoad struct {
-	url     string
 	pending bool
 	runs    int
 }
@@ -186,6 +185,11 @@ func (p *Probe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 }
 
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -202,15 +206,32 @@ func (s *statusWriter) Flush() {
 
 const injectTags = `<script src="` + axeScriptPath + `"></script><script src="` + probeScriptPath + `"></script>`
 
+// maxInject is the largest HTML page the probe instruments; bigger ones
+// pass through unchanged.
+const maxInject = 20 << 20
+
 func (p *Probe) inject(resp *http.Response) error {
+	// redirects to the app's own origin stay on the probe's
+	if loc := resp.Header.Get("Location"); loc != "" {
+		if u, err := url.Parse(loc); err == nil && u.Scheme == p.target.Scheme && u.Host == p.target.Host {
+			u.Scheme, u.Host = "", ""
+			resp.Header.Set("Location", u.String())
+		}
+	}
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || resp.Header.Get("Content-Encoding") != "" {
 		return nil
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 20<<20))
-	_ = resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxInject+1))
 	if err != nil {
+		_ = resp.Body.Close()
 		return fmt.Errorf("personas: probe: read %s: %w", resp.Request.URL.Path, err)
 	}
+	if len(body) > maxInject {
+		p.log.Warn("page too large to instrument; relayed unchanged", "path", resp.Request.URL.Path)
+		resp.Body = readCloser{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
+		return nil
+	}
+	_ = resp.Body.Close()
 	lower := bytes.ToLower(body)
 	at := 0
 	if i := bytes.Index(lower, []byte("<head")); i >= 0 {
@@ -273,7 +294,6 @@ func (p *Probe) report(w http.ResponseWriter, r *http.Request) {
 		p.loads[rep.Load] = ld
 		p.latest = rep.Load
 	}
-	ld.url = rep.URL
 	switch rep.Kind {
 	case "dirty":
 		ld.pending = true

@@ -54,8 +54,13 @@ func TestProbeRelays(t *testing.T) {
 		io.WriteString(w, `{"a":1}`)
 	})
 	app.HandleFunc("/host", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Host) })
+	var upstreamURL string
+	app.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, upstreamURL+"/json?x=1", http.StatusFound)
+	})
 	upstream := httptest.NewServer(app)
 	defer upstream.Close()
+	upstreamURL = upstream.URL
 	p, err := NewProbe(upstream.URL, ProbeOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, upstream.URL, p.Target())
@@ -83,6 +88,12 @@ func TestProbeRelays(t *testing.T) {
 	_, body = get("/host")
 	assert.Equal(t, strings.TrimPrefix(upstream.URL, "http://"), body)
 
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	rresp, err := noFollow.Get(front.URL + "/redirect")
+	require.NoError(t, err)
+	rresp.Body.Close()
+	assert.Equal(t, "/json?x=1", rresp.Header.Get("Location"), "redirects stay on the probe")
+
 	resp, body = get(axeScriptPath)
 	assert.Contains(t, body, "axe")
 	assert.Equal(t, "application/javascript", resp.Header.Get("Content-Type"))
@@ -91,12 +102,13 @@ func TestProbeRelays(t *testing.T) {
 	resp, _ = get(ClearSiteDataPath)
 	assert.Equal(t, `"cookies", "storage"`, resp.Header.Get("Clear-Site-Data"))
 
-	assert.Equal(t, 5, p.Requests(), "probe paths are not counted")
+	assert.Equal(t, 6, p.Requests(), "probe paths are not counted")
 	reqs := p.RequestsSince(3)
-	require.Len(t, reqs, 2)
+	require.Len(t, reqs, 3)
 	assert.Equal(t, "/json", reqs[0].Path)
 	assert.Equal(t, http.StatusOK, reqs[0].Status)
-	assert.Empty(t, p.RequestsSince(5))
+	assert.Equal(t, http.StatusFound, reqs[2].Status)
+	assert.Empty(t, p.RequestsSince(6))
 }
 
 func TestProbeReports(t *testing.T) {
