@@ -41,7 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 	)
 	fs.StringVar(&cfg.Target, "target", "", "origin of the app to explore (default: serve the demo app on loopback)")
 	fs.StringVar(&cfg.Team, "team", "", "team for every mission: standard or advanced (default: by mission keywords)")
-	fs.IntVar(&cfg.Budget, "budget", 120, "browser steps per mission")
+	fs.IntVar(&cfg.Budget, "budget", 200, "browser steps per mission")
 	fs.IntVar(&cfg.TurnSteps, "turn-steps", 10, "step limit of one persona turn")
 	fs.StringVar(&cfg.ReportDir, "reports", "reports", "report directory")
 	fs.StringVar(&cfg.DB, "db", "reports/explorer.db", "bbolt file for checkpoints and memory (\"\" for in-memory)")

@@ -91,7 +91,7 @@ type Config struct {
 	Missions []Mission
 	// Team overrides every mission's team ("standard" or "advanced").
 	Team string
-	// Budget is the default number of browser steps per mission (120).
+	// Budget is the default number of browser steps per mission (200).
 	Budget int
 	// TurnSteps is the step limit of one persona turn (10); the persona is
 	// then sent back to the start URL to pick a different area.
@@ -126,7 +126,7 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if c.Budget <= 0 {
-		c.Budget = 120
+		c.Budget = 200
 	}
 	if c.TurnSteps <= 0 {
 		c.TurnSteps = 10

@@ -58,7 +58,7 @@ func StandardTeam() []Persona {
 			Tricks: []Trick{TrickClickButtons, TrickValidForm}},
 		{Name: "power_user", Role: "an expert who sorts, filters, paginates and works fast",
 			Focus:  []string{"sorting", "filters", "pagination"},
-			Tricks: []Trick{TrickSelect, TrickPaginate}},
+			Tricks: []Trick{TrickPaginate, TrickSelect}},
 		{Name: "adversarial", Role: "a hostile tester who feeds the app malicious and boundary input",
 			Focus:  []string{"XSS probes", "over-long input", "rapid double submits", "tampered sessions"},
 			Tricks: []Trick{TrickXSS, TrickLong, TrickDouble, TrickDropSession}},
@@ -113,15 +113,19 @@ type step struct {
 	in     browser.Intent
 	before func()
 	why    string
+	// chain runs the step right after the previous one, without looking.
+	chain bool
 }
 
 // coverage is what the team shares within a mission: the pages seen and
 // visited, where sign-in happened, the session generation.
 type coverage struct {
 	visited  map[string]bool // path?query
+	visitedT map[string]int  // visits per page template (see templateOf)
 	frontier []string        // link targets seen, in discovery order
 	known    map[string]bool
-	forms    []string // pages with text fields, in discovery order
+	forms    []string          // pages with form fields, in discovery order
+	formSig  map[string]string // page -> its form signature
 	signin   string   // URL of the sign-in page
 	gen      int      // bumped when the session is dropped
 	dropped  bool
@@ -129,7 +133,7 @@ type coverage struct {
 }
 
 func newCoverage() *coverage {
-	return &coverage{visited: map[string]bool{}, known: map[string]bool{}}
+	return &coverage{visited: map[string]bool{}, visitedT: map[string]int{}, known: map[string]bool{}, formSig: map[string]string{}}
 }
 
 func (c *coverage) see(link string) {
@@ -140,10 +144,38 @@ func (c *coverage) see(link string) {
 	c.frontier = append(c.frontier, link)
 }
 
-// nextUnvisited returns the first priority or frontier page not visited yet.
+// noteForm remembers a page with form fields, once per form signature.
+func (c *coverage) noteForm(v *view) {
+	if (!hasFields(v.Els) && !hasRole(v.Els, "radio")) || strings.Contains(v.URL, collectorPrefix) {
+		return
+	}
+	sig := formSig(v)
+	if !slices.ContainsFunc(c.forms, func(f string) bool { return c.formSig[f] == sig }) {
+		c.forms = append(c.forms, pathOf(v.URL))
+		c.formSig[pathOf(v.URL)] = sig
+	}
+}
+
+// visit counts a visit of the page l (path?query).
+func (c *coverage) visit(l string) bool {
+	if c.visited[l] {
+		return false
+	}
+	c.visited[l] = true
+	c.visitedT[pageTemplate(l)]++
+	return true
+}
+
+// explored says whether l, or enough pages of its template, were visited:
+// two project pages tell as much as twenty.
+func (c *coverage) explored(l string) bool {
+	return c.visited[l] || c.visitedT[pageTemplate(l)] >= 2
+}
+
+// nextUnvisited returns the first priority or frontier page not explored yet.
 func (c *coverage) nextUnvisited() (string, bool) {
 	for _, l := range append(slices.Clone(c.priority), c.frontier...) {
-		if !c.visited[l] {
+		if !c.explored(l) {
 			return l, true
 		}
 	}
@@ -175,17 +207,32 @@ type view struct {
 
 func (m *member) has(t Trick) bool { return slices.Contains(m.p.Tricks, t) }
 
-// pending estimates how much work the member has left: the supervisor's
-// coverage signal.
-func (m *member) pending(c *coverage) int {
-	n := len(m.q)
+// pendingForms counts the form tricks the member has not played yet.
+func (m *member) pendingForms(c *coverage) int {
+	n := 0
 	for _, f := range c.forms {
 		for _, t := range formTricks {
-			if m.has(t) && !m.tried[string(t)+":"+templateOf(f)] && !m.tried["revisit:"+string(t)+":"+f] {
-				n += 3
+			if m.has(t) && !m.tried[string(t)+":"+c.formSig[f]] && !m.tried["revisit:"+string(t)+":"+f] {
+				n++
 			}
 		}
 	}
+	return n
+}
+
+func hasPassword(els []element) bool {
+	for _, e := range els {
+		if e.fillable() && strings.Contains(strings.ToLower(e.Name), "password") {
+			return true
+		}
+	}
+	return false
+}
+
+// pending estimates how much work the member has left: the supervisor's
+// coverage signal.
+func (m *member) pending(c *coverage) int {
+	n := len(m.q) + 3*m.pendingForms(c)
 	if m.has(TrickDropSession) && !c.dropped && len(c.visited) > 3 {
 		n += 2
 	}
@@ -238,41 +285,36 @@ func fillRef(ref, v string) browser.Intent {
 
 func nav(u string) browser.Intent { return browser.Intent{Action: browser.ActNavigate, URL: u} }
 
-var submitWords = []string{"submit", "save", "create", "continue", "next", "search", "apply", "sign in", "log in", "login", "send", "update", "go", "ok", "confirm"}
+// submitWords rank button names by how surely they submit a form.
+var submitWords = []string{"submit", "create", "continue", "next", "sign in", "log in", "login", "search", "apply", "send", "update", "save", "confirm", "ok", "go"}
 
-// submitButton is the in-main button after the fields that looks like it
-// submits them.
+func submitRank(name string) int {
+	n := strings.ToLower(name)
+	for i, w := range submitWords {
+		if strings.Contains(n, w) {
+			return i
+		}
+	}
+	return len(submitWords)
+}
+
+// submitButton is the in-main button after the fields that most looks like
+// it submits them.
 func submitButton(els []element, after int) (element, bool) {
-	var first *element
+	best, rank := -1, len(submitWords)+1
 	for i := after; i < len(els); i++ {
 		e := els[i]
 		if e.Role != "button" || !e.InMain || e.has("disabled") {
 			continue
 		}
-		n := strings.ToLower(e.Name)
-		for _, w := range submitWords {
-			if strings.Contains(n, w) {
-				return e, true
-			}
-		}
-		if first == nil {
-			first = &els[i]
+		if r := submitRank(e.Name); r < rank {
+			best, rank = i, r
 		}
 	}
-	if first != nil {
-		return *first, true
+	if best < 0 {
+		return element{}, false
 	}
-	return element{}, false
-}
-
-func isSubmitName(n string) bool {
-	n = strings.ToLower(n)
-	for _, w := range submitWords {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
+	return els[best], true
 }
 
 // value is a plausible entry for a field, by its name.
@@ -328,7 +370,7 @@ func formPlan(v *view, fill func(e element) (string, bool), double bool, hold fu
 		return nil
 	}
 	if double {
-		out = append(out, step{in: clickRef(b.Ref), before: hold, why: "submit on a slow network"}, step{in: clickRef(b.Ref), why: "submit again, impatiently"})
+		out = append(out, step{in: clickRef(b.Ref), before: hold, why: "submit on a slow network"}, step{in: browser.Intent{Action: browser.ActClick, Target: fmt.Sprintf("role=button[name=%q]", b.Name)}, why: "submit again, impatiently", chain: true})
 	} else {
 		out = append(out, step{in: clickRef(b.Ref), why: "submit " + b.Name})
 	}
@@ -347,12 +389,13 @@ func hasFields(els []element) bool {
 // plan returns the next macro of trick t on the page, or nil.
 func (m *member) plan(t Trick, v *view) []step {
 	path := templateOf(pathOf(v.URL))
-	key := string(t) + ":" + path
+	key := string(t) + ":" + formSig(v)
 	switch t {
 	case TrickClickButtons:
+		primary, _ := submitButton(v.Els, 0)
 		for _, e := range v.Els {
 			k := "btn:" + path + ":" + e.Name
-			if e.Role != "button" || !e.InMain || e.Name == "" && e.Ref == "" || isSubmitName(e.Name) || m.tried[k] || e.has("disabled") {
+			if e.Role != "button" || !e.InMain || e.Ref == primary.Ref || m.tried[k] || e.has("disabled") {
 				continue
 			}
 			if strings.Contains(strings.ToLower(e.Name), "delete") || strings.Contains(strings.ToLower(e.Name), "sign out") {
@@ -404,7 +447,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			return value(e.Name, v.Rand), true
 		}, false, nil)
 	case TrickDouble:
-		if m.tried[key] || !hasFields(v.Els) || hasRole(v.Els, "searchbox") {
+		if m.tried[key] || !hasFields(v.Els) || hasRole(v.Els, "searchbox") || hasPassword(v.Els) {
 			return nil
 		}
 		m.tried[key] = true
@@ -419,7 +462,8 @@ func (m *member) plan(t Trick, v *view) []step {
 			if e.Role != "combobox" || !e.InMain {
 				continue
 			}
-			for _, o := range e.Opts {
+			// The options at the end of a list are the least tried.
+			for _, o := range slices.Backward(e.Opts) {
 				k := "sel:" + path + ":" + e.Name + ":" + o
 				if m.tried[k] {
 					continue
@@ -447,7 +491,8 @@ func (m *member) plan(t Trick, v *view) []step {
 			return []step{{in: clickRef(e.Ref), why: "next page"}}
 		}
 	case TrickDropSession:
-		if v.Cov.dropped || v.Cov.signin == "" || len(v.Cov.visited) < 4 || strings.Contains(v.URL, collectorPrefix) {
+		// Last: the session is dropped once the other tricks are done.
+		if v.Cov.dropped || v.Cov.signin == "" || len(v.Cov.visited) < 4 || strings.Contains(v.URL, collectorPrefix) || m.pendingForms(v.Cov) > 0 {
 			return nil
 		}
 		v.Cov.dropped = true
@@ -535,9 +580,6 @@ func (m *member) next(v *view) (step, bool) {
 			return macro[0], true
 		}
 	}
-	if hasFields(v.Els) && !strings.Contains(v.URL, collectorPrefix) && !slices.ContainsFunc(v.Cov.forms, func(f string) bool { return templateOf(f) == templateOf(pathOf(v.URL)) }) {
-		v.Cov.forms = append(v.Cov.forms, pathOf(v.URL))
-	}
 	for _, t := range m.p.Tricks {
 		if macro := m.plan(t, v); len(macro) > 0 {
 			m.q = macro[1:]
@@ -551,7 +593,7 @@ func (m *member) next(v *view) (step, bool) {
 				continue
 			}
 			l, ok := resolveLink(v.URL, e.URL)
-			if !ok || v.Cov.visited[l] || m.tried["link:"+l] {
+			if !ok || v.Cov.explored(l) || m.tried["link:"+l] {
 				continue
 			}
 			m.tried["link:"+l] = true
@@ -561,7 +603,7 @@ func (m *member) next(v *view) (step, bool) {
 	// Come back to a form this member still has work on.
 	for _, f := range v.Cov.forms {
 		for _, t := range formTricks {
-			if m.has(t) && !m.tried[string(t)+":"+templateOf(f)] && !m.tried["revisit:"+string(t)+":"+f] && f != pathOf(v.URL) {
+			if m.has(t) && !m.tried[string(t)+":"+v.Cov.formSig[f]] && !m.tried["revisit:"+string(t)+":"+f] && f != pathOf(v.URL) {
 				m.tried["revisit:"+string(t)+":"+f] = true
 				return step{in: nav(f), why: "back to " + f + " for " + string(t)}, true
 			}
@@ -607,4 +649,34 @@ func templateOf(path string) string {
 		path = reIDSeg.ReplaceAllString(path, "/{n}$1")
 	}
 	return path
+}
+
+// pageTemplate is templateOf the path plus the query's keys: /projects and
+// /projects?status=x are different screens, /projects?status=x and
+// /projects?status=y are the same one.
+func pageTemplate(l string) string {
+	u, err := url.Parse(l)
+	if err != nil {
+		return l
+	}
+	keys := make([]string, 0, len(u.Query()))
+	for k := range u.Query() {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return templateOf(u.Path) + "?" + strings.Join(keys, "&")
+}
+
+// formSig identifies a form page for the form tricks: its template and the
+// names of its fields, so the steps of a wizard differ and the edit pages
+// of many records do not.
+func formSig(v *view) string {
+	var b strings.Builder
+	b.WriteString(templateOf(pathOf(v.URL)))
+	for _, e := range v.Els {
+		if e.InMain && (e.fillable() || e.Role == "radio" || e.Role == "combobox") {
+			b.WriteString("|" + e.Role + ":" + reNum.ReplaceAllString(e.Name, "#"))
+		}
+	}
+	return b.String()
 }

@@ -127,9 +127,18 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body []byte
+	dup := time.Duration(-1)
 	if r.Method == http.MethodPost && r.Body != nil {
 		body, _ = io.ReadAll(io.LimitReader(r.Body, 1<<20))
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		// A second identical post while or soon after the first.
+		key := r.URL.Path + "\x00" + stripToken(string(body))
+		c.mu.Lock()
+		if prev, ok := c.posts[key]; ok && time.Since(prev) < 10*time.Second && len(body) > 0 {
+			dup = time.Since(prev)
+		}
+		c.posts[key] = time.Now()
+		c.mu.Unlock()
 	}
 	start := time.Now()
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK, c: c, post: r.Method == http.MethodPost}
@@ -138,7 +147,7 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	c.requests++
 	c.mu.Unlock()
-	c.observe(r, body, rec, took)
+	c.observe(r, rec, took, dup)
 }
 
 // recorder keeps the status, headers and the start of the body of a
@@ -208,7 +217,7 @@ func appHeaders(h http.Header) string {
 	return b.String()
 }
 
-func (c *collector) observe(r *http.Request, body []byte, rec *recorder, took time.Duration) {
+func (c *collector) observe(r *http.Request, rec *recorder, took, dup time.Duration) {
 	u := c.target.ResolveReference(&url.URL{Path: r.URL.Path, RawQuery: r.URL.RawQuery}).String()
 	line := fmt.Sprintf("%s %s → %d", r.Method, r.URL.RequestURI(), rec.status)
 	hdr := appHeaders(rec.Header())
@@ -223,17 +232,10 @@ func (c *collector) observe(r *http.Request, body []byte, rec *recorder, took ti
 			Message:  fmt.Sprintf("%s %s took %s (threshold %s)", r.Method, r.URL.Path, took.Round(10*time.Millisecond), c.slow),
 			Evidence: clip(line+fmt.Sprintf(" in %s", took.Round(10*time.Millisecond))+hdr, 1500)})
 	}
-	if r.Method == http.MethodPost && rec.status < 400 {
-		key := r.URL.Path + "\x00" + stripToken(string(body))
-		c.mu.Lock()
-		prev, dup := c.posts[key]
-		c.posts[key] = time.Now()
-		c.mu.Unlock()
-		if dup && time.Since(prev) < 10*time.Second && len(body) > 0 {
-			c.add(browser.Finding{Kind: FindDuplicate, Status: rec.status, URL: u,
-				Message:  fmt.Sprintf("the same %s %s was accepted twice within %s", r.Method, r.URL.Path, time.Since(prev).Round(time.Millisecond)),
-				Evidence: clip(line+hdr, 1500)})
-		}
+	if dup >= 0 && rec.status < 400 {
+		c.add(browser.Finding{Kind: FindDuplicate, Status: rec.status, URL: u,
+			Message:  fmt.Sprintf("the same %s %s was accepted twice within %s", r.Method, r.URL.Path, dup.Round(time.Millisecond)),
+			Evidence: clip(line+hdr, 1500)})
 	}
 }
 

@@ -321,6 +321,7 @@ type missionRun struct {
 	loops        map[string]int
 	bugSeen      map[string]bool
 	resetPending bool
+	freshPage    bool // the latest look found a page never visited before
 	rand         *rand.Rand
 	steps        int
 	tape         *browser.Tape

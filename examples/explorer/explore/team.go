@@ -106,6 +106,7 @@ func (mr *missionRun) supervise(ctx context.Context, s State) (State, error) {
 		return State{Next: next, Turns: s.Turns + 1, Messages: []state.Message{{ID: state.NewID(), Role: state.RoleAI, Name: NodeSupervisor, Content: msg}}}
 	}
 	if s.Steps >= mr.budget {
+		mr.trace.Info("route", "next", Finish, "why", "step budget spent")
 		return brief(Finish, "step budget spent"), nil
 	}
 	// Round robin over the personas that still see work (coverage), so
@@ -135,8 +136,10 @@ func (mr *missionRun) supervise(ctx context.Context, s State) (State, error) {
 		}
 	}
 	if best < 0 {
+		mr.trace.Info("route", "next", Finish, "why", "coverage exhausted")
 		return brief(Finish, "coverage exhausted: no persona sees anything left to try"), nil
 	}
+	mr.trace.Info("route", "next", mr.team[best].p.Name, "pending", bestScore, "steps", s.Steps)
 	return brief(mr.team[best].p.Name, fmt.Sprintf("most work left: %d", bestScore)), nil
 }
 
@@ -166,7 +169,7 @@ func summarize(_ context.Context, s State) (State, error) {
 // restore rebuilds the Go-side coverage from the state after a resume.
 func (mr *missionRun) restore(s State) {
 	for _, p := range s.Explored {
-		mr.cov.visited[p] = true
+		mr.cov.visit(p)
 	}
 	for _, b := range s.Bugs {
 		mr.bugSeen[b.Fingerprint] = true
@@ -187,7 +190,9 @@ func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
 			mr.act(ctx, m, step{in: nav(mr.start), why: "reset to the start URL: pick a different area"}, &out)
 			did++
 		}
-		for did < limit || len(m.q) > 0 {
+		// The limit is soft while the persona keeps reaching new pages
+		// (a wizard a few steps deep), hard at twice the limit.
+		for did < limit || len(m.q) > 0 || (did < 2*limit && mr.freshPage && did < mr.budget-s.Steps) {
 			if err := ctx.Err(); err != nil {
 				return State{}, err
 			}
@@ -199,6 +204,11 @@ func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
 				break
 			}
 			did++
+		}
+		if did > 0 {
+			// One more look, so the page this turn ended on joins the
+			// coverage (a wizard step the next turn can come back to).
+			_, _ = mr.look(ctx, &out)
 		}
 		verdict := "nothing left to try here"
 		switch {
@@ -220,30 +230,22 @@ func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
 
 // turnStep takes one step of m: look, decide, check for loops, act.
 func (mr *missionRun) turnStep(ctx context.Context, m *member, out *State) (bool, error) {
-	snap, err := mr.sess.Snapshot(ctx)
+	// A chained step (the second click of a double submit) goes at once.
+	if len(m.q) > 0 && m.q[0].chain {
+		st := m.q[0]
+		m.q = m.q[1:]
+		mr.act(ctx, m, st, out)
+		return true, nil
+	}
+	v, err := mr.look(ctx, out)
 	if err != nil {
 		// A page that cannot be read: go back to the start.
+		m.q = nil
 		mr.act(ctx, m, step{in: nav(mr.start), why: "snapshot failed: " + clip(err.Error(), 80)}, out)
 		return true, nil
 	}
-	els := parseElements(snap)
-	here := pathQuery(snap.URL)
-	if !mr.cov.visited[here] && !strings.HasPrefix(here, collectorPrefix) {
-		mr.cov.visited[here] = true
-		out.Explored = append(out.Explored, here)
-		if mr.qa != nil {
-			_, _ = mr.qa.RecordPageVisit(ctx, snap.URL, snap.Title)
-		}
-	}
-	for _, e := range els {
-		if e.Role == "link" && e.URL != "" {
-			if l, ok := resolveLink(snap.URL, e.URL); ok {
-				mr.cov.see(l)
-			}
-		}
-	}
-	mr.trace.Debug("look", "url", snap.URL, "elements", len(els), "chars", len(snap.Text), "text", snap.Text)
-	v := &view{URL: snap.URL, Snap: snap, Els: els, Cov: mr.cov, Rand: mr.rand, Start: mr.start}
+	snap, els := v.Snap, v.Els
+	mr.freshPage = false
 	st, ok := m.next(v)
 	if !ok {
 		return false, nil
@@ -262,6 +264,37 @@ func (mr *missionRun) turnStep(ctx context.Context, m *member, out *State) (bool
 	}
 	mr.act(ctx, m, st, out)
 	return true, nil
+}
+
+// look snapshots the page and updates the team's coverage: pages visited,
+// links seen, pages with forms.
+func (mr *missionRun) look(ctx context.Context, out *State) (*view, error) {
+	snap, err := mr.sess.Snapshot(ctx)
+	if err != nil {
+		// Mid-navigation: try once more.
+		mr.col.waitQuiet(ctx, 300*time.Millisecond)
+		if snap, err = mr.sess.Snapshot(ctx); err != nil {
+			return nil, err
+		}
+	}
+	els := parseElements(snap)
+	here := pathQuery(snap.URL)
+	if !strings.HasPrefix(here, collectorPrefix) && mr.cov.visit(here) {
+		mr.freshPage = true
+		out.Explored = append(out.Explored, here)
+		_, _ = mr.qa.RecordPageVisit(ctx, memURL(snap.URL, mr.colURL, mr.qa.Origin()), snap.Title)
+	}
+	for _, e := range els {
+		if e.Role == "link" && e.URL != "" {
+			if l, ok := resolveLink(snap.URL, e.URL); ok {
+				mr.cov.see(l)
+			}
+		}
+	}
+	v := &view{URL: snap.URL, Snap: snap, Els: els, Cov: mr.cov, Rand: mr.rand, Start: mr.start}
+	mr.cov.noteForm(v)
+	mr.trace.Debug("look", "url", snap.URL, "elements", len(els), "chars", len(snap.Text))
+	return v, nil
 }
 
 // act runs one intent, records it and turns its findings into bugs.
