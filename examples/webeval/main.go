@@ -47,9 +47,11 @@ type options struct {
 	Refs   string // directory holding refs/ (default: this example's)
 	Headed bool
 	Gate   bool // exit 2 unless every task passes
-	Env    llm.Lookup
-	Stdout io.Writer
-	Logger *slog.Logger
+	// Harness, when set, is used instead of launching Chromium.
+	Harness *eval.Harness
+	Env     llm.Lookup
+	Stdout  io.Writer
+	Logger  *slog.Logger
 }
 
 func main() {
@@ -103,11 +105,13 @@ func run(ctx context.Context, o options) (*eval.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := eval.Launch(ctx, browser.LaunchOptions{Headed: o.Headed, Logger: o.Logger})
-	if err != nil {
-		return nil, err
+	h := o.Harness
+	if h == nil {
+		if h, err = eval.Launch(ctx, browser.LaunchOptions{Headed: o.Headed, Logger: o.Logger}); err != nil {
+			return nil, err
+		}
+		defer h.Close()
 	}
-	defer h.Close()
 	r := &eval.Runner{Harness: h, Suite: suite, Agent: agent, BaseURL: base, Trials: o.Trials, Judge: judge, Record: o.Record, Logger: o.Logger}
 	rep, err := r.Run(ctx)
 	if err != nil {

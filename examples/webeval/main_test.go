@@ -4,16 +4,40 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/eval"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// testHarness is the one Chromium of this test binary.
+var testHarness *eval.Harness
+
+func TestMain(m *testing.M) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	h, err := eval.Launch(ctx, browser.LaunchOptions{})
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "webeval tests need Chromium and the Playwright driver:", err)
+		os.Exit(1)
+	}
+	testHarness = h
+	code := m.Run()
+	_ = h.Close()
+	os.Exit(code)
+}
 
 // TestSuiteOffline runs the 12-task suite end to end with the scripted
 // agent on real Chromium against the committed reference screenshots.
@@ -22,7 +46,7 @@ func TestSuiteOffline(t *testing.T) {
 	defer cancel()
 	out := t.TempDir()
 	var stdout bytes.Buffer
-	rep, err := run(ctx, options{Agent: "auto", Out: out, Refs: ".", Env: llm.MapEnv(map[string]string{"AGENTGRAPH_PROVIDER": "offline"}), Stdout: &stdout})
+	rep, err := run(ctx, options{Agent: "auto", Out: out, Refs: ".", Harness: testHarness, Env: llm.MapEnv(map[string]string{"AGENTGRAPH_PROVIDER": "offline"}), Stdout: &stdout})
 	require.NoError(t, err)
 	assert.Equal(t, "scripted", rep.Agent)
 	require.Len(t, rep.Tasks, 12)
@@ -59,4 +83,98 @@ func TestPickAgent(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "scripted", a.Name())
 	assert.Nil(t, j)
+}
+
+// fakeOpenAI is an OpenAI-compatible chat server standing in for a model:
+// as the agent it replays the scripted intents one per step (so the model
+// path runs over real HTTP through langchaingo), as the judge it answers
+// yes when the reference answer is on the page or in the claim.
+func fakeOpenAI(t *testing.T, suite *eval.Suite) *httptest.Server {
+	scripts := scripted().Scripts
+	byText := map[string]eval.Task{}
+	for _, tk := range suite.Tasks {
+		byText[tk.Task] = tk
+	}
+	taskRe := regexp.MustCompile(`(?m)^Task: (.*)$`)
+	leftRe := regexp.MustCompile(`(?m)^Steps left: (\d+)$`)
+	refRe := regexp.MustCompile(`(?m)^Reference answer: (.*)$`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content any    `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) < 2 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		text := func(i int) string {
+			b, _ := json.Marshal(req.Messages[i].Content)
+			var s string
+			_ = json.Unmarshal(b, &s)
+			if s == "" {
+				s = string(b)
+			}
+			return s
+		}
+		system, human := text(0), text(1)
+		reply := "1. do the task"
+		switch {
+		case strings.Contains(system, "strict"): // the judge
+			ref := strings.TrimPrefix(refRe.FindStringSubmatch(human)[1], "yes: ")
+			_, page, _ := strings.Cut(human, "Final page text:")
+			_, claim, _ := strings.Cut(human, "Agent's claim:")
+			claim, _, _ = strings.Cut(claim, "\n")
+			reply = "no"
+			if strings.Contains(page, ref) || strings.Contains(claim, ref) {
+				reply = "yes"
+			}
+		case strings.Contains(system, "JSON object"): // the act node
+			tk := byText[taskRe.FindStringSubmatch(human)[1]]
+			left, _ := strconv.Atoi(leftRe.FindStringSubmatch(human)[1])
+			sc := scripts[tk.ID]
+			if i := tk.Steps - left; i < len(sc.Intents) {
+				b, _ := json.Marshal(map[string]any{"intent": sc.Intents[i]})
+				reply = string(b)
+			} else {
+				b, _ := json.Marshal(map[string]any{"done": true, "success": sc.Claim, "answer": sc.Answer})
+				reply = string(b)
+			}
+		}
+		content, _ := json.Marshal(reply)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1733140000,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":1000,"completion_tokens":20,"total_tokens":1020}}`, content)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestSuiteWithModel runs the suite with the model agent and the judge
+// over an OpenAI-compatible wire (a local fake server).
+func TestSuiteWithModel(t *testing.T) {
+	suite, err := eval.ParseSuite(suiteYAML)
+	require.NoError(t, err)
+	srv := fakeOpenAI(t, suite)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var stdout bytes.Buffer
+	env := llm.MapEnv(map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": srv.URL + "/v1"})
+	rep, err := run(ctx, options{Agent: "auto", Refs: ".", Harness: testHarness, Env: env, Stdout: &stdout})
+	require.NoError(t, err)
+	assert.Equal(t, "model", rep.Agent)
+	assert.True(t, rep.Judge)
+	assert.Equal(t, 11, rep.Total.Passes, stdout.String())
+	require.Len(t, rep.FalseClaims, 1)
+	assert.Contains(t, rep.FalseClaims[0], "table-sort#1")
+	judged := 0
+	for _, r := range rep.Rows {
+		if r.JudRes != nil {
+			judged++
+			assert.Equal(t, 3, r.JudRes.Yes, r.Task)
+		}
+	}
+	assert.Equal(t, 2, judged)
+	assert.Greater(t, rep.Total.CostPerSuccess, 0.0, "model cost is metered")
+	assert.Contains(t, stdout.String(), "model usage:")
 }
