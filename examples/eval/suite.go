@@ -63,6 +63,14 @@ type Task struct {
 	Checks Checks `yaml:"checks"`
 	// Line is the task's line in the suite file.
 	Line int `yaml:"-"`
+
+	lines checkLines
+}
+
+// checkLines are the lines of a task's checks, for error messages.
+type checkLines struct {
+	dom           []int
+	visual, judge int
 }
 
 // Checks are a task's graders.
@@ -249,6 +257,7 @@ func ParseSuite(data []byte) (*Suite, error) {
 				for j, t := range m.Content[i+1].Content {
 					if j < len(s.Tasks) {
 						s.Tasks[j].Line = t.Line
+						s.Tasks[j].lines = linesOf(t)
 					}
 				}
 			}
@@ -258,6 +267,46 @@ func ParseSuite(data []byte) (*Suite, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// mapValue is the value node of key in a mapping node, or nil.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func linesOf(task *yaml.Node) checkLines {
+	var cl checkLines
+	checks := mapValue(task, "checks")
+	if dom := mapValue(checks, "dom"); dom != nil {
+		for _, c := range dom.Content {
+			cl.dom = append(cl.dom, c.Line)
+		}
+	}
+	if v := mapValue(checks, "visual"); v != nil {
+		cl.visual = v.Line
+	}
+	if j := mapValue(checks, "judge"); j != nil {
+		cl.judge = j.Line
+	}
+	return cl
+}
+
+// line is the first known line among ls, else the task's.
+func (t *Task) line(ls ...int) int {
+	for _, l := range ls {
+		if l > 0 {
+			return l
+		}
+	}
+	return t.Line
 }
 
 func (s *Suite) validate() error {
@@ -294,9 +343,10 @@ func (s *Suite) validate() error {
 	seen := map[string]bool{}
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
-		bad := func(format string, a ...any) error {
-			return &LineError{Line: t.Line, Msg: fmt.Sprintf("task %q: ", t.ID) + fmt.Sprintf(format, a...)}
+		badAt := func(line int, format string, a ...any) error {
+			return &LineError{Line: line, Msg: fmt.Sprintf("task %q: ", t.ID) + fmt.Sprintf(format, a...)}
 		}
+		bad := func(format string, a ...any) error { return badAt(t.Line, format, a...) }
 		if t.ID == "" {
 			return &LineError{Line: t.Line, Msg: fmt.Sprintf("task %d: id is required", i+1)}
 		}
@@ -324,10 +374,15 @@ func (s *Suite) validate() error {
 		}
 		for j := range t.Checks.DOM {
 			if err := t.Checks.DOM[j].validate(); err != nil {
-				return bad("dom check %d: %v", j+1, err)
+				l := 0
+				if j < len(t.lines.dom) {
+					l = t.lines.dom[j]
+				}
+				return badAt(t.line(l), "dom check %d: %v", j+1, err)
 			}
 		}
 		if v := t.Checks.Visual; v != nil {
+			bad := func(format string, a ...any) error { return badAt(t.line(t.lines.visual), format, a...) }
 			if v.Reference == "" {
 				return bad("visual: reference is required")
 			}
@@ -348,7 +403,7 @@ func (s *Suite) validate() error {
 			}
 		}
 		if j := t.Checks.Judge; j != nil && (strings.TrimSpace(j.Question) == "" || strings.TrimSpace(j.Reference) == "") {
-			return bad("judge: question and reference are required")
+			return badAt(t.line(t.lines.judge), "judge: question and reference are required")
 		}
 	}
 	return nil
