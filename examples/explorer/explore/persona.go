@@ -126,8 +126,8 @@ type coverage struct {
 	known    map[string]bool
 	forms    []string          // pages with form fields, in discovery order
 	formSig  map[string]string // page -> its form signature
-	signin   string   // URL of the sign-in page
-	gen      int      // bumped when the session is dropped
+	signin   string            // URL of the sign-in page
+	gen      int               // bumped when the session is dropped
 	dropped  bool
 	priority []string // high-risk pages from memory
 }

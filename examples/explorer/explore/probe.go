@@ -391,7 +391,10 @@ const collectorJS = `(() => {
     if (!el || el.disabled || (el.type === 'submit' && el.form)) return;
     let changed = false;
     const mo = new MutationObserver(() => { changed = true; });
-    mo.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+    // Only changes a user could see count (the engine marks elements
+    // with data-ag-* attributes of its own while it snapshots).
+    mo.observe(document.documentElement, {subtree: true, childList: true, characterData: true, attributes: true,
+      attributeFilter: ['class', 'style', 'hidden', 'disabled', 'open', 'aria-expanded', 'aria-hidden', 'aria-busy', 'aria-pressed', 'aria-checked', 'aria-selected', 'src', 'href']});
     const before = location.href;
     const n0 = performance.getEntriesByType('resource').length;
     const open = document.querySelector('dialog[open]');
@@ -400,7 +403,7 @@ const collectorJS = `(() => {
       if (!changed && location.href === before && performance.getEntriesByType('resource').length === n0 && document.querySelector('dialog[open]') === open) {
         post({kind: 'dead_control', message: 'clicking "' + (el.textContent || el.getAttribute('aria-label') || '').trim() + '" changed nothing', evidence: html(el)});
       }
-    }, 700);
+    }, 600);
   }, true);
   const start = () => { a11y(); setTimeout(a11y, 400); };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
