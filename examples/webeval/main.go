@@ -47,6 +47,8 @@ type options struct {
 	Refs   string // directory holding refs/ (default: this example's)
 	Headed bool
 	Gate   bool // exit 2 unless every task passes
+	// Evidence overrides the suite's gate evidence (any, all, none).
+	Evidence string
 	// Harness, when set, is used instead of launching Chromium.
 	Harness *eval.Harness
 	Env     llm.Lookup
@@ -62,6 +64,7 @@ func main() {
 	flag.StringVar(&o.Out, "out", "webeval-report", "directory for report.json and report.md")
 	flag.StringVar(&o.Refs, "refs", "", "directory holding refs/ (default: examples/webeval in this checkout)")
 	flag.BoolVar(&o.Headed, "headed", false, "show the browser")
+	flag.StringVar(&o.Evidence, "evidence", "", "how visual and judge combine after DOM: any (default), all or none")
 	flag.BoolVar(&o.Gate, "gate", false, "exit with status 2 unless every task passes (for CI)")
 	flag.Parse()
 	o.Env, o.Stdout = os.LookupEnv, os.Stdout
@@ -82,6 +85,13 @@ func run(ctx context.Context, o options) (*eval.Report, error) {
 	suite, err := eval.ParseSuite(suiteYAML)
 	if err != nil {
 		return nil, err
+	}
+	switch ev := eval.Evidence(o.Evidence); ev {
+	case "":
+	case eval.EvidenceAny, eval.EvidenceAll, eval.EvidenceNone:
+		suite.Gate.Evidence = ev
+	default:
+		return nil, fmt.Errorf("-evidence %q: want any, all or none", o.Evidence)
 	}
 	suite.Dir = o.Refs
 	if suite.Dir == "" {
