@@ -21,7 +21,8 @@ type Claim struct {
 	Steps   int     `json:"steps"`
 	CostUSD float64 `json:"cost_usd"`
 	// Page, when set, is the final page to grade instead of the trial
-	// session's (for agents that drive a page of their own).
+	// session's (for agents that drive a page of their own). The runner
+	// closes it after grading.
 	Page playwright.Page `json:"-"`
 }
 

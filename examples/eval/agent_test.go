@@ -78,3 +78,42 @@ func TestModelAgent(t *testing.T) {
 	assert.Contains(t, rep.Rows[0].Error, "plan")
 	assert.False(t, rep.Rows[0].Pass)
 }
+
+// pageAgent drives Playwright itself on a page of its own and exposes it
+// as its final page: the graders grade that page, not the session's.
+type pageAgent struct{ buy bool }
+
+func (a *pageAgent) Name() string { return "own-page" }
+
+func (a *pageAgent) Attempt(ctx context.Context, st Stage) (Claim, error) {
+	p, err := st.Page.Context().NewPage()
+	if err != nil {
+		return Claim{}, err
+	}
+	if _, err := p.Goto(st.StartURL); err != nil {
+		return Claim{}, err
+	}
+	steps := 1
+	if a.buy {
+		if err := p.Locator("[data-testid=buy]").Click(); err != nil {
+			return Claim{}, err
+		}
+		steps++
+	}
+	return Claim{Success: true, Steps: steps, Page: p}, nil
+}
+
+func TestAgentWithOwnPage(t *testing.T) {
+	f := newFixture(t)
+	s := loadSuite(t, buySuite)
+	s.Tasks[0].Checks.Visual = nil
+	for _, buy := range []bool{true, false} {
+		r := &Runner{Harness: testHarness, Suite: s, Agent: &pageAgent{buy: buy}, BaseURL: f.app.URL}
+		rep, err := r.Run(context.Background())
+		require.NoError(t, err)
+		row := rep.Rows[0]
+		require.Empty(t, row.Error)
+		assert.Equal(t, buy, row.Pass, "the agent's own page is graded")
+		assert.Equal(t, !buy, row.FalseClaim)
+	}
+}

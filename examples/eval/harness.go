@@ -142,7 +142,9 @@ type Stage struct {
 	Task     Task
 	StartURL string
 	Session  *browser.Session
-	// Page is the graders' handle on the session's page.
+	// Page is the graders' handle on the session's page. An agent that
+	// drives Playwright itself may use it (or open its own page from its
+	// context) and return its final page in Claim.Page.
 	Page playwright.Page
 }
 

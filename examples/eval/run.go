@@ -118,6 +118,10 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	if gate.Evidence == "" {
 		gate.Evidence = EvidenceAny
 	}
+	if gate.DOM == nil {
+		dom := true
+		gate.DOM = &dom
+	}
 	trials := r.Suite.Trials
 	if r.Trials > 0 {
 		trials = r.Trials
@@ -174,8 +178,9 @@ func (r *Runner) trial(ctx context.Context, t Task, n int, gate Gate) Row {
 		row.Error = err.Error()
 	}
 	row.Claimed, row.Answer, row.Steps, row.CostUSD = claim.Success, claim.Answer, claim.Steps, claim.CostUSD
-	if claim.Page != nil {
+	if claim.Page != nil && claim.Page != page {
 		page = claim.Page
+		defer func() { _ = claim.Page.Close() }()
 	}
 	row = r.grade(ctx, t, page, row, gate)
 	row.FalseClaim = row.Claimed && !row.Pass
