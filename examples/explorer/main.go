@@ -94,6 +94,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 		cfg.Progress = stdout
 		cfg.TTY = !*plain && isTTY(stdout)
 	}
+	if v, ok := env("DEMOAPP_FIXED"); ok && cfg.Target == "" {
+		cfg.DemoDisabled = []string{v}
+	}
 	res, err := explore.Run(ctx, cfg)
 	if cfg.TTY {
 		fmt.Fprintln(stdout)

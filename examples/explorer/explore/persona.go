@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
 )
@@ -115,6 +116,9 @@ type step struct {
 	why    string
 	// chain runs the step right after the previous one, without looking.
 	chain bool
+	// watch keeps the page untouched this long after the step, so the
+	// in-page recorder can tell whether the click changed anything.
+	watch time.Duration
 }
 
 // coverage is what the team shares within a mission: the pages seen and
@@ -146,7 +150,7 @@ func (c *coverage) see(link string) {
 
 // noteForm remembers a page with form fields, once per form signature.
 func (c *coverage) noteForm(v *view) {
-	if (!hasFields(v.Els) && !hasRole(v.Els, "radio")) || strings.Contains(v.URL, collectorPrefix) {
+	if (!hasFields(v.Els) && !hasRole(v.Els, "radio")) || hasPassword(v.Els) || strings.Contains(v.URL, collectorPrefix) {
 		return
 	}
 	sig := formSig(v)
@@ -402,10 +406,10 @@ func (m *member) plan(t Trick, v *view) []step {
 				continue
 			}
 			m.tried[k] = true
-			return []step{{in: clickRef(e.Ref), why: "try control " + e.Name}}
+			return []step{{in: clickRef(e.Ref), why: "try control " + e.Name, watch: 700 * time.Millisecond}}
 		}
 	case TrickValidForm:
-		if m.tried[key] || !hasFields(v.Els) && !hasRole(v.Els, "radio") {
+		if m.tried[key] || !hasFields(v.Els) && !hasRole(v.Els, "radio") || hasPassword(v.Els) {
 			return nil
 		}
 		m.tried[key] = true
@@ -416,7 +420,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			return value(e.Name, v.Rand), true
 		}, false, nil)
 	case TrickXSS:
-		if m.tried[key] || !hasFields(v.Els) {
+		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
 			return nil
 		}
 		m.tried[key] = true
@@ -430,7 +434,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			return XSSPayload, true
 		}, false, nil)
 	case TrickLong:
-		if m.tried[key] || !hasFields(v.Els) {
+		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
 			return nil
 		}
 		m.tried[key] = true

@@ -59,7 +59,8 @@ type collector struct {
 	mu       sync.Mutex
 	findings []browser.Finding
 	seen     map[string]bool
-	posts    map[string]time.Time // path+body -> last accepted
+	posts    map[string]time.Time // path+body -> last post
+	answers  map[string][]answer  // path+body -> answers to recent posts
 	hold     time.Duration        // next POST response is held this long
 	requests int
 }
@@ -69,7 +70,7 @@ func newCollector(target string, slow time.Duration, log *slog.Logger) (*collect
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("explore: target %q: want http(s)://host[:port]", target)
 	}
-	c := &collector{target: u, slow: slow, log: log, seen: map[string]bool{}, posts: map[string]time.Time{}}
+	c := &collector{target: u, slow: slow, log: log, seen: map[string]bool{}, posts: map[string]time.Time{}, answers: map[string][]answer{}}
 	c.proxy = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(u)
@@ -126,19 +127,19 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `<!doctype html><html lang="en"><head><title>Site data cleared</title></head><body><main><p>Cookies and storage of this site were cleared.</p><a href="/">Back to the app</a></main></body></html>`)
 		return
 	}
-	var body []byte
-	dup := time.Duration(-1)
+	key := ""
 	if r.Method == http.MethodPost && r.Body != nil {
-		body, _ = io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		// A second identical post while or soon after the first.
-		key := r.URL.Path + "\x00" + stripToken(string(body))
-		c.mu.Lock()
-		if prev, ok := c.posts[key]; ok && time.Since(prev) < 10*time.Second && len(body) > 0 {
-			dup = time.Since(prev)
+		if len(body) > 0 {
+			key = r.URL.Path + "\x00" + stripToken(string(body))
+			c.mu.Lock()
+			if prev, ok := c.posts[key]; !ok || time.Since(prev) > 10*time.Second {
+				delete(c.answers, key)
+			}
+			c.posts[key] = time.Now()
+			c.mu.Unlock()
 		}
-		c.posts[key] = time.Now()
-		c.mu.Unlock()
 	}
 	start := time.Now()
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK, c: c, post: r.Method == http.MethodPost}
@@ -147,7 +148,7 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	c.requests++
 	c.mu.Unlock()
-	c.observe(r, rec, took, dup)
+	c.observe(r, rec, took, key)
 }
 
 // recorder keeps the status, headers and the start of the body of a
@@ -217,7 +218,14 @@ func appHeaders(h http.Header) string {
 	return b.String()
 }
 
-func (c *collector) observe(r *http.Request, rec *recorder, took, dup time.Duration) {
+// answer is the outcome of one post, to compare with a duplicate's.
+type answer struct {
+	status   int
+	location string
+	headers  string
+}
+
+func (c *collector) observe(r *http.Request, rec *recorder, took time.Duration, postKey string) {
 	u := c.target.ResolveReference(&url.URL{Path: r.URL.Path, RawQuery: r.URL.RawQuery}).String()
 	line := fmt.Sprintf("%s %s → %d", r.Method, r.URL.RequestURI(), rec.status)
 	hdr := appHeaders(rec.Header())
@@ -232,10 +240,22 @@ func (c *collector) observe(r *http.Request, rec *recorder, took, dup time.Durat
 			Message:  fmt.Sprintf("%s %s took %s (threshold %s)", r.Method, r.URL.Path, took.Round(10*time.Millisecond), c.slow),
 			Evidence: clip(line+fmt.Sprintf(" in %s", took.Round(10*time.Millisecond))+hdr, 1500)})
 	}
-	if dup >= 0 && rec.status < 400 {
-		c.add(browser.Finding{Kind: FindDuplicate, Status: rec.status, URL: u,
-			Message:  fmt.Sprintf("the same %s %s was accepted twice within %s", r.Method, r.URL.Path, dup.Round(time.Millisecond)),
-			Evidence: clip(line+hdr, 1500)})
+	if postKey != "" && rec.status < 400 {
+		// The same form posted twice made two different things (two
+		// redirects to different records): the second was not refused.
+		a := answer{status: rec.status, location: rec.Header().Get("Location"), headers: hdr}
+		c.mu.Lock()
+		prev := c.answers[postKey]
+		c.answers[postKey] = append(prev, a)
+		c.mu.Unlock()
+		for _, p := range prev {
+			if p.location != a.location || a.status == http.StatusCreated {
+				c.add(browser.Finding{Kind: FindDuplicate, Status: rec.status, URL: u,
+					Message:  fmt.Sprintf("the same %s %s was accepted twice and made two records (%s and %s)", r.Method, r.URL.Path, p.location, a.location),
+					Evidence: clip(fmt.Sprintf("%s → %d Location %s%s | %s → %d Location %s%s", r.URL.Path, p.status, p.location, p.headers, r.URL.Path, a.status, a.location, a.headers), 1500)})
+				break
+			}
+		}
 	}
 }
 
@@ -386,21 +406,16 @@ const collectorJS = `(() => {
       });
     });
   };
+  // A dead control: a click after which nothing a user could notice
+  // changed (text, elements, URL, an open dialog) and no request went out.
+  const calls = () => performance.getEntriesByType('resource').filter((e) => e.initiatorType === 'fetch' || e.initiatorType === 'xmlhttprequest' || e.initiatorType === 'beacon').length;
+  const look = () => [location.href, document.body ? document.body.innerText : '', document.getElementsByTagName('*').length, calls(), document.querySelectorAll('dialog[open]').length].join('\u0001');
   document.addEventListener('click', (ev) => {
     const el = ev.target instanceof Element ? ev.target.closest('button, [role=button]') : null;
     if (!el || el.disabled || (el.type === 'submit' && el.form)) return;
-    let changed = false;
-    const mo = new MutationObserver(() => { changed = true; });
-    // Only changes a user could see count (the engine marks elements
-    // with data-ag-* attributes of its own while it snapshots).
-    mo.observe(document.documentElement, {subtree: true, childList: true, characterData: true, attributes: true,
-      attributeFilter: ['class', 'style', 'hidden', 'disabled', 'open', 'aria-expanded', 'aria-hidden', 'aria-busy', 'aria-pressed', 'aria-checked', 'aria-selected', 'src', 'href']});
-    const before = location.href;
-    const n0 = performance.getEntriesByType('resource').length;
-    const open = document.querySelector('dialog[open]');
+    const before = look();
     setTimeout(() => {
-      mo.disconnect();
-      if (!changed && location.href === before && performance.getEntriesByType('resource').length === n0 && document.querySelector('dialog[open]') === open) {
+      if (look() === before) {
         post({kind: 'dead_control', message: 'clicking "' + (el.textContent || el.getAttribute('aria-label') || '').trim() + '" changed nothing', evidence: html(el)});
       }
     }, 600);

@@ -310,7 +310,10 @@ func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) {
 	}
 	entry = mr.record(entry, m.p.Name)
 	out.Tape = append(out.Tape, entry)
-	if st.in.Action == browser.ActClick {
+	switch {
+	case st.watch > 0:
+		mr.col.waitQuiet(ctx, st.watch)
+	case st.in.Action == browser.ActClick:
 		mr.col.waitQuiet(ctx, 150*time.Millisecond)
 	}
 	defer func() {
