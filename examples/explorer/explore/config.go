@@ -2,7 +2,9 @@ package explore
 
 import (
 	"errors"
+
 	"fmt"
+	"github.com/agentgraph/agentgraph/browser"
 	"io"
 	"log/slog"
 	"time"
@@ -115,6 +117,9 @@ type Config struct {
 	Seed uint64
 	// Headed shows the browser.
 	Headed bool
+	// Browser, when set, is used instead of launching one (and is left
+	// open): test binaries share one Chromium this way.
+	Browser *browser.Browser
 	// Progress receives a line per step (nil: none); TTY rewrites one line.
 	Progress io.Writer
 	TTY      bool

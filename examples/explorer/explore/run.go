@@ -161,14 +161,17 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	defer func() { _ = hs.Close() }()
 	colURL := "http://" + ln.Addr().String()
 
-	b, err := browser.Launch(ctx, browser.LaunchOptions{Headed: cfg.Headed, Logger: log})
-	if err != nil {
-		if errors.Is(err, browser.ErrSetup) {
-			return res, &SetupError{Err: err}
+	b := cfg.Browser
+	if b == nil {
+		b, err = browser.Launch(ctx, browser.LaunchOptions{Headed: cfg.Headed, Logger: log})
+		if err != nil {
+			if errors.Is(err, browser.ErrSetup) {
+				return res, &SetupError{Err: err}
+			}
+			return res, &SetupError{Err: fmt.Errorf("launch the browser: %w", err)}
 		}
-		return res, &SetupError{Err: fmt.Errorf("launch the browser: %w", err)}
+		defer b.Close()
 	}
-	defer b.Close()
 	engineCfg := browser.Config{Origins: []string{colURL}, Logger: log,
 		ActionTimeout: 3 * time.Second, SettleTimeout: settleTimeout, SpinnerTimeout: 3 * time.Second}
 

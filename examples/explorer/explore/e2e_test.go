@@ -1,0 +1,94 @@
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentgraph/agentgraph/internal/demoapp"
+)
+
+// TestExploreDemoApp runs the offline explorer against the demo app, as
+// `go run ./examples/explorer` does, with a smaller budget, and checks the
+// seeded bugs it finds (matched by id from the evidence alone) and every
+// report file.
+func TestExploreDemoApp(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Config{Budget: 150, ReportDir: dir, DB: filepath.Join(dir, "explorer.db"), Browser: testBrowser})
+	require.NoError(t, err)
+	require.Len(t, res.Missions, 1)
+	m := res.Missions[0]
+	require.Empty(t, m.Err)
+	require.NotNil(t, res.Demo)
+	assert.Len(t, res.Demo.Seeded, len(demoapp.Bugs()))
+	t.Logf("found %d/%d seeded bugs in %s and %d steps: %v", len(res.Demo.Found), len(res.Demo.Seeded), res.Duration, m.Steps, res.Demo.Found)
+	assert.GreaterOrEqual(t, len(res.Demo.Found), 11, "a substantial set of the seeded bugs")
+	for _, id := range []demoapp.BugID{demoapp.BugConsoleSettings, demoapp.Bug5xxSort, demoapp.Bug404ReleaseNotes, demoapp.BugBannerExport,
+		demoapp.BugXSSSearch, demoapp.BugLongName, demoapp.BugA11yIconButton, demoapp.BugSlowReports} {
+		assert.Contains(t, res.Demo.Found, string(id))
+	}
+	assert.LessOrEqual(t, m.Steps, 150+20, "the budget holds (a turn may finish its last form)")
+	assert.Equal(t, res.NewBugs(), res.Bugs(), "a fresh memory: every bug is new")
+
+	mdir := filepath.Join(dir, "explore")
+	for _, f := range []string{"traces.log", "action_tape.jsonl", "test_report.md", "report.html", "summary.json"} {
+		st, err := os.Stat(filepath.Join(mdir, f))
+		require.NoError(t, err, f)
+		assert.Positive(t, st.Size(), f)
+	}
+	shots, err := filepath.Glob(filepath.Join(mdir, "screenshots", "*.png"))
+	require.NoError(t, err)
+	assert.NotEmpty(t, shots)
+	specs := 0
+	for _, b := range m.Bugs {
+		if b.Spec == "" {
+			continue
+		}
+		specs++
+		src, err := os.ReadFile(filepath.Join(mdir, b.Spec))
+		require.NoError(t, err)
+		assert.Contains(t, string(src), "test.fail(")
+		assert.Positive(t, b.ReproSteps)
+	}
+	assert.Equal(t, len(m.Bugs), specs, "a reproduction per bug")
+
+	var sum struct {
+		Demo struct{ Seeded, Found []string } `json:"demo"`
+		Bugs []Bug `json:"bugs"`
+	}
+	raw, err := os.ReadFile(filepath.Join(mdir, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &sum))
+	assert.ElementsMatch(t, res.Demo.Found, sum.Demo.Found)
+	assert.Len(t, sum.Demo.Seeded, len(demoapp.Bugs()))
+	// found is what the evidence names, nothing else.
+	for _, id := range sum.Demo.Found {
+		named := false
+		for _, b := range sum.Bugs {
+			for _, got := range demoapp.FindIDs(b.Evidence + "\n" + b.Title + "\n" + b.URL) {
+				named = named || string(got) == id
+			}
+		}
+		assert.True(t, named, id)
+	}
+
+	var junit junitSuites
+	raw, err = os.ReadFile(res.JUnit)
+	require.NoError(t, err)
+	require.NoError(t, xml.Unmarshal(raw, &junit))
+	assert.Equal(t, 1+len(m.Bugs), junit.Tests)
+	assert.Equal(t, len(m.Bugs), junit.Fail)
+	html, err := os.ReadFile(filepath.Join(mdir, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "screenshots/")
+	assert.Contains(t, string(html), "<h2>Timeline</h2>")
+}

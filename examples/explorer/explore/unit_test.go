@@ -1,0 +1,172 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/state"
+)
+
+func TestParseMissions(t *testing.T) {
+	ok := `missions:
+  - thread_id: smoke
+    prompt: Explore the app
+  - thread_id: a11y
+    prompt: Check accessibility and keyboard use
+    team: advanced
+    budget: 50
+    start_url: http://localhost:8080/settings?tab=1
+`
+	ms, err := ParseMissions("ok.yaml", []byte(ok))
+	require.NoError(t, err)
+	require.Len(t, ms, 2)
+	assert.Equal(t, Mission{ThreadID: "smoke", Prompt: "Explore the app"}, ms[0])
+	assert.Equal(t, Mission{ThreadID: "a11y", Prompt: "Check accessibility and keyboard use", Team: TeamAdvanced, Budget: 50, StartURL: "/settings?tab=1"}, ms[1])
+
+	tests := []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"empty file", "", []string{"line 1: empty file"}},
+		{"unknown key", "missions:\n  - thread_id: a\n    prompt: p\n    colour: red\n", []string{"line 4: field colour not found"}},
+		{"wrong type", "missions:\n  - thread_id: a\n    prompt: p\n    budget: lots\n", []string{"line 4: cannot unmarshal !!str `lots` into int"}},
+		{"no missions", "missions: []\n", []string{"line 1: no missions"}},
+		{"missing fields", "missions:\n  - team: standard\n", []string{"line 2: mission 1: thread_id is required", "line 2: mission 1: prompt is required"}},
+		{"duplicate and bad values", "missions:\n  - thread_id: a\n    prompt: p\n  - thread_id: a\n    prompt: q\n    team: elite\n    budget: -3\n    start_url: ftp://x/y\n",
+			[]string{"line 4: mission 2: thread_id \"a\" is already used on line 2", "line 4: mission 2: team \"elite\"", "line 4: mission 2: budget -3", "line 4: mission 2: start_url \"ftp://x/y\""}},
+		{"bad thread id", "missions:\n  - thread_id: ../etc\n    prompt: p\n", []string{"line 2: mission 1: thread_id \"../etc\""}},
+		{"not yaml", "missions: [\n", []string{"line 1: did not find expected node content"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseMissions("m.yaml", []byte(tc.yaml))
+			require.Error(t, err)
+			var me *MissionsError
+			require.True(t, errors.As(err, &me), "%T", err)
+			assert.ErrorIs(t, err, ErrUsage)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+			assert.Len(t, me.Problems, len(tc.want), "%q", me.Problems)
+		})
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	newBug := Result{Missions: []MissionResult{{Bugs: []Bug{{New: true}}}}}
+	oldBug := Result{Missions: []MissionResult{{Bugs: []Bug{{New: false}}}}}
+	clean := Result{Missions: []MissionResult{{}}}
+	tests := []struct {
+		name   string
+		res    Result
+		err    error
+		failOn FailOn
+		want   int
+	}{
+		{"clean", clean, nil, FailOnNew, ExitClean},
+		{"new bug, fail on new", newBug, nil, FailOnNew, ExitBugs},
+		{"known bug, fail on new", oldBug, nil, FailOnNew, ExitClean},
+		{"known bug, fail on any", oldBug, nil, FailOnAny, ExitBugs},
+		{"new bug, fail on none", newBug, nil, FailOnNone, ExitClean},
+		{"set-up error", newBug, &SetupError{Err: browser.ErrSetup}, FailOnNew, ExitSetup},
+		{"usage error", clean, fmt.Errorf("%w: bad", ErrUsage), FailOnNone, ExitSetup},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, ExitCode(tc.res, tc.err, tc.failOn))
+		})
+	}
+	_, err := ParseFailOn("sometimes")
+	require.Error(t, err)
+	f, err := ParseFailOn("")
+	require.NoError(t, err)
+	assert.Equal(t, FailOnNew, f)
+}
+
+func TestRouteTeam(t *testing.T) {
+	assert.Equal(t, TeamStandard, RouteTeam("Explore the checkout"))
+	assert.Equal(t, TeamAdvanced, RouteTeam("Check ACCESSIBILITY of the forms"))
+	assert.Equal(t, TeamAdvanced, RouteTeam("what happens when the session expires"))
+	_, err := Team("elite")
+	require.Error(t, err)
+	for _, name := range []string{TeamStandard, TeamAdvanced} {
+		ps, err := Team(name)
+		require.NoError(t, err)
+		for _, p := range ps {
+			assert.NotEmpty(t, p.Tricks, p.Name)
+		}
+	}
+}
+
+func TestSummarizeKeepsFirstAndLast20(t *testing.T) {
+	var msgs []state.Message
+	for i := range 30 {
+		msgs = append(msgs, state.Message{ID: fmt.Sprint("m", i), Role: state.RoleAI, Content: fmt.Sprintf("turn %d. detail", i)})
+	}
+	msgs[0].Role = state.RoleHuman
+	upd, err := summarize(context.Background(), State{Messages: msgs})
+	require.NoError(t, err)
+	got := state.AddMessages(msgs, upd.Messages)
+	require.Len(t, got, 1+1+KeepMessages)
+	assert.Equal(t, "m0", got[0].ID)
+	assert.Equal(t, state.RoleSystem, got[1].Role)
+	assert.Contains(t, got[1].Content, "Summary of 9 earlier messages")
+	assert.Contains(t, got[1].Content, "turn 5")
+	assert.Equal(t, "m10", got[2].ID)
+	assert.Equal(t, "m29", got[len(got)-1].ID)
+
+	upd, err = summarize(context.Background(), State{Messages: msgs[:KeepMessages+1]})
+	require.NoError(t, err)
+	assert.Empty(t, upd.Messages, "short histories are left alone")
+}
+
+func TestTemplatesAndLinks(t *testing.T) {
+	assert.Equal(t, "/projects/{n}/edit", templateOf("/projects/12/edit"))
+	assert.Equal(t, "/a/{n}/{n}", templateOf("/a/1/22"))
+	assert.Equal(t, "/projects?page&status", pageTemplate("/projects?status=x&page=2"))
+	c := newCoverage()
+	assert.True(t, c.visit("/projects/1"))
+	assert.False(t, c.visit("/projects/1"))
+	assert.False(t, c.explored("/projects/2"))
+	c.visit("/projects/2")
+	assert.True(t, c.explored("/projects/3"), "two pages of a template are enough")
+	assert.False(t, c.explored("/projects"))
+
+	l, ok := resolveLink("http://h:1/a/b", "../c?x=1")
+	require.True(t, ok)
+	assert.Equal(t, "/c?x=1", l)
+	for _, href := range []string{"http://other:1/x", "mailto:a@b", "#top", "/__explorer/clear-site-data"} {
+		_, ok := resolveLink("http://h:1/a", href)
+		assert.False(t, ok, href)
+	}
+}
+
+func TestFromConsole(t *testing.T) {
+	f, ok := fromConsole(browser.Finding{Kind: browser.FindConsoleError, URL: "http://h/x", Message: consoleMark + `{"kind":"xss","message":"ran","evidence":"<p data-bug=\"B\">"}`})
+	require.True(t, ok)
+	assert.Equal(t, FindXSS, f.Kind)
+	assert.Equal(t, `<p data-bug="B">`, f.Evidence)
+	// Cut by the engine's message limit: the kind still counts.
+	f, ok = fromConsole(browser.Finding{Kind: browser.FindConsoleError, Message: consoleMark + `{"kind":"a11y","message":"no name","evidence":"<button data-bug`})
+	require.True(t, ok)
+	assert.Equal(t, FindA11y, f.Kind)
+	assert.Contains(t, f.Evidence, "data-bug")
+	_, ok = fromConsole(browser.Finding{Kind: browser.FindConsoleError, Message: "TypeError: x"})
+	assert.False(t, ok)
+}
+
+func TestGuessCredentialsFallback(t *testing.T) {
+	c := guessCredentials("no account here", Credentials{})
+	assert.Equal(t, "qa@example.com", c.Email)
+	assert.NotEmpty(t, c.Password)
+	c = guessCredentials("Demo account: demo@example.com", Credentials{Password: "given"})
+	assert.Equal(t, Credentials{Email: "demo@example.com", Password: "given"}, c)
+	assert.True(t, strings.HasPrefix(value("Billing email", nil), "qa"))
+}
