@@ -397,9 +397,12 @@ func (m *member) plan(t Trick, v *view) []step {
 	switch t {
 	case TrickClickButtons:
 		primary, _ := submitButton(v.Els, 0)
+		if submitRank(primary.Name) == len(submitWords) {
+			primary = element{} // nothing that looks like a submit button
+		}
 		for _, e := range v.Els {
 			k := "btn:" + path + ":" + e.Name
-			if e.Role != "button" || !e.InMain || e.Ref == primary.Ref || m.tried[k] || e.has("disabled") {
+			if e.Role != "button" || !e.InMain || primary.Ref != "" && e.Ref == primary.Ref || m.tried[k] || e.has("disabled") {
 				continue
 			}
 			if strings.Contains(strings.ToLower(e.Name), "delete") || strings.Contains(strings.ToLower(e.Name), "sign out") {
