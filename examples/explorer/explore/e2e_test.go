@@ -63,7 +63,7 @@ func TestExploreDemoApp(t *testing.T) {
 
 	var sum struct {
 		Demo struct{ Seeded, Found []string } `json:"demo"`
-		Bugs []Bug `json:"bugs"`
+		Bugs []Bug                            `json:"bugs"`
 	}
 	raw, err := os.ReadFile(filepath.Join(mdir, "summary.json"))
 	require.NoError(t, err)

@@ -1,0 +1,35 @@
+package explore_test
+
+import (
+	"fmt"
+
+	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+)
+
+// Missions come from YAML; every problem names its line.
+func ExampleParseMissions() {
+	_, err := explore.ParseMissions("missions.yaml", []byte(`missions:
+  - thread_id: checkout
+    prompt: Buy a plan
+    team: elite
+  - prompt: No id
+`))
+	fmt.Println(err)
+	// Output:
+	// explore: missions missions.yaml:
+	//   line 2: mission 1: team "elite": want standard or advanced
+	//   line 5: mission 2: thread_id is required
+}
+
+// The exit code follows the --fail-on policy.
+func ExampleExitCode() {
+	res := explore.Result{Missions: []explore.MissionResult{{Bugs: []explore.Bug{{Kind: "http_5xx", New: false}}}}}
+	fmt.Println(explore.ExitCode(res, nil, explore.FailOnNew), explore.ExitCode(res, nil, explore.FailOnAny))
+	// Output: 0 1
+}
+
+// Mission prompts pick their team.
+func ExampleRouteTeam() {
+	fmt.Println(explore.RouteTeam("Explore the settings"), explore.RouteTeam("Keyboard-only accessibility pass"))
+	// Output: standard advanced
+}
