@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/graph"
@@ -320,9 +321,21 @@ func TestSubgraphSendsAndFailureContinue(t *testing.T) {
 		searches.Add(1)
 		return Child{Answers: []string{"found " + c.Query}}, nil
 	})
+	// b fails only after a's child has finished, so the failure (which
+	// cancels the step's other tasks) cannot cut a short.
+	aDone := make(chan struct{})
+	var closeA sync.Once
 	cg.AddNode("flaky", func(ctx context.Context, c Child) (Child, error) {
 		if c.Query == "b" && failOnce.Swap(false) {
+			select {
+			case <-aDone:
+				time.Sleep(100 * time.Millisecond) // let a's child commit and return
+			case <-time.After(10 * time.Second):
+			}
 			return Child{}, errors.New("flaky")
+		}
+		if c.Query == "a" {
+			defer closeA.Do(func() { close(aDone) })
 		}
 		return Child{Answers: []string{"ok " + c.Query}}, nil
 	})
