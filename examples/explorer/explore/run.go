@@ -397,15 +397,24 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	if err != nil {
 		return fail(fmt.Errorf("compile the team graph: %w", err))
 	}
+	// Every fresh run of a mission is its own graph thread (memory, not the
+	// checkpoint, carries knowledge across runs); the report directory
+	// remembers it for --resume.
+	threadFile := filepath.Join(mr.dir, ".graph_thread")
 	var out State
 	if mr.cfg.Resume == mr.m.ThreadID {
-		snap, err := app.GetState(ctx, graph.Thread(mr.m.ThreadID))
+		b, err := os.ReadFile(threadFile)
+		if err != nil {
+			return fail(fmt.Errorf("resume %s: no run of it in %s: %w", mr.m.ThreadID, mr.dir, err))
+		}
+		gthread := strings.TrimSpace(string(b))
+		snap, err := app.GetState(ctx, graph.Thread(gthread))
 		if err == nil {
 			mr.restore(snap.Values)
 		}
 		// Start the resumed browser where the mission started.
 		mr.sess.Do(ctx, nav(mr.start))
-		out, err = app.Invoke(ctx, State{}, graph.Thread(mr.m.ThreadID), graph.Continue())
+		out, err = app.Invoke(ctx, State{}, graph.Thread(gthread), graph.Continue())
 		if err != nil {
 			return fail(fmt.Errorf("resume %s: %w", mr.m.ThreadID, err))
 		}
@@ -415,7 +424,11 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		var pre State
 		mr.act(ctx, mr.team[0], step{in: nav(mr.start), why: "open the start URL"}, &pre)
 		in := State{Messages: []state.Message{first}, Tape: pre.Tape, Bugs: pre.Bugs, Steps: 1}
-		out, err = app.Invoke(ctx, in, graph.Thread(mr.m.ThreadID))
+		gthread := fmt.Sprintf("%s@%d", mr.m.ThreadID, time.Now().UnixNano())
+		if err := os.WriteFile(threadFile, []byte(gthread+"\n"), 0o644); err != nil {
+			return fail(err)
+		}
+		out, err = app.Invoke(ctx, in, graph.Thread(gthread))
 		if err != nil {
 			return fail(fmt.Errorf("mission %s: %w", mr.m.ThreadID, err))
 		}
@@ -515,7 +528,9 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	mr.bugs++
 	b := Bug{ID: fmt.Sprintf("bug-%02d-%s", mr.bugs, strings.ReplaceAll(string(f.Kind), "_", "-")), Fingerprint: fp, Kind: string(f.Kind),
 		Title: title + " on " + pathOf(page) + ": " + clip(f.Message, 120), URL: page, Evidence: evidence, Persona: m.p.Name, Step: mr.steps, TapeSeq: e.Seq, New: true, SeenCount: 1}
-	rec, err := mr.qa.RecordBug(ctx, memory.BugReport{Kind: b.Kind, URL: memURL(page, mr.colURL, mr.qa.Origin()), Title: b.Title, Evidence: evidence, Persona: m.p.Name, ThreadID: mr.m.ThreadID, TapeIndex: int(e.Seq)})
+	// Memory fingerprints the evidence: give it the run-independent part
+	// (numbers such as record ids, ports and timings removed).
+	rec, err := mr.qa.RecordBug(ctx, memory.BugReport{Kind: b.Kind, URL: memURL(pathQuery(page), "", mr.qa.Origin()), Title: reNum.ReplaceAllString(b.Title, "#"), Evidence: clip(reNum.ReplaceAllString(evidence, "#"), 600), Persona: m.p.Name, ThreadID: mr.m.ThreadID, TapeIndex: int(e.Seq)})
 	if err == nil {
 		b.New = rec.New || rec.Reopened
 		b.SeenCount = rec.Entry.SeenCount
@@ -540,6 +555,9 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 // memURL maps a URL on the collector to the same path on the app's origin
 // for memory.
 func memURL(raw, colURL, origin string) string {
+	if colURL == "" && strings.HasPrefix(raw, "/") {
+		return strings.TrimRight(origin, "/") + raw
+	}
 	if strings.HasPrefix(raw, colURL) {
 		return strings.TrimRight(origin, "/") + strings.TrimPrefix(raw, colURL)
 	}
