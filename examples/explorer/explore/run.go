@@ -340,6 +340,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	r.Dir = mr.dir
 	fail := func(err error) MissionResult {
 		r.Err = err.Error()
+		r.Timeline = mr.full
 		r.Duration = time.Since(t0)
 		return r
 	}
