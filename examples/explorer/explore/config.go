@@ -48,14 +48,17 @@ type SetupError struct{ Err error }
 func (e *SetupError) Error() string { return "explore: set-up: " + e.Err.Error() }
 func (e *SetupError) Unwrap() error { return e.Err }
 
-// ExitCode maps a run's outcome to the program's exit code.
+// ExitCode maps a run's outcome to the program's exit code: 2 when the run
+// or one of its missions failed (usage, set-up, a crash), else 1 when the
+// fail-on policy counts a bug, else 0.
 func ExitCode(res Result, err error, failOn FailOn) int {
-	var se *SetupError
 	if err != nil {
-		if errors.As(err, &se) || errors.Is(err, ErrUsage) {
+		return ExitSetup
+	}
+	for _, m := range res.Missions {
+		if m.Err != "" {
 			return ExitSetup
 		}
-		return ExitSetup
 	}
 	switch failOn {
 	case FailOnNone:

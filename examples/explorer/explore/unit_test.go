@@ -77,6 +77,7 @@ func TestExitCode(t *testing.T) {
 		{"new bug, fail on none", newBug, nil, FailOnNone, ExitClean},
 		{"set-up error", newBug, &SetupError{Err: browser.ErrSetup}, FailOnNew, ExitSetup},
 		{"usage error", clean, fmt.Errorf("%w: bad", ErrUsage), FailOnNone, ExitSetup},
+		{"failed mission", Result{Missions: []MissionResult{{Err: "browser crashed"}}}, nil, FailOnNone, ExitSetup},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
