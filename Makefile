@@ -1,3 +1,5 @@
+SHELL := /bin/bash
+
 # The two commands the README promises; each does its own set-up.
 .PHONY: setup run test bench fmt vet
 
