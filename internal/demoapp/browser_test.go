@@ -3,6 +3,7 @@ package demoapp
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mxschmitt/playwright-go"
+
+	"github.com/agentgraph/agentgraph/browser"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,8 +21,9 @@ import (
 // project's set-up (scripts/env.sh: PLAYWRIGHT_CLI_PATH, PLAYWRIGHT_NODEJS_PATH,
 // AGENTGRAPH_CHROMIUM). It proves the browser-side evidence of the bugs:
 // uncaught errors, console errors, executed XSS probes, axe violations, a
-// double click that makes a duplicate, a dead control. Without that set-up
-// it is skipped with the reason; `make test` always provides it.
+// double click that makes a duplicate, a dead control. Without the
+// environment it finds the project-local driver itself (make setup installs
+// it); a missing set-up fails the test. Only -short skips it.
 
 func launchBrowser(t *testing.T) playwright.Browser {
 	t.Helper()
@@ -32,7 +36,17 @@ func launchBrowser(t *testing.T) playwright.Browser {
 		chromium = "/usr/bin/chromium"
 	}
 	if cli == "" {
-		t.Skip("browser check needs the project set-up: source scripts/env.sh (PLAYWRIGHT_CLI_PATH unset)")
+		// Without scripts/env.sh, find the project-local driver the way the
+		// browser package does; a missing set-up fails the test, never skips it.
+		wd, err := os.Getwd()
+		require.NoError(t, err)
+		found, ok := browser.FindUp(wd, browser.DriverRelPath)
+		require.True(t, ok, "Playwright driver not found: %s", browser.SetupHint)
+		node, err := exec.LookPath("node")
+		require.NoError(t, err, browser.SetupHint)
+		t.Setenv("PLAYWRIGHT_CLI_PATH", found)
+		t.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
+		cli = found
 	}
 	pw, err := playwright.Run(&playwright.RunOptions{SkipInstallBrowsers: true, Verbose: false})
 	require.NoError(t, err)
@@ -50,7 +64,7 @@ func launchBrowser(t *testing.T) playwright.Browser {
 // axePath finds axe.min.js in the project-local tools.
 func axePath(t *testing.T) string {
 	t.Helper()
-	cli := os.Getenv("PLAYWRIGHT_CLI_PATH")
+	cli := os.Getenv("PLAYWRIGHT_CLI_PATH") // set by launchBrowser
 	// cli is …/.tools/node/node_modules/playwright-core/cli.js
 	p := filepath.Join(filepath.Dir(filepath.Dir(cli)), "axe-core", "axe.min.js")
 	_, err := os.Stat(p)
