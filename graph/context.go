@@ -104,55 +104,52 @@ func (s *interruptSignal) Is(target error) bool { return target == ErrInterrupte
 // InterruptAs for a typed value. Interrupt needs a checkpointer and must
 // be called from the node's own goroutine, not concurrently.
 func Interrupt(ctx context.Context, payload any) (any, error) {
-	tc := fromCtx(ctx)
-	if tc == nil {
-		return nil, fmt.Errorf("graph: Interrupt called outside a node")
+	r, ser, err := nextResume(ctx, payload)
+	if err != nil {
+		return nil, err
 	}
-	if !tc.r.hasCheckpointer() {
-		return nil, fmt.Errorf("graph: Interrupt: %w", ErrNoCheckpointer)
+	if r.hasValue {
+		return r.value, nil
 	}
-	t := tc.task
-	i := t.nextInterrupt
-	t.nextInterrupt++
-	if i < len(t.resume) {
-		r := t.resume[i]
-		if r.hasValue {
-			return r.value, nil
-		}
-		var v any
-		if err := tc.r.serializer().Unmarshal(r.raw, &v); err != nil {
-			return nil, fmt.Errorf("graph: Interrupt: decode resume value: %w", err)
-		}
-		return v, nil
+	var v any
+	if err := ser.Unmarshal(r.raw, &v); err != nil {
+		return nil, fmt.Errorf("graph: Interrupt: decode resume value: %w", err)
 	}
-	return nil, &interruptSignal{index: i, payload: payload}
+	return v, nil
 }
 
 // InterruptAs is Interrupt with the resume value decoded into a T.
 func InterruptAs[T any](ctx context.Context, payload any) (T, error) {
 	var zero T
+	r, ser, err := nextResume(ctx, payload)
+	if err != nil {
+		return zero, err
+	}
+	if v, ok := r.value.(T); ok && r.hasValue {
+		return v, nil
+	}
+	var v T
+	if err := ser.Unmarshal(r.raw, &v); err != nil {
+		return zero, fmt.Errorf("graph: Interrupt: decode resume value as %T: %w", zero, err)
+	}
+	return v, nil
+}
+
+// nextResume takes the node's next Interrupt call: the resume value that
+// answers it, or the *interruptSignal that pauses the node.
+func nextResume(ctx context.Context, payload any) (resumeVal, Serializer, error) {
 	tc := fromCtx(ctx)
 	if tc == nil {
-		return zero, fmt.Errorf("graph: Interrupt called outside a node")
+		return resumeVal{}, nil, fmt.Errorf("graph: Interrupt called outside a node")
 	}
 	if !tc.r.hasCheckpointer() {
-		return zero, fmt.Errorf("graph: Interrupt: %w", ErrNoCheckpointer)
+		return resumeVal{}, nil, fmt.Errorf("graph: Interrupt: %w", ErrNoCheckpointer)
 	}
 	t := tc.task
 	i := t.nextInterrupt
 	t.nextInterrupt++
 	if i < len(t.resume) {
-		r := t.resume[i]
-		if r.hasValue {
-			if v, ok := r.value.(T); ok {
-				return v, nil
-			}
-		}
-		var v T
-		if err := tc.r.serializer().Unmarshal(r.raw, &v); err != nil {
-			return zero, fmt.Errorf("graph: Interrupt: decode resume value as %T: %w", zero, err)
-		}
-		return v, nil
+		return t.resume[i], tc.r.serializer(), nil
 	}
-	return zero, &interruptSignal{index: i, payload: payload}
+	return resumeVal{}, nil, &interruptSignal{index: i, payload: payload}
 }
