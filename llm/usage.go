@@ -2,6 +2,7 @@ package llm
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -218,22 +219,14 @@ func (m *Meter) Total() Usage {
 func (m *Meter) ByRole() map[Role]Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make(map[Role]Usage, len(m.byRole))
-	for k, v := range m.byRole {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(m.byRole)
 }
 
 // ByModel is the usage of each model so far (a copy).
 func (m *Meter) ByModel() map[string]Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make(map[string]Usage, len(m.byModel))
-	for k, v := range m.byModel {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(m.byModel)
 }
 
 // Summary is a readable multi-line report, roles sorted by name.

@@ -8,6 +8,7 @@ package fakeoai
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -50,22 +51,14 @@ func (s *Server) Close() { s.srv.Close() }
 func (s *Server) Calls() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]int, len(s.calls))
-	for k, v := range s.calls {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(s.calls)
 }
 
 // Models returns the model name each role's last request asked for.
 func (s *Server) Models() map[string]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]string, len(s.models))
-	for k, v := range s.models {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(s.models)
 }
 
 // Tokens returns the prompt and completion tokens reported so far.
