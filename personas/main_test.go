@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/browser/browsertest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,17 +17,7 @@ import (
 var testBrowser *browser.Browser
 
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	b, err := browser.Launch(ctx, browser.LaunchOptions{})
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "personas tests need Chromium and the Playwright driver:", err)
-		os.Exit(1)
-	}
-	testBrowser = b
-	code := m.Run()
-	_ = b.Close()
-	os.Exit(code)
+	browsertest.Main(m, browsertest.Launch, &testBrowser)
 }
 
 // rig is one fixture app behind a probe, with an engine scoped to the probe.

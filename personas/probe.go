@@ -1,7 +1,6 @@
 package personas
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -185,11 +183,6 @@ func (p *Probe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 }
 
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
-
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -218,39 +211,14 @@ func (p *Probe) inject(resp *http.Response) error {
 			resp.Header.Set("Location", u.String())
 		}
 	}
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || resp.Header.Get("Content-Encoding") != "" {
+	err := browser.InjectHTML(resp, injectTags, maxInject)
+	if errors.Is(err, browser.ErrTooLarge) {
+		p.log.Warn("page too large to instrument; relayed unchanged", "path", resp.Request.URL.Path)
 		return nil
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxInject+1))
 	if err != nil {
-		_ = resp.Body.Close()
 		return fmt.Errorf("personas: probe: read %s: %w", resp.Request.URL.Path, err)
 	}
-	if len(body) > maxInject {
-		p.log.Warn("page too large to instrument; relayed unchanged", "path", resp.Request.URL.Path)
-		resp.Body = readCloser{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
-		return nil
-	}
-	_ = resp.Body.Close()
-	lower := bytes.ToLower(body)
-	at := 0
-	if i := bytes.Index(lower, []byte("<head")); i >= 0 {
-		if j := bytes.IndexByte(lower[i:], '>'); j >= 0 {
-			at = i + j + 1
-		}
-	} else if i := bytes.Index(lower, []byte("<body")); i >= 0 {
-		if j := bytes.IndexByte(lower[i:], '>'); j >= 0 {
-			at = i + j + 1
-		}
-	}
-	out := make([]byte, 0, len(body)+len(injectTags))
-	out = append(out, body[:at]...)
-	out = append(out, injectTags...)
-	out = append(out, body[at:]...)
-	resp.Body = io.NopCloser(bytes.NewReader(out))
-	resp.ContentLength = int64(len(out))
-	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
-	resp.Header.Del("Content-Security-Policy")
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/browser/browsertest"
 	"github.com/agentgraph/agentgraph/examples/eval"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/stretchr/testify/assert"
@@ -26,17 +27,7 @@ import (
 var testHarness *eval.Harness
 
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	h, err := eval.Launch(ctx, browser.LaunchOptions{})
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "webeval tests need Chromium and the Playwright driver:", err)
-		os.Exit(1)
-	}
-	testHarness = h
-	code := m.Run()
-	_ = h.Close()
-	os.Exit(code)
+	browsertest.Main(m, func(ctx context.Context) (*eval.Harness, error) { return eval.Launch(ctx, browser.LaunchOptions{}) }, &testHarness)
 }
 
 // TestSuiteOffline runs the 12-task suite end to end with the scripted

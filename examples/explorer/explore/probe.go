@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,7 +13,6 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -267,29 +267,10 @@ func stripToken(body string) string { return reToken.ReplaceAllString(body, "") 
 const injectTag = `<script src="` + collectorJSPath + `"></script>`
 
 func (c *collector) inject(resp *http.Response) error {
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || resp.Header.Get("Content-Encoding") != "" {
-		return nil
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 20<<20))
-	_ = resp.Body.Close()
-	if err != nil {
+	// Pages over 20 MiB are relayed whole but not instrumented.
+	if err := browser.InjectHTML(resp, injectTag, 20<<20); err != nil && !errors.Is(err, browser.ErrTooLarge) {
 		return fmt.Errorf("explore: collector: read %s: %w", resp.Request.URL.Path, err)
 	}
-	at := 0
-	lower := bytes.ToLower(body)
-	if i := bytes.Index(lower, []byte("<head")); i >= 0 {
-		if j := bytes.IndexByte(lower[i:], '>'); j >= 0 {
-			at = i + j + 1
-		}
-	}
-	out := make([]byte, 0, len(body)+len(injectTag))
-	out = append(out, body[:at]...)
-	out = append(out, injectTag...)
-	out = append(out, body[at:]...)
-	resp.Body = io.NopCloser(bytes.NewReader(out))
-	resp.ContentLength = int64(len(out))
-	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
-	resp.Header.Del("Content-Security-Policy")
 	return nil
 }
 
