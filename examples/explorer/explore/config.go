@@ -2,6 +2,7 @@ package explore
 
 import (
 	"errors"
+	"github.com/agentgraph/agentgraph/memory"
 
 	"fmt"
 	"github.com/agentgraph/agentgraph/browser"
@@ -126,6 +127,11 @@ type Config struct {
 	// Progress receives a line per step (nil: none); TTY rewrites one line.
 	Progress io.Writer
 	TTY      bool
+	// Reflector rewrites the personas' prompt supplements after the batch
+	// (memory.QA.Reflect); nil uses memory's offline rules. ModelReflector
+	// lets a model do it.
+	Reflector memory.Reflector
+
 	// Logger for diagnostics (default: discard; traces.log gets everything).
 	Logger *slog.Logger
 	// DemoDisabled turns demo-app bugs off (only when Target is empty).

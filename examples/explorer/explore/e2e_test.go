@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/memory"
 	"os"
 	"path/filepath"
 	"testing"
@@ -91,4 +93,18 @@ func TestExploreDemoApp(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(html), "screenshots/")
 	assert.Contains(t, string(html), "<h2>Timeline</h2>")
+
+	// After the batch, reflection wrote each bug-finding persona's learned
+	// supplement into the memory of the bbolt file.
+	db, err := checkpoint.OpenBoltDB(filepath.Join(dir, "explorer.db"), nil)
+	require.NoError(t, err)
+	defer db.Close()
+	st, err := memory.NewBoltStore(db)
+	require.NoError(t, err)
+	qa, err := memory.NewQA(st, memoryOrigin("", true))
+	require.NoError(t, err)
+	finder := m.Bugs[0].Persona
+	sup, err := qa.Supplement(ctx, finder)
+	require.NoError(t, err)
+	assert.NotEmpty(t, sup, "a supplement for %s", finder)
 }

@@ -190,6 +190,14 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			break
 		}
 	}
+	// Procedural reflection after the batch: each persona's learned prompt
+	// supplement and the supervisor's routing rules, by rules offline or by
+	// cfg.Reflector (e.g. ModelReflector).
+	if ctx.Err() == nil {
+		if _, err := qa.Reflect(ctx, memory.ReflectOptions{Reflector: cfg.Reflector}); err != nil {
+			log.Warn("explore: reflection after the batch failed", "err", err)
+		}
+	}
 	if demo != nil {
 		var all []Bug
 		for _, m := range res.Missions {
