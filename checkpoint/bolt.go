@@ -59,6 +59,10 @@ type Bolt struct {
 	wmu   sync.Mutex // serialises writers
 	cmu   sync.Mutex // guards cache
 	cache map[string]*loaded
+
+	wal    *wal // nil without WithWAL
+	replay WALReplay
+	closed bool // guarded by wmu
 }
 
 var _ graph.Checkpointer = (*Bolt)(nil)
@@ -72,15 +76,19 @@ func NewBolt(db *bolt.DB, opts ...Option) (*Bolt, error) {
 	if b.cfg.bucket == "" {
 		return nil, fmt.Errorf("checkpoint: empty bucket name: %w", ErrInvalid)
 	}
-	if db.IsReadOnly() {
-		return b, nil
+	if !db.IsReadOnly() {
+		err := b.update(func(tx *bolt.Tx) error {
+			_, err := tx.CreateBucketIfNotExists([]byte(b.cfg.bucket))
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: create bucket %q: %w", b.cfg.bucket, err)
+		}
 	}
-	err := b.update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists([]byte(b.cfg.bucket))
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: create bucket %q: %w", b.cfg.bucket, err)
+	if b.cfg.wal != nil {
+		if err := b.openLog(*b.cfg.wal); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }
@@ -201,51 +209,23 @@ func (b *Bolt) Put(ctx context.Context, cp *graph.Checkpoint) error {
 	if err := validate(cp); err != nil {
 		return err
 	}
+	if b.wal != nil {
+		payload, err := b.encodeLogPut(cp)
+		if err == nil {
+			err = b.logAppend(payload, true)
+		}
+		if err != nil {
+			return fmt.Errorf("checkpoint: put thread %q ns %q checkpoint %q: %w", cp.ThreadID, cp.NS, cp.ID, err)
+		}
+		return nil
+	}
 	b.wmu.Lock()
 	defer b.wmu.Unlock()
 	var stored *loaded
 	err := b.update(func(tx *bolt.Tx) error {
-		n, err := b.openNS(tx, cp.ThreadID, cp.NS, true)
-		if err != nil {
-			return err
-		}
-		if n.cps.Get([]byte(cp.ID)) != nil {
-			// Replacing: checkpoints stored relative to the old one get
-			// their own full copy first.
-			if err := b.detachChildren(n, cp.ID); err != nil {
-				return err
-			}
-		}
-		var base *loaded
-		var baseWrites []graph.PendingWrite
-		if cp.ParentID != "" && cp.ParentID != cp.ID && n.cps.Get([]byte(cp.ParentID)) != nil {
-			memo := map[string]*loaded{}
-			if hint := b.cached(cp.ThreadID, cp.NS); hint != nil {
-				memo[hint.cp.ID] = hint
-			}
-			base, err = b.load(n, cp.ParentID, memo)
-			if err != nil {
-				b.cfg.logger.Warn("checkpoint: parent does not load; writing a full snapshot",
-					"thread", cp.ThreadID, "ns", cp.NS, "parent", cp.ParentID, "err", err)
-				base = nil
-			} else if baseWrites, err = b.loadWrites(n, cp.ParentID); err != nil {
-				baseWrites = nil
-			}
-		}
-		rec, l, err := b.encodeCheckpoint(cp, base, baseWrites)
-		if err != nil {
-			return err
-		}
-		if err := n.cps.Put([]byte(cp.ID), rec); err != nil {
-			return err
-		}
-		if l.refsParent {
-			if err := n.refs.Put(refKey(cp.ParentID, cp.ID), nil); err != nil {
-				return err
-			}
-		}
-		stored = l
-		return b.retain(n)
+		var err error
+		stored, err = b.putTx(tx, cp, b.cached(cp.ThreadID, cp.NS))
+		return err
 	})
 	if err != nil {
 		b.forget(cp.ThreadID, cp.NS)
@@ -255,7 +235,56 @@ func (b *Bolt) Put(ctx context.Context, cp *graph.Checkpoint) error {
 	return nil
 }
 
+// putTx stores cp in tx. hint, when not nil, is a materialised checkpoint
+// of the same thread and namespace (used only if its record is unchanged).
+func (b *Bolt) putTx(tx *bolt.Tx, cp *graph.Checkpoint, hint *loaded) (*loaded, error) {
+	n, err := b.openNS(tx, cp.ThreadID, cp.NS, true)
+	if err != nil {
+		return nil, err
+	}
+	if n.cps.Get([]byte(cp.ID)) != nil {
+		// Replacing: checkpoints stored relative to the old one get
+		// their own full copy first.
+		if err := b.detachChildren(n, cp.ID); err != nil {
+			return nil, err
+		}
+	}
+	var base *loaded
+	var baseWrites []graph.PendingWrite
+	if cp.ParentID != "" && cp.ParentID != cp.ID && n.cps.Get([]byte(cp.ParentID)) != nil {
+		memo := map[string]*loaded{}
+		if hint != nil {
+			memo[hint.cp.ID] = hint
+		}
+		base, err = b.load(n, cp.ParentID, memo)
+		if err != nil {
+			b.cfg.logger.Warn("checkpoint: parent does not load; writing a full snapshot",
+				"thread", cp.ThreadID, "ns", cp.NS, "parent", cp.ParentID, "err", err)
+			base = nil
+		} else if baseWrites, err = b.loadWrites(n, cp.ParentID); err != nil {
+			baseWrites = nil
+		}
+	}
+	rec, l, err := b.encodeCheckpoint(cp, base, baseWrites)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.cps.Put([]byte(cp.ID), rec); err != nil {
+		return nil, err
+	}
+	if l.refsParent {
+		if err := n.refs.Put(refKey(cp.ParentID, cp.ID), nil); err != nil {
+			return nil, err
+		}
+	}
+	return l, b.retain(n)
+}
+
 func (b *Bolt) remember(threadID, ns string, l *loaded) {
+	b.rememberKey(cacheKey(threadID, ns), l)
+}
+
+func (b *Bolt) rememberKey(key string, l *loaded) {
 	b.cmu.Lock()
 	defer b.cmu.Unlock()
 	if len(b.cache) >= maxCache {
@@ -264,7 +293,7 @@ func (b *Bolt) remember(threadID, ns string, l *loaded) {
 			break
 		}
 	}
-	b.cache[cacheKey(threadID, ns)] = l
+	b.cache[key] = l
 }
 
 func (b *Bolt) forget(threadID, ns string) {
@@ -355,27 +384,19 @@ func (b *Bolt) PutWrites(ctx context.Context, threadID, ns, checkpointID string,
 	if len(writes) == 0 {
 		return nil
 	}
+	if b.wal != nil {
+		payload, err := b.encodeLogWrites(threadID, ns, checkpointID, writes)
+		if err == nil {
+			err = b.logAppend(payload, !b.wal.lazyWrites)
+		}
+		if err != nil {
+			return fmt.Errorf("checkpoint: put writes thread %q ns %q checkpoint %q: %w", threadID, ns, checkpointID, err)
+		}
+		return nil
+	}
 	b.wmu.Lock()
 	defer b.wmu.Unlock()
-	err := b.update(func(tx *bolt.Tx) error {
-		n, err := b.openNS(tx, threadID, ns, true)
-		if err != nil {
-			return err
-		}
-		old, err := b.loadWrites(n, checkpointID)
-		if err != nil {
-			return err
-		}
-		// A child whose Writes refer to these must keep its own copy.
-		if err := b.detachChildren(n, checkpointID); err != nil {
-			return err
-		}
-		rec, err := b.encodeWrites(mergeWrites(old, writes))
-		if err != nil {
-			return err
-		}
-		return n.writes.Put([]byte(checkpointID), rec)
-	})
+	err := b.update(func(tx *bolt.Tx) error { return b.putWritesTx(tx, threadID, ns, checkpointID, writes) })
 	if err != nil {
 		b.forget(threadID, ns)
 		return fmt.Errorf("checkpoint: put writes thread %q ns %q checkpoint %q: %w", threadID, ns, checkpointID, err)
@@ -383,11 +404,34 @@ func (b *Bolt) PutWrites(ctx context.Context, threadID, ns, checkpointID string,
 	return nil
 }
 
+func (b *Bolt) putWritesTx(tx *bolt.Tx, threadID, ns, checkpointID string, writes []graph.PendingWrite) error {
+	n, err := b.openNS(tx, threadID, ns, true)
+	if err != nil {
+		return err
+	}
+	old, err := b.loadWrites(n, checkpointID)
+	if err != nil {
+		return err
+	}
+	// A child whose Writes refer to these must keep its own copy.
+	if err := b.detachChildren(n, checkpointID); err != nil {
+		return err
+	}
+	rec, err := b.encodeWrites(mergeWrites(old, writes))
+	if err != nil {
+		return err
+	}
+	return n.writes.Put([]byte(checkpointID), rec)
+}
+
 // Get loads a checkpoint (the newest when checkpointID is empty) and its
 // pending writes.
 func (b *Bolt) Get(ctx context.Context, threadID, ns, checkpointID string) (*graph.Checkpoint, []graph.PendingWrite, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
+	}
+	if err := b.Flush(ctx); err != nil {
+		return nil, nil, fmt.Errorf("checkpoint: get thread %q ns %q: %w", threadID, ns, err)
 	}
 	var cp *graph.Checkpoint
 	var ws []graph.PendingWrite
@@ -433,6 +477,9 @@ func (b *Bolt) Get(ctx context.Context, threadID, ns, checkpointID string) (*gra
 func (b *Bolt) List(ctx context.Context, threadID, ns string, opts graph.ListOptions) ([]*graph.Checkpoint, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if err := b.Flush(ctx); err != nil {
+		return nil, fmt.Errorf("checkpoint: list thread %q ns %q: %w", threadID, ns, err)
 	}
 	var out []*graph.Checkpoint
 	hint := b.cached(threadID, ns)
@@ -493,21 +540,29 @@ func (b *Bolt) DeleteThread(ctx context.Context, threadID string) error {
 	b.cmu.Lock()
 	clear(b.cache) // cheap, and no thread can be served stale
 	b.cmu.Unlock()
-	err := b.update(func(tx *bolt.Tx) error {
-		top := tx.Bucket([]byte(b.cfg.bucket))
-		if top == nil {
-			return nil
-		}
-		err := top.DeleteBucket(threadKey(threadID))
-		if errors.Is(err, bolterrors.ErrBucketNotFound) {
-			return nil
-		}
-		return err
-	})
+	var err error
+	if b.wal != nil {
+		// Applied with the logged records in one synced bbolt transaction.
+		err = b.applyLog(walOp{kind: opDelete, thread: threadID})
+	} else {
+		err = b.update(func(tx *bolt.Tx) error { return b.deleteThreadTx(tx, threadID) })
+	}
 	if err != nil {
 		return fmt.Errorf("checkpoint: delete thread %q: %w", threadID, err)
 	}
 	return nil
+}
+
+func (b *Bolt) deleteThreadTx(tx *bolt.Tx, threadID string) error {
+	top := tx.Bucket([]byte(b.cfg.bucket))
+	if top == nil {
+		return nil
+	}
+	err := top.DeleteBucket(threadKey(threadID))
+	if errors.Is(err, bolterrors.ErrBucketNotFound) {
+		return nil
+	}
+	return err
 }
 
 // Compact copies the live data of src into a new file at dst (bbolt's
@@ -540,6 +595,9 @@ func Compact(dst string, src *bolt.DB) error {
 // naming the thread, namespace and checkpoint.
 func (b *Bolt) Check(ctx context.Context) error {
 	var errs []error
+	if err := b.Flush(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	err := b.view(func(tx *bolt.Tx) error {
 		for err := range tx.Check() {
 			errs = append(errs, fmt.Errorf("%w: bbolt: %v", ErrCorrupt, err))

@@ -15,6 +15,7 @@ type config struct {
 	serializer    Serializer
 	logger        *slog.Logger
 	bucket        string
+	wal           *WALOptions
 }
 
 func newConfig(opts []Option) config {
