@@ -36,7 +36,21 @@ const (
 	envCrashKill  = "AGENTGRAPH_CRASH_KILL"  // "node@count", or empty
 	envCrashReady = "AGENTGRAPH_CRASH_READY" // created when the kill point is reached
 	envCrashOut   = "AGENTGRAPH_CRASH_OUT"   // the final state, as JSON
+	envCrashWAL   = "AGENTGRAPH_CRASH_WAL"   // "", "strict" or "lazy": the checkpointer's log
 )
+
+// crashOptions are the checkpointer options of a crash child: no log, a
+// strict log applied to bbolt every 3 records (so the kills also hit runs
+// whose log was applied and reset), or a log with lazy pending writes.
+func crashOptions(mode string) []checkpoint.Option {
+	switch mode {
+	case "strict":
+		return []checkpoint.Option{checkpoint.WithWAL(checkpoint.WALOptions{ApplyEvery: 3})}
+	case "lazy":
+		return []checkpoint.Option{checkpoint.WithWAL(checkpoint.WALOptions{LazyWrites: true})}
+	}
+	return nil
+}
 
 const crashRounds = 5 // plan runs 6 times, a, b and c 5 times each
 
@@ -183,10 +197,11 @@ func crashChild(mode string) error {
 		return err
 	}
 	defer db.Close()
-	cp, err := checkpoint.NewBolt(db)
+	cp, err := checkpoint.NewBolt(db, crashOptions(os.Getenv(envCrashWAL))...)
 	if err != nil {
 		return err
 	}
+	defer cp.Close()
 	g, err := crashGraph(os.Getenv(envCrashLog), os.Getenv(envCrashKill), os.Getenv(envCrashReady))
 	if err != nil {
 		return err
@@ -211,7 +226,7 @@ func crashChild(mode string) error {
 }
 
 type crashRun struct {
-	dir, db, log, ready, out string
+	dir, db, log, ready, out, wal string
 }
 
 func newCrashRun(t *testing.T, name string) crashRun {
@@ -225,7 +240,7 @@ func (r crashRun) command(mode, kill string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(),
 		envCrashMode+"="+mode, envCrashDB+"="+r.db, envCrashLog+"="+r.log,
-		envCrashKill+"="+kill, envCrashReady+"="+r.ready, envCrashOut+"="+r.out)
+		envCrashKill+"="+kill, envCrashReady+"="+r.ready, envCrashOut+"="+r.out, envCrashWAL+"="+r.wal)
 	return cmd
 }
 
@@ -262,9 +277,20 @@ func TestCrashResume(t *testing.T) {
 		require.Equal(t, 1, n, k)
 	}
 
+	for _, mode := range []string{"bbolt", "strict", "lazy"} {
+		t.Run(mode, func(t *testing.T) { testCrashResume(t, mode, want, refExecs) })
+	}
+}
+
+// testCrashResume kills a run at 5 points and resumes it, with the
+// checkpointer's log off ("bbolt") or on ("strict", "lazy").
+func testCrashResume(t *testing.T, mode string, want crashState, refExecs map[string]int) {
 	for _, kill := range []string{"plan@0", "b@1", "plan@3", "a@4", "c@5"} {
 		t.Run(kill, func(t *testing.T) {
 			r := newCrashRun(t, strings.ReplaceAll(kill, "@", "-"))
+			if mode != "bbolt" {
+				r.wal = mode
+			}
 			cmd := r.command("start", kill)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
