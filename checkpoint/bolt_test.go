@@ -184,3 +184,77 @@ func TestSharedFile(t *testing.T) {
 		return err
 	}))
 }
+
+// newWALBolt opens a fresh bbolt file with a log in front of it; the
+// checkpointer is closed before the file.
+func newWALBolt(t *testing.T, o checkpoint.WALOptions, opts ...checkpoint.Option) *checkpoint.Bolt {
+	t.Helper()
+	cp, err := checkpoint.NewBolt(openBolt(t), append(opts, checkpoint.WithWAL(o))...)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, cp.Close()) })
+	return cp
+}
+
+func TestBoltWALConformance(t *testing.T) {
+	cases := map[string]checkpoint.WALOptions{
+		"default":         {},
+		"applyEvery1":     {ApplyEvery: 1},
+		"applyEvery3lazy": {ApplyEvery: 3, LazyWrites: true},
+		"smallLog":        {Size: 1}, // the smallest log: large records bypass it
+	}
+	for name, o := range cases {
+		t.Run(name, func(t *testing.T) {
+			checkpointtest.Run(t, func() graph.Checkpointer { return newWALBolt(t, o, checkpoint.WithSnapshotEvery(3)) })
+			checkpointtest.RunRetention(t, func(keep int) graph.Checkpointer {
+				return newWALBolt(t, o, checkpoint.WithRetention(keep), checkpoint.WithSnapshotEvery(4))
+			})
+		})
+	}
+}
+
+// TestWALSharedFile: with a log in front of the checkpointer, the store on
+// the same file still commits (and syncs) on its own, and both survive a
+// reopen without Close: the log is replayed.
+func TestWALSharedFile(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "shared.db")
+	db, err := checkpoint.OpenBoltDB(path, nil)
+	require.NoError(t, err)
+	cp, err := checkpoint.NewBolt(db, checkpoint.WithWAL(checkpoint.WALOptions{}))
+	require.NoError(t, err)
+	st, err := memory.NewBoltStore(db)
+	require.NoError(t, err)
+	var all []*graph.Checkpoint
+	for i := range 5 {
+		c := checkpointtest.Sample("mission", "", i, i > 0)
+		require.NoError(t, cp.Put(ctx, c))
+		require.NoError(t, st.Put(ctx, []string{"qa", "app"}, fmt.Sprint("k", i), []byte(`{"v":1}`), nil))
+		all = append(all, c)
+	}
+	assert.False(t, db.NoSync, "the log never turns off bbolt's sync")
+	require.NoError(t, db.Close())
+	// Closing the checkpointer after the DB cannot apply the log: its
+	// records stay in it (as after a crash) and the file is released.
+	err = cp.Close()
+	require.ErrorIs(t, err, bolt.ErrDatabaseNotOpen)
+	assert.Contains(t, err.Error(), "replayed when the file is next opened")
+
+	db, err = checkpoint.OpenBoltDB(path, nil)
+	require.NoError(t, err)
+	defer db.Close()
+	st, err = memory.NewBoltStore(db)
+	require.NoError(t, err)
+	items, err := st.Search(ctx, []string{"qa"}, graph.SearchQuery{})
+	require.NoError(t, err)
+	assert.Len(t, items, 5)
+	cp, err = checkpoint.NewBolt(db, checkpoint.WithWAL(checkpoint.WALOptions{}))
+	require.NoError(t, err)
+	defer cp.Close()
+	assert.Equal(t, 5, cp.Replayed().Records)
+	list, err := cp.List(ctx, "mission", "", graph.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, list, 5)
+	for i, got := range list {
+		checkpointtest.AssertEqual(t, all[4-i], got)
+	}
+}

@@ -202,6 +202,13 @@ func crashChild(mode string) error {
 		return err
 	}
 	defer cp.Close()
+	if mode == "resume" && cp.Replayed().Path != "" {
+		r := cp.Replayed()
+		line := fmt.Sprintf("replayed:%d:%s", r.Records, r.Tail)
+		if err := logExec(os.Getenv(envCrashLog), line); err != nil {
+			return err
+		}
+	}
 	g, err := crashGraph(os.Getenv(envCrashLog), os.Getenv(envCrashKill), os.Getenv(envCrashReady))
 	if err != nil {
 		return err
@@ -260,7 +267,7 @@ func countExecs(t *testing.T, path string) map[string]int {
 	require.NoError(t, err)
 	n := map[string]int{}
 	for _, e := range execs {
-		if !strings.HasPrefix(e, "saved:") {
+		if !strings.HasPrefix(e, "saved:") && !strings.HasPrefix(e, "replayed:") {
 			n[e]++
 		}
 	}
@@ -314,6 +321,29 @@ func testCrashResume(t *testing.T, mode string, want crashState, refExecs map[st
 
 			got := r.finish(t, "resume")
 			assert.Equal(t, want, got, "the resumed run ends in the uninterrupted run's state")
+			if mode != "bbolt" {
+				// The resumed process replayed the killed one's log.
+				execs, err := readExecs(r.log)
+				require.NoError(t, err)
+				i := slices.IndexFunc(execs, func(e string) bool { return strings.HasPrefix(e, "replayed:") })
+				require.GreaterOrEqual(t, i, 0, "the resumed child reports its replay")
+				var n int
+				var tail string
+				_, err = fmt.Sscanf(execs[i], "replayed:%d:%s", &n, &tail)
+				require.ErrorContains(t, err, "EOF", "no tail: %s", execs[i])
+				if mode == "lazy" {
+					// Nothing was applied to bbolt before the kill (128 records
+					// per apply): the log held the input checkpoint and at least
+					// one checkpoint per step that ran plan.
+					plans := 0
+					for _, e := range execs[:i] {
+						if strings.HasPrefix(e, "plan@") {
+							plans++
+						}
+					}
+					assert.GreaterOrEqual(t, n, max(1, plans), execs[i])
+				}
+			}
 
 			after := countExecs(t, r.log)
 			node, count, _ := strings.Cut(kill, "@")

@@ -61,6 +61,9 @@ type WALReplay struct {
 	// checksum) where the replay stopped: the record and everything after
 	// it were ignored. Empty when the log ended cleanly.
 	Tail string
+	// Dropped lists the whole records that bbolt refused (each also
+	// logged at Error level); the others were applied.
+	Dropped []error
 }
 
 // Log file layout: a 4 KiB header block, then records from walDataStart.
@@ -358,7 +361,7 @@ func (b *Bolt) replayLog(w *wal) error {
 	}
 	if len(ops) > 0 {
 		b.cfg.logger.Info("checkpoint: replaying log", "log", w.path, "records", len(ops))
-		if err := b.applyOps(ops); err != nil {
+		if err := b.replayOps(ops); err != nil {
 			return fmt.Errorf("checkpoint: replay log %s: %w", w.path, err)
 		}
 	}
@@ -516,8 +519,10 @@ func (w *wal) reset() error {
 }
 
 // applyLog applies the logged records and then extra (operations not
-// logged) to bbolt in one synced transaction, and resets the log. The
-// caller holds wmu.
+// logged) to bbolt in one synced transaction, and resets the log. When
+// the transaction fails, the log keeps its records (they are replayed
+// when the file is next opened) and the checkpointer refuses further
+// writes with that error. The caller holds wmu.
 func (b *Bolt) applyLog(extra ...walOp) error {
 	w := b.wal
 	if w.err != nil {
@@ -534,46 +539,64 @@ func (b *Bolt) applyLog(extra ...walOp) error {
 		}
 		ops = append(ops, op)
 	}
-	err := b.applyOps(append(ops, extra...))
-	if rerr := w.reset(); rerr != nil {
-		return errors.Join(err, rerr)
+	if err := b.applyOps(append(ops, extra...)); err != nil {
+		if len(w.pending) > 0 {
+			w.err = fmt.Errorf("apply log %s to bbolt: %w (its records stay in the log and are replayed when the file is next opened)", w.path, err)
+			return w.err
+		}
+		return err
 	}
-	return err
+	return w.reset()
 }
 
-// applyOps applies ops to bbolt in one transaction. When that fails, each
-// op is tried in a transaction of its own, so one bad operation (say, a
-// damaged record it has to rewrite) does not take the others with it; the
-// failures are logged and returned.
+// applyOps applies ops to bbolt in one transaction.
 func (b *Bolt) applyOps(ops []walOp) error {
 	hints := map[string]*loaded{}
 	err := b.update(func(tx *bolt.Tx) error {
 		clear(hints)
 		for _, op := range ops {
 			if err := b.applyOp(tx, op, hints); err != nil {
-				return err
+				return fmt.Errorf("thread %q ns %q checkpoint %q: %w", op.thread, op.ns, op.id, err)
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		b.cmu.Lock()
+		clear(b.cache)
+		b.cmu.Unlock()
+		return err
+	}
+	for k, l := range hints {
+		b.rememberKey(k, l)
+	}
+	return nil
+}
+
+// replayOps applies the records found in the log at open. When they do
+// not apply together, each is tried on its own, so one that cannot be
+// applied (say, a Put that must rewrite a damaged record) does not take
+// the others with it; it is logged and listed in WALReplay.Dropped.
+func (b *Bolt) replayOps(ops []walOp) error {
+	err := b.applyOps(ops)
 	if err == nil {
-		for k, l := range hints {
-			b.rememberKey(k, l)
-		}
 		return nil
 	}
-	b.cmu.Lock()
-	clear(b.cache)
-	b.cmu.Unlock()
-	var errs []error
+	b.cfg.logger.Warn("checkpoint: the log's records do not apply together; applying them one by one", "err", err)
+	applied := 0
 	for _, op := range ops {
 		if err := b.update(func(tx *bolt.Tx) error { return b.applyOp(tx, op, nil) }); err != nil {
 			b.cfg.logger.Error("checkpoint: a logged operation could not be applied to bbolt and is dropped",
 				"thread", op.thread, "ns", op.ns, "checkpoint", op.id, "err", err)
-			errs = append(errs, fmt.Errorf("thread %q ns %q checkpoint %q: %w", op.thread, op.ns, op.id, err))
+			b.replay.Dropped = append(b.replay.Dropped, fmt.Errorf("thread %q ns %q checkpoint %q: %w", op.thread, op.ns, op.id, err))
+			continue
 		}
+		applied++
 	}
-	return errors.Join(errs...)
+	if applied == 0 {
+		return err // bbolt itself fails: keep the log
+	}
+	return nil
 }
 
 func (b *Bolt) applyOp(tx *bolt.Tx, op walOp, hints map[string]*loaded) error {
