@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,28 +15,6 @@ import (
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/state"
 )
-
-// BenchmarkFsync4KiB is the floor: one 4 KiB write and one fsync of a file
-// on the same disk (the benchmark's temp dir) as the bbolt files below.
-func BenchmarkFsync4KiB(b *testing.B) {
-	f, err := os.Create(filepath.Join(b.TempDir(), "fsync"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	b.SetBytes(int64(len(buf)))
-	for i := 0; b.Loop(); i++ {
-		buf[0] = byte(i)
-		if _, err := f.WriteAt(buf, 0); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Sync(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "fsyncs/s")
-}
 
 type stateKind struct {
 	name string
@@ -73,34 +50,61 @@ func stateKinds() []stateKind {
 	}
 }
 
+// benchModes are the durability set-ups compared: bbolt's own sync, no
+// sync at all, the write-ahead log (strict: one fdatasync per operation),
+// and the log with lazy pending writes (the graph step only).
+var benchModes = []struct {
+	name   string
+	noSync bool
+	wal    *checkpoint.WALOptions
+}{
+	{"sync", false, nil},
+	{"nosync", true, nil},
+	{"wal", false, &checkpoint.WALOptions{}},
+	{"wal-lazy", false, &checkpoint.WALOptions{LazyWrites: true}},
+}
+
+func openBench(b *testing.B, noSync bool, wal *checkpoint.WALOptions) *checkpoint.Bolt {
+	db, err := checkpoint.OpenBoltDB(filepath.Join(b.TempDir(), "bench.db"), &bolt.Options{NoSync: noSync})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	var opts []checkpoint.Option
+	if wal != nil {
+		opts = append(opts, checkpoint.WithWAL(*wal))
+	}
+	cp, err := checkpoint.NewBolt(db, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cp
+}
+
 // BenchmarkBoltPut: checkpoint writes per second, each a child of the
-// previous one, with bbolt's default sync and with NoSync.
+// previous one. The time includes the log's batched applies to bbolt and
+// the final Close, which applies the rest.
 func BenchmarkBoltPut(b *testing.B) {
 	ctx := context.Background()
 	for _, sk := range stateKinds() {
-		for _, noSync := range []bool{false, true} {
-			name := sk.name + "/sync"
-			if noSync {
-				name = sk.name + "/nosync"
+		for _, m := range benchModes {
+			if m.name == "wal-lazy" {
+				continue // Put is synced either way
 			}
-			b.Run(name, func(b *testing.B) {
-				db, err := checkpoint.OpenBoltDB(filepath.Join(b.TempDir(), "bench.db"), &bolt.Options{NoSync: noSync})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer db.Close()
-				cp, err := checkpoint.NewBolt(db)
-				if err != nil {
-					b.Fatal(err)
-				}
+			b.Run(sk.name+"/"+m.name, func(b *testing.B) {
+				cp := openBench(b, m.noSync, m.wal)
 				parent := ""
-				for i := 0; b.Loop(); i++ {
+				b.ResetTimer()
+				for i := range b.N {
 					c := &graph.Checkpoint{ThreadID: "bench", ID: checkpointtest.ID(i), ParentID: parent, Step: i,
 						Values: sk.next(i), Versions: map[string]int64{"Count": int64(i)}, Format: "json"}
 					if err := cp.Put(ctx, c); err != nil {
 						b.Fatal(err)
 					}
 					parent = c.ID
+				}
+				if err := cp.Close(); err != nil {
+					b.Fatal(err)
 				}
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
 			})
@@ -114,19 +118,19 @@ type benchState struct {
 }
 
 // BenchmarkGraphStep: one super-step of a one-node loop with the bbolt
-// checkpointer (default sync): the node's work is trivial, so the step
-// costs the engine plus one checkpoint write.
+// checkpointer: the node's work is trivial, so the step costs the engine
+// plus its checkpointer calls (PutWrites of the finished task, then Put).
 func BenchmarkGraphStep(b *testing.B) {
+	for _, m := range benchModes {
+		if m.noSync {
+			continue
+		}
+		b.Run(m.name, func(b *testing.B) { benchGraphStep(b, openBench(b, false, m.wal)) })
+	}
+}
+
+func benchGraphStep(b *testing.B, cp *checkpoint.Bolt) {
 	ctx := context.Background()
-	db, err := checkpoint.OpenBoltDB(filepath.Join(b.TempDir(), "graph.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	cp, err := checkpoint.NewBolt(db)
-	if err != nil {
-		b.Fatal(err)
-	}
 	steps := 0
 	g := graph.New[benchState](graph.Reducer(func(s *benchState) *[]string { return &s.Log }, state.Append[string]))
 	g.AddNode("work", func(ctx context.Context, s benchState) (benchState, error) {
@@ -151,6 +155,9 @@ func BenchmarkGraphStep(b *testing.B) {
 	}
 	if out.Count != b.N {
 		b.Fatalf("ran %d steps, want %d", out.Count, b.N)
+	}
+	if err := cp.Close(); err != nil {
+		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 }

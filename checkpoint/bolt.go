@@ -542,8 +542,11 @@ func (b *Bolt) DeleteThread(ctx context.Context, threadID string) error {
 	b.cmu.Unlock()
 	var err error
 	if b.wal != nil {
-		// Applied with the logged records in one synced bbolt transaction.
-		err = b.applyLog(walOp{kind: opDelete, thread: threadID})
+		// The logged records first (this op is not logged), then the
+		// delete, each in a synced bbolt transaction.
+		if err = b.applyLog(); err == nil {
+			err = b.applyOps([]walOp{{kind: opDelete, thread: threadID}})
+		}
 	} else {
 		err = b.update(func(tx *bolt.Tx) error { return b.deleteThreadTx(tx, threadID) })
 	}

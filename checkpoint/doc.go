@@ -52,9 +52,78 @@
 //
 // # Durability
 //
-// Each Put, PutWrites and DeleteThread is one bbolt transaction: after it
-// returns (with bbolt's default sync) it survives a crash of the process
-// or the machine; a process killed during one leaves the file as it was
-// before. The graph engine writes a checkpoint per super-step, so a killed
-// run resumes (Invoke with graph.Continue) from its last committed step.
+// Without a log, each Put, PutWrites and DeleteThread is one bbolt
+// transaction: after it returns (with bbolt's default sync) it survives a
+// crash of the process or the machine; a process killed during one leaves
+// the file as it was before. The graph engine writes a checkpoint per
+// super-step, so a killed run resumes (Invoke with graph.Continue) from its
+// last committed step. A bbolt commit costs at least two fdatasyncs and
+// writes new pages, several times the cost of one durable 4 KiB write.
+//
+// # Write-ahead log
+//
+// WithWAL puts a write-ahead log in front of the bbolt file, so a durable
+// operation costs one fdatasync of one small write:
+//
+//	cp, err := checkpoint.NewBolt(db, checkpoint.WithWAL(checkpoint.WALOptions{}))
+//	defer db.Close()
+//	defer cp.Close() // applies the log; runs before db.Close
+//
+// The log is a file beside the bbolt file (its path + ".wal" by default),
+// allocated and zero-filled once when it is created, so that appending to
+// it later changes no file metadata and fdatasync flushes only the record.
+// Put and PutWrites append one record (length, CRC-32C, epoch, and the
+// operation in an Envelope) and fdatasync the log before they return. The
+// records are applied to bbolt in one synced transaction every
+// ApplyEvery records, when the log is full, before any read (Get, List,
+// Check, Flush) and on Close; then the log is reset by writing a header
+// with the next epoch (records of earlier epochs end the log).
+// DeleteThread, and a record larger than the whole log, first apply the
+// logged records and then go straight to bbolt in a synced transaction of
+// their own, so the log never holds records older than something bbolt
+// already has without them.
+//
+// NewBolt replays the log: the records it holds (a process was killed, or
+// the DB closed without Close) are applied to bbolt, then the log is reset;
+// Replayed reports how many. A record torn by a crash or failing its
+// checksum ends the replay: it and what follows are ignored and described
+// in WALReplay.Tail (and logged), never a panic. With the default options
+// such a record was never acknowledged (its fdatasync had not returned),
+// unless the disk itself damaged it. A log or record of an
+// unknown version, or of another serializer, makes NewBolt fail and leaves
+// the log untouched. Replaying a record twice (a crash between the bbolt
+// commit and the log reset) gives the same result: every operation sets
+// state rather than adding to it.
+//
+// The log never touches bbolt's sync: the DB keeps syncing every commit,
+// so a memory store (memory.NewBoltStore) on the same DB stays durable per
+// operation. bbolt allows no per-transaction NoSync (DB.NoSync is global,
+// read by other writers' commits), so the log keeps its records out of
+// bbolt until a batch is applied, and reads apply the batch first: a read
+// after writes costs one bbolt commit. A DB opened with NoSync makes the
+// log skip its fdatasyncs too.
+//
+// The log's guarantees, with its options:
+//
+//   - default: Put and PutWrites return after their record is on disk
+//     (fdatasync): they survive a crash of the process or of the machine,
+//     as without a log. A graph step with one task costs two fdatasyncs
+//     (the task's PutWrites, then the step's Put).
+//   - LazyWrites: PutWrites returns after its record is in the kernel's
+//     page cache (written, not synced); the next Put's fdatasync makes it
+//     durable. It survives a SIGKILL of the process; a power loss before
+//     that Put may lose it, and then the finished task runs again on
+//     resume. A step then costs one fdatasync. Put is always synced.
+//
+// When applying a batch to bbolt fails, the records stay in the log, the
+// checkpointer returns that error from then on, and the next NewBolt
+// replays them. At replay, records bbolt refuses one by one (say, a Put
+// that must rewrite a damaged record) are dropped, logged at Error level
+// and listed in WALReplay.Dropped; the others are applied.
+//
+// One Bolt per DB and bucket may use a log: the log file is locked
+// (flock), and a second NewBolt on it fails until the first is closed.
+// A read-only DB with a log that holds records fails to open: open it
+// read-write once to apply them. Flush applies the log on demand, e.g.
+// before Compact or another reader of the bbolt file.
 package checkpoint

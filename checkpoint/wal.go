@@ -459,9 +459,13 @@ func (b *Bolt) logAppend(payload []byte, sync bool) error {
 			return err
 		}
 		if !w.fits(len(payload)) {
-			// Larger than the whole log: straight to bbolt, synced.
-			w.pending = append(w.pending, payload)
-			return b.applyLog()
+			// Larger than the whole log, which is now empty: straight to
+			// bbolt, synced.
+			op, err := b.decodeLogOp(payload)
+			if err != nil {
+				return err
+			}
+			return b.applyOps([]walOp{op})
 		}
 	}
 	if err := w.append(payload, sync); err != nil {
@@ -518,20 +522,24 @@ func (w *wal) reset() error {
 	return nil
 }
 
-// applyLog applies the logged records and then extra (operations not
-// logged) to bbolt in one synced transaction, and resets the log. When
-// the transaction fails, the log keeps its records (they are replayed
-// when the file is next opened) and the checkpointer refuses further
-// writes with that error. The caller holds wmu.
-func (b *Bolt) applyLog(extra ...walOp) error {
+// applyLog applies the logged records to bbolt in one synced transaction
+// and resets the log. When the transaction fails, the log keeps its
+// records (they are replayed when the file is next opened) and the
+// checkpointer refuses further writes with that error. The caller holds
+// wmu.
+//
+// Only logged operations may be applied while the log holds records:
+// replaying a log repeats a prefix of what bbolt already holds, which is
+// harmless only when no later operation is missing from the log.
+func (b *Bolt) applyLog() error {
 	w := b.wal
 	if w.err != nil {
 		return w.err
 	}
-	if len(w.pending) == 0 && len(extra) == 0 {
+	if len(w.pending) == 0 {
 		return nil
 	}
-	ops := make([]walOp, 0, len(w.pending)+len(extra))
+	ops := make([]walOp, 0, len(w.pending))
 	for _, p := range w.pending {
 		op, err := b.decodeLogOp(p)
 		if err != nil {
@@ -539,12 +547,9 @@ func (b *Bolt) applyLog(extra ...walOp) error {
 		}
 		ops = append(ops, op)
 	}
-	if err := b.applyOps(append(ops, extra...)); err != nil {
-		if len(w.pending) > 0 {
-			w.err = fmt.Errorf("apply log %s to bbolt: %w (its records stay in the log and are replayed when the file is next opened)", w.path, err)
-			return w.err
-		}
-		return err
+	if err := b.applyOps(ops); err != nil {
+		w.err = fmt.Errorf("apply log %s to bbolt: %w (its records stay in the log and are replayed when the file is next opened)", w.path, err)
+		return w.err
 	}
 	return w.reset()
 }
