@@ -210,11 +210,7 @@ func (b *Bolt) Put(ctx context.Context, cp *graph.Checkpoint) error {
 		return err
 	}
 	if b.wal != nil {
-		payload, err := b.encodeLogPut(cp)
-		if err == nil {
-			err = b.logAppend(payload, true)
-		}
-		if err != nil {
+		if err := b.logPut(cp); err != nil {
 			return fmt.Errorf("checkpoint: put thread %q ns %q checkpoint %q: %w", cp.ThreadID, cp.NS, cp.ID, err)
 		}
 		return nil
@@ -385,11 +381,8 @@ func (b *Bolt) PutWrites(ctx context.Context, threadID, ns, checkpointID string,
 		return nil
 	}
 	if b.wal != nil {
-		payload, err := b.encodeLogWrites(threadID, ns, checkpointID, writes)
-		if err == nil {
-			err = b.logAppend(payload, !b.wal.lazyWrites)
-		}
-		if err != nil {
+		encode := func(*wal) ([]byte, error) { return b.encodeLogWrites(threadID, ns, checkpointID, writes) }
+		if err := b.logAppend(encode, !b.wal.lazyWrites, nil); err != nil {
 			return fmt.Errorf("checkpoint: put writes thread %q ns %q checkpoint %q: %w", threadID, ns, checkpointID, err)
 		}
 		return nil

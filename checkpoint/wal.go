@@ -114,12 +114,15 @@ type logHdr struct {
 }
 
 type wal struct {
-	f          *os.File
-	path       string
-	size       int64
-	epoch      uint64
-	off        int64    // where the next record goes
-	pending    [][]byte // payloads logged since the last reset
+	f       *os.File
+	path    string
+	size    int64
+	epoch   uint64
+	off     int64    // where the next record goes
+	pending [][]byte // payloads logged since the last reset
+	// last is the newest checkpoint logged in this epoch, per thread and
+	// namespace: a Put of its child is logged as a delta against it.
+	last       map[string]*loaded
 	applyEvery int
 	lazyWrites bool
 	noSync     bool  // the DB was opened with NoSync: no fdatasync either
@@ -265,7 +268,7 @@ func (b *Bolt) openLog(o WALOptions) error {
 		f.Close()
 		return fmt.Errorf("checkpoint: log %s is in use (one Bolt per DB and bucket): %w", path, err)
 	}
-	w := &wal{f: f, path: path, applyEvery: o.ApplyEvery, lazyWrites: o.LazyWrites, noSync: b.db.NoSync}
+	w := &wal{f: f, path: path, applyEvery: o.ApplyEvery, lazyWrites: o.LazyWrites, noSync: b.db.NoSync, last: map[string]*loaded{}}
 	if err := b.replayLog(w); err != nil {
 		f.Close()
 		return err
@@ -341,8 +344,9 @@ func (b *Bolt) replayLog(w *wal) error {
 		return fmt.Errorf("checkpoint: log %s is %d bytes: %w: too short for a log", w.path, w.size, ErrCorrupt)
 	}
 	ops := make([]walOp, len(s.records))
+	bases := map[string]*loaded{}
 	for i, p := range s.records {
-		op, err := b.decodeLogOp(p)
+		op, err := b.decodeLogOp(p, bases)
 		if err != nil {
 			// The record's checksum holds, so it is whole: a newer build
 			// or another serializer wrote it. It is not dropped.
@@ -369,13 +373,23 @@ func (b *Bolt) replayLog(w *wal) error {
 	return w.reset()
 }
 
-// encodeLogPut is the log payload of a Put: the full checkpoint record.
-func (b *Bolt) encodeLogPut(cp *graph.Checkpoint) ([]byte, error) {
-	rec, _, err := b.encodeCheckpoint(cp, nil, nil)
-	if err != nil {
-		return nil, err
+// encodeLogPut is the log payload of a Put: the checkpoint's record, as a
+// delta against base (its parent, logged earlier in the same epoch) or in
+// full when base is nil. It returns the materialised checkpoint too.
+func (b *Bolt) encodeLogPut(cp *graph.Checkpoint, base *loaded) ([]byte, *loaded, error) {
+	if base != nil {
+		// Every logged record is decoded in order, so a chain in the log
+		// needs no full snapshots: the depth bound is for bbolt's records.
+		flat := *base
+		flat.depth = 0
+		base = &flat
 	}
-	return b.encodeLogPayload(kindLogPut, logHdr{Thread: cp.ThreadID, NS: cp.NS, ID: cp.ID}, rec)
+	rec, l, err := b.encodeCheckpoint(cp, base, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := b.encodeLogPayload(kindLogPut, logHdr{Thread: cp.ThreadID, NS: cp.NS, ID: cp.ID}, rec)
+	return p, l, err
 }
 
 func (b *Bolt) encodeLogWrites(threadID, ns, id string, ws []graph.PendingWrite) ([]byte, error) {
@@ -394,8 +408,10 @@ func (b *Bolt) encodeLogPayload(kind string, h logHdr, rec []byte) ([]byte, erro
 	return EncodeEnvelope(Envelope{Kind: kind, Serializer: b.cfg.serializer.Name(), Header: hb, Blobs: [][]byte{rec}}), nil
 }
 
-// decodeLogOp parses a log payload back into the operation.
-func (b *Bolt) decodeLogOp(p []byte) (walOp, error) {
+// decodeLogOp parses a log payload back into the operation. bases holds
+// the checkpoints decoded before it in the same epoch, per thread and
+// namespace, which a delta record is built on; it is updated.
+func (b *Bolt) decodeLogOp(p []byte, bases map[string]*loaded) (walOp, error) {
 	env, err := DecodeEnvelope(p)
 	if err != nil {
 		return walOp{}, err
@@ -417,15 +433,19 @@ func (b *Bolt) decodeLogOp(p []byte) (walOp, error) {
 		if err != nil {
 			return walOp{}, err
 		}
-		if d.hdr.Base != "" || d.hdr.WritesOf != "" {
-			return walOp{}, fmt.Errorf("%w: logged checkpoint %q is not a full record", ErrCorrupt, h.ID)
+		key := cacheKey(h.Thread, h.NS)
+		base := bases[key]
+		if d.hdr.WritesOf != "" || (d.hdr.Base != "" && (base == nil || base.cp.ID != d.hdr.Base)) {
+			return walOp{}, fmt.Errorf("%w: logged checkpoint %q refers to %q, not logged before it", ErrCorrupt, h.ID, d.hdr.Base+d.hdr.WritesOf)
 		}
-		l, err := b.apply(nil, d, nil)
+		l, err := b.apply(nil, d, base)
 		if err != nil {
 			return walOp{}, err
 		}
-		op.kind, op.cp = opPut, l.cp
-		op.cp.ThreadID, op.cp.NS = h.Thread, h.NS
+		bases[key] = l
+		c := *l.cp // l.cp is never changed; putTx copies what it keeps
+		c.ThreadID, c.NS = h.Thread, h.NS
+		op.kind, op.cp = opPut, &c
 	case kindLogWrites:
 		env, err := b.openEnvelope(env.Blobs[0], kindWrites)
 		if err != nil {
@@ -445,23 +465,48 @@ func (b *Bolt) decodeLogOp(p []byte) (walOp, error) {
 	return op, nil
 }
 
-// logAppend logs one payload (synced unless sync is false) and applies
-// the log to bbolt when it is due.
-func (b *Bolt) logAppend(payload []byte, sync bool) error {
+// logPut logs a Put, as a delta against its parent when the parent is
+// the newest checkpoint of its thread and namespace logged in this epoch.
+func (b *Bolt) logPut(cp *graph.Checkpoint) error {
+	key := cacheKey(cp.ThreadID, cp.NS)
+	var stored *loaded
+	err := b.logAppend(func(w *wal) ([]byte, error) {
+		base := w.last[key]
+		if base != nil && (cp.ParentID == "" || cp.ParentID != base.cp.ID || cp.ID == cp.ParentID) {
+			base = nil
+		}
+		p, l, err := b.encodeLogPut(cp, base)
+		stored = l
+		return p, err
+	}, true, func(w *wal) { w.last[key] = stored })
+	return err
+}
+
+// logAppend logs the payload that encode returns (synced unless sync is
+// false), calls logged after it is in the log, and applies the log to
+// bbolt when it is due. encode runs under wmu, after any reset the new
+// record needs, so it may depend on what the log holds.
+func (b *Bolt) logAppend(encode func(*wal) ([]byte, error), sync bool, logged func(*wal)) error {
 	b.wmu.Lock()
 	defer b.wmu.Unlock()
 	w := b.wal
 	if w.err != nil {
 		return w.err
 	}
+	payload, err := encode(w)
+	if err != nil {
+		return err
+	}
 	if !w.fits(len(payload)) {
 		if err := b.applyLog(); err != nil {
 			return err
 		}
+		if payload, err = encode(w); err != nil { // the log is empty now
+			return err
+		}
 		if !w.fits(len(payload)) {
-			// Larger than the whole log, which is now empty: straight to
-			// bbolt, synced.
-			op, err := b.decodeLogOp(payload)
+			// Larger than the whole log: straight to bbolt, synced.
+			op, err := b.decodeLogOp(payload, map[string]*loaded{})
 			if err != nil {
 				return err
 			}
@@ -470,6 +515,9 @@ func (b *Bolt) logAppend(payload []byte, sync bool) error {
 	}
 	if err := w.append(payload, sync); err != nil {
 		return err
+	}
+	if logged != nil {
+		logged(w)
 	}
 	if len(w.pending) >= w.applyEvery {
 		if err := b.applyLog(); err != nil {
@@ -519,6 +567,7 @@ func (w *wal) reset() error {
 	}
 	w.off = walDataStart
 	w.pending = nil
+	clear(w.last)
 	return nil
 }
 
@@ -540,8 +589,9 @@ func (b *Bolt) applyLog() error {
 		return nil
 	}
 	ops := make([]walOp, 0, len(w.pending))
+	bases := map[string]*loaded{}
 	for _, p := range w.pending {
-		op, err := b.decodeLogOp(p)
+		op, err := b.decodeLogOp(p, bases)
 		if err != nil {
 			return fmt.Errorf("checkpoint: decode own log record: %w", err)
 		}
@@ -608,7 +658,11 @@ func (b *Bolt) applyOp(tx *bolt.Tx, op walOp, hints map[string]*loaded) error {
 	switch op.kind {
 	case opPut:
 		key := cacheKey(op.thread, op.ns)
-		l, err := b.putTx(tx, op.cp, hints[key])
+		hint := hints[key]
+		if hint == nil {
+			hint = b.cached(op.thread, op.ns)
+		}
+		l, err := b.putTx(tx, op.cp, hint)
 		if err == nil && hints != nil {
 			hints[key] = l
 		}

@@ -375,3 +375,62 @@ func FuzzScanLog(f *testing.F) {
 		}
 	})
 }
+
+// TestWALDeltaRecords: a Put whose parent was logged before it in the same
+// epoch is logged as a delta, so a growing state does not make every
+// record as large as the state; replay rebuilds every state exactly.
+func TestWALDeltaRecords(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cp.db")
+	cp, err := openWAL(t, path, WithWAL(WALOptions{ApplyEvery: 1 << 20}))
+	require.NoError(t, err)
+	msg := bytes.Repeat([]byte("m"), 1024)
+	list := []byte("[]")
+	var all []*graph.Checkpoint
+	for i := range 30 {
+		c := checkpointtest.Sample("grow", "", i, i > 0)
+		if i == 0 {
+			list = []byte(`["` + string(msg) + `"]`)
+		} else {
+			list = append(list[:len(list)-1], []byte(`,"`+string(msg)+`"]`)...)
+		}
+		c.Values["messages"] = bytes.Clone(list)
+		require.NoError(t, cp.Put(ctx, c))
+		all = append(all, c)
+	}
+	// A replaced checkpoint whose parent is not the newest logged one is
+	// logged in full.
+	replaced := checkpointtest.Sample("grow", "", 17, true)
+	replaced.Values["messages"] = []byte(`["replaced"]`)
+	require.NoError(t, cp.Put(ctx, replaced))
+	all[17] = replaced
+	s := logRecords(t, cp.wal.path)
+	require.Len(t, s.records, 31)
+	base := func(i int) string {
+		env, err := DecodeEnvelope(s.records[i])
+		require.NoError(t, err)
+		id := checkpointtest.ID(i)
+		if i == 30 {
+			id = replaced.ID
+		}
+		d, err := cp.decodeRecord(id, env.Blobs[0])
+		require.NoError(t, err)
+		return d.hdr.Base
+	}
+	assert.Empty(t, base(0))
+	for i := 1; i < 30; i++ {
+		assert.Equal(t, checkpointtest.ID(i-1), base(i), "record %d is a delta", i)
+		assert.Less(t, len(s.records[i]), 2048, "record %d is small", i)
+	}
+	assert.Empty(t, base(30))
+	abandon(t, cp)
+
+	cp, err = openWAL(t, path)
+	require.NoError(t, err)
+	assert.Equal(t, 31, cp.Replayed().Records)
+	for _, want := range all {
+		got, _, err := cp.Get(ctx, "grow", "", want.ID)
+		require.NoError(t, err)
+		checkpointtest.AssertEqual(t, want, got)
+	}
+}
