@@ -73,7 +73,11 @@
 // allocated and zero-filled once when it is created, so that appending to
 // it later changes no file metadata and fdatasync flushes only the record.
 // Put and PutWrites append one record (length, CRC-32C, epoch, and the
-// operation in an Envelope) and fdatasync the log before they return. The
+// operation in an Envelope) and fdatasync the log before they return. A
+// Put whose parent is the newest checkpoint logged for its thread and
+// namespace since the last reset is logged as a delta against it (the
+// encoding of the incremental records above), so a grown list costs its
+// new bytes in the log too. The
 // records are applied to bbolt in one synced transaction every
 // ApplyEvery records, when the log is full, before any read (Get, List,
 // Check, Flush) and on Close; then the log is reset by writing a header
