@@ -434,3 +434,40 @@ func TestWALDeltaRecords(t *testing.T) {
 		checkpointtest.AssertEqual(t, want, got)
 	}
 }
+
+// TestWALReplayDropsRefused: at replay, a logged operation bbolt refuses is
+// dropped and reported; the others are applied.
+func TestWALReplayDropsRefused(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cp.db")
+	cp, err := openWAL(t, path, WithWAL(WALOptions{ApplyEvery: 1 << 20}))
+	require.NoError(t, err)
+	good, bad := checkpointtest.Sample("good", "", 0, false), checkpointtest.Sample("bad", "", 0, false)
+	require.NoError(t, cp.Put(ctx, good))
+	require.NoError(t, cp.Put(ctx, bad))
+	abandon(t, cp)
+
+	// Thread "bad" gets a namespace bucket whose "c" is a value, not a
+	// bucket: bbolt refuses to create the checkpoints bucket there.
+	db, err := bolt.Open(path, 0o600, nil)
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		th, err := tx.Bucket([]byte(DefaultBucket)).CreateBucket(threadKey("bad"))
+		require.NoError(t, err)
+		nb, err := th.CreateBucket(nsKeyBytes(""))
+		require.NoError(t, err)
+		return nb.Put(bucketCheckpoints, []byte("not a bucket"))
+	}))
+	require.NoError(t, db.Close())
+
+	cp, err = openWAL(t, path)
+	require.NoError(t, err)
+	r := cp.Replayed()
+	assert.Equal(t, 2, r.Records)
+	require.Len(t, r.Dropped, 1)
+	assert.ErrorContains(t, r.Dropped[0], `thread "bad"`)
+	got, _, err := cp.Get(ctx, "good", "", "")
+	require.NoError(t, err)
+	checkpointtest.AssertEqual(t, good, got)
+	assert.Empty(t, logRecords(t, path+".wal").records, "the log was reset")
+}
