@@ -439,7 +439,7 @@ func (g *gremlinsRun) unleash(ctx context.Context) error {
 		g.side.Hordes++
 		seed := int64((g.cfg.Seed*1000 + uint64(hordes)) % (1 << 31))
 		_, err = g.sess.Evaluate(ctx, `(o) => window.__agentgraphGremlins.unleash(o)`,
-			map[string]any{"nb": n - st.Actions, "seed": seed, "delay": g.cfg.Delay.Milliseconds()})
+			map[string]any{"total": n, "seed": seed, "delay": g.cfg.Delay.Milliseconds()})
 		if err != nil && !errors.Is(err, browser.ErrPageGone) {
 			if ctx.Err() != nil {
 				return ctx.Err()
