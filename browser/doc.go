@@ -32,4 +32,10 @@
 //     reproduction asserts the correct behaviour under test.fail().
 //   - Tools exposes it all as tools.Tool values: execute_browser_command,
 //     get_dom_snapshot, capture_screenshot, generate_reproduction_spec.
+//   - Harness hooks, not agent actions: Config.InitScripts run in every
+//     document of every user context before the page's own scripts
+//     (instrumentation, or a monkey tester such as gremlins.js), and
+//     Session.Evaluate runs JavaScript in the page and returns its result,
+//     with ErrPageGone when a navigation destroyed the document. Neither is
+//     recorded on the tape; findings stay pending for the next Do.
 package browser

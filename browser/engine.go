@@ -65,6 +65,13 @@ type Config struct {
 	ArtifactDir string
 	// Logger (default slog.Default()).
 	Logger *slog.Logger
+	// InitScripts run in every document of every user context (each page,
+	// frame and navigation) before the page's own scripts, in this order,
+	// after the engine's popup guard (Playwright's
+	// BrowserContext.AddInitScript): instrumentation or a monkey tester
+	// such as gremlins.js. They can neither widen the allowed origins nor
+	// see the engine's state.
+	InitScripts []string
 }
 
 func (c *Config) defaults() {
@@ -239,6 +246,12 @@ func (e *Engine) newSession(user string) (*Session, error) {
 	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(fmt.Sprintf(popupGuardJS, origins, popupMark))}); err != nil {
 		_ = bctx.Close()
 		return nil, fmt.Errorf("init script: %w", err)
+	}
+	for i, js := range e.cfg.InitScripts {
+		if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(js)}); err != nil {
+			_ = bctx.Close()
+			return nil, fmt.Errorf("init script %d of Config.InitScripts: %w", i, err)
+		}
 	}
 	page, err := bctx.NewPage()
 	if err != nil {

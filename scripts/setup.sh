@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Offline set-up for agentgraph's browser pieces. Idempotent: safe to run again.
 #  - Debian chromium when no Chromium/Chrome is found
-#  - playwright-core, @playwright/test and axe-core into .tools/node (project-local)
+#  - playwright-core, @playwright/test, axe-core and gremlins.js into .tools/node (project-local)
 #  - Go modules
 # Prints the environment it settled on; scripts/env.sh exports the same.
 set -euo pipefail
@@ -44,6 +44,18 @@ if ! have playwright-core "$want_core" || ! have @playwright/test "$want_core" |
     || fail "npm install failed (is the npm registry reachable?)"
 fi
 say "playwright: $tools/node_modules/playwright-core/cli.js"
+
+# gremlins.js for the explorer's side-by-side comparison
+# (go run ./examples/explorer/gremlins); pinned, injected as an init script.
+want_gremlins=2.2.0
+if ! have gremlins.js "$want_gremlins"; then
+  say "installing gremlins.js@$want_gremlins into .tools/node"
+  mkdir -p "$tools"
+  [ -f "$tools/package.json" ] || printf '{"name":"agentgraph-tools","private":true}\n' > "$tools/package.json"
+  (cd "$tools" && npm install --no-audit --no-fund --silent "gremlins.js@$want_gremlins" >/dev/null) \
+    || fail "npm install gremlins.js failed (is the npm registry reachable?)"
+fi
+say "gremlins.js: $tools/node_modules/gremlins.js/dist/gremlins.min.js"
 
 # Optional: @playwright/mcp for the snapshot-size comparison in
 # `go test -bench SnapshotSize ./browser/` (kept apart: it bundles its own Playwright).

@@ -1,0 +1,641 @@
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/internal/demoapp"
+	"github.com/agentgraph/agentgraph/memory"
+)
+
+// GremlinsVersion is the gremlins.js release the comparison is pinned to
+// (scripts/setup.sh installs it into .tools/node).
+const GremlinsVersion = "2.2.0"
+
+// GremlinsScriptRelPath is where scripts/setup.sh puts gremlins.min.js,
+// relative to the checkout root.
+const GremlinsScriptRelPath = ".tools/node/node_modules/gremlins.js/dist/gremlins.min.js"
+
+// GremlinsConfig configures CompareGremlins. The zero value compares the
+// two on the demo app with N = 200.
+type GremlinsConfig struct {
+	// Budget is N: the explorer's step budget and the number of gremlin
+	// actions (200, the explorer's default budget).
+	Budget int
+	// Seed seeds the explorer's personas and the gremlins' randomizer (1).
+	Seed uint64
+	// Delay is the pause between two gremlin actions (10ms, the default of
+	// gremlins.js's distribution strategy).
+	Delay time.Duration
+	// ReportDir receives explorer/ (the explorer's own reports),
+	// gremlins.json and gremlins.md ("reports/gremlins").
+	ReportDir string
+	// Script is gremlins.min.js (default: $AGENTGRAPH_GREMLINS_JS, else
+	// GremlinsScriptRelPath in the working directory or a parent).
+	Script string
+	// StartURL is the path both start from ("/").
+	StartURL string
+	// NoSignIn leaves the gremlins signed out. By default the harness signs
+	// them in the way the explorer does (the account shown on the sign-in
+	// page) before the horde starts and whenever a page asks for a password
+	// again; those steps are the harness's, not gremlin actions.
+	NoSignIn bool
+	// SlowThreshold of the collector (3s, as the explorer's).
+	SlowThreshold time.Duration
+	// DemoDisabled turns demo-app bugs off, on both sides.
+	DemoDisabled []string
+	// Browser, when set, is used for both runs (and left open).
+	Browser *browser.Browser
+	// Progress receives a line per phase and per gremlins page (nil: none).
+	Progress io.Writer
+	// Logger for diagnostics (default: discard).
+	Logger *slog.Logger
+}
+
+func (c *GremlinsConfig) defaults() {
+	if c.Budget <= 0 {
+		c.Budget = 200
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.Delay <= 0 {
+		c.Delay = 10 * time.Millisecond
+	}
+	if c.ReportDir == "" {
+		c.ReportDir = filepath.Join("reports", "gremlins")
+	}
+	if c.StartURL == "" {
+		c.StartURL = "/"
+	}
+	if c.SlowThreshold <= 0 {
+		c.SlowThreshold = 3 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+}
+
+// GremlinsComparison is the outcome of CompareGremlins: which seeded bugs
+// of the demo app each side triggered, matched from the evidence alone.
+type GremlinsComparison struct {
+	Budget   int           `json:"budget"`
+	Seed     uint64        `json:"seed"`
+	Seeded   []string      `json:"seeded"`
+	Explorer ExplorerSide  `json:"explorer"`
+	Gremlins GremlinsSide  `json:"gremlins"`
+	Rows     []GremlinsRow `json:"rows"`
+	Duration time.Duration `json:"duration_ns"`
+	Notes    []string      `json:"notes"`
+}
+
+// ExplorerSide is the explorer's half of a comparison.
+type ExplorerSide struct {
+	Steps    int           `json:"steps"`
+	Bugs     int           `json:"bugs"`
+	Found    []string      `json:"found"`
+	Report   string        `json:"report"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// GremlinsSide is the gremlins' half of a comparison.
+type GremlinsSide struct {
+	Version string `json:"version"`
+	// Actions is the number of gremlin actions, counted by the species'
+	// logger; Species splits it by species.
+	Actions int            `json:"actions"`
+	Species map[string]int `json:"species"`
+	// Hordes is the number of hordes unleashed (one or more per page).
+	Hordes int `json:"hordes"`
+	// Pages lists the pages the gremlins reached, in order of first visit.
+	Pages []string `json:"pages"`
+	// GizmoStops counts hordes that gremlins' gizmo mogwai stopped after
+	// 10 JS errors (the next horde goes on).
+	GizmoStops int `json:"gizmo_stops"`
+	// SignIns and HarnessSteps are the harness's own help: sign-ins and
+	// the browser steps they, the start page and way backs from dead ends took.
+	SignIns      int `json:"sign_ins"`
+	HarnessSteps int `json:"harness_steps"`
+	// Bugs are the collector's and the engine's findings, as the explorer
+	// turns them into bugs.
+	Bugs  []Bug    `json:"bugs"`
+	Found []string `json:"found"`
+	// OwnOracles are the seeded bugs that gremlins' own oracles could have
+	// seen: the JS errors (uncaught exceptions and console errors) alone.
+	OwnOracles []string      `json:"own_oracles"`
+	Duration   time.Duration `json:"duration_ns"`
+}
+
+// GremlinsRow is one seeded bug of the comparison table.
+type GremlinsRow struct {
+	ID       string `json:"id"`
+	Class    string `json:"class"`
+	Explorer bool   `json:"explorer"`
+	Gremlins bool   `json:"gremlins"`
+}
+
+// CompareGremlins runs the offline explorer on the demo app with a step
+// budget of N, then unleashes gremlins.js on a fresh demo app with the same
+// seeded bugs for exactly N gremlin actions, both behind the same
+// page-health collector (the explorer's reverse proxy and its in-page
+// recorder, plus the browser engine's health), and matches each side's
+// evidence to the seeded bugs with demoapp.FindIDs as the explorer's
+// summary does. It writes gremlins.json and gremlins.md to cfg.ReportDir.
+// A missing gremlins.min.js or browser is a *SetupError.
+func CompareGremlins(ctx context.Context, cfg GremlinsConfig) (GremlinsComparison, error) {
+	start := time.Now()
+	cfg.defaults()
+	out := GremlinsComparison{Budget: cfg.Budget, Seed: cfg.Seed}
+	script, err := loadGremlins(cfg.Script)
+	if err != nil {
+		return out, err
+	}
+	if _, err := demoapp.ParseBugList(strings.Join(cfg.DemoDisabled, ",")); err != nil {
+		return out, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	b := cfg.Browser
+	if b == nil {
+		b, err = browser.Launch(ctx, browser.LaunchOptions{Logger: cfg.Logger})
+		if err != nil {
+			return out, &SetupError{Err: fmt.Errorf("launch the browser: %w", err)}
+		}
+		defer b.Close()
+	}
+
+	// The explorer, offline, with a step budget of N.
+	fmt.Fprintf(cfg.Progress, "explorer: %d steps on the demo app\n", cfg.Budget)
+	t0 := time.Now()
+	m := DefaultMission()
+	m.StartURL = cfg.StartURL
+	res, err := Run(ctx, Config{Budget: cfg.Budget, Seed: cfg.Seed, ReportDir: filepath.Join(cfg.ReportDir, "explorer"),
+		Missions: []Mission{m}, Browser: b, SlowThreshold: cfg.SlowThreshold, DemoDisabled: cfg.DemoDisabled, Logger: cfg.Logger})
+	if err != nil {
+		return out, fmt.Errorf("explore: gremlins comparison: explorer run: %w", err)
+	}
+	if len(res.Missions) != 1 || res.Missions[0].Err != "" || res.Demo == nil {
+		return out, fmt.Errorf("explore: gremlins comparison: the explorer's mission failed: %+v", res.Missions)
+	}
+	out.Seeded = res.Demo.Seeded
+	out.Explorer = ExplorerSide{Steps: res.Missions[0].Steps, Bugs: res.Bugs(), Found: res.Demo.Found,
+		Report: res.Missions[0].Dir, Duration: time.Since(t0)}
+	fmt.Fprintf(cfg.Progress, "explorer: %d/%d seeded bugs in %d steps (%s)\n", len(out.Explorer.Found), len(out.Seeded), out.Explorer.Steps, out.Explorer.Duration.Round(100*time.Millisecond))
+
+	// gremlins.js, N actions, on a fresh demo app behind the same collector.
+	fmt.Fprintf(cfg.Progress, "gremlins.js@%s: %d actions on a fresh demo app\n", GremlinsVersion, cfg.Budget)
+	g, err := runGremlins(ctx, cfg, b, script)
+	if err != nil {
+		return out, err
+	}
+	out.Gremlins = g
+	fmt.Fprintf(cfg.Progress, "gremlins.js: %d/%d seeded bugs in %d actions (%s)\n", len(g.Found), len(out.Seeded), g.Actions, g.Duration.Round(100*time.Millisecond))
+
+	for _, id := range out.Seeded {
+		row := GremlinsRow{ID: id, Explorer: slices.Contains(out.Explorer.Found, id), Gremlins: slices.Contains(g.Found, id)}
+		if bug, ok := demoapp.Lookup(demoapp.BugID(id)); ok {
+			row.Class = string(bug.Class)
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	out.Notes = comparisonNotes(cfg)
+	out.Duration = time.Since(start)
+	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
+		return out, fmt.Errorf("explore: gremlins comparison: %w", err)
+	}
+	if err := writeJSON(filepath.Join(cfg.ReportDir, "gremlins.json"), out); err != nil {
+		return out, fmt.Errorf("explore: gremlins comparison: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg.ReportDir, "gremlins.md"), []byte(out.Markdown()), 0o644); err != nil {
+		return out, fmt.Errorf("explore: gremlins comparison: %w", err)
+	}
+	return out, nil
+}
+
+func comparisonNotes(cfg GremlinsConfig) []string {
+	notes := []string{
+		fmt.Sprintf("Both sides: a fresh demo app with the same seeded bugs, started at %s, watched by the explorer's page-health collector (reverse proxy: 5xx bodies, X-Demoapp-Bug headers, slow responses over %s, duplicate posts; in-page recorder: executed XSS probes, unnamed controls, dead controls, duplicate rows) and the browser engine's health (page errors, console errors, 404s, 5xx, error banners); bugs matched from the evidence with demoapp.FindIDs.", cfg.StartURL, cfg.SlowThreshold),
+		fmt.Sprintf("Explorer: offline, seed %d, budget %d browser steps (its sign-in counts).", cfg.Seed, cfg.Budget),
+		fmt.Sprintf("gremlins.js@%s injected by an init script: default species and mogwais, distribution strategy with a %s delay, randomizer new gremlins.Chance(seed) per horde, a new horde on every new page until %d actions (counted by the species' logger) are spent; actions not drawn on the page.", GremlinsVersion, cfg.Delay, cfg.Budget),
+	}
+	if cfg.NoSignIn {
+		notes = append(notes, "gremlins were not signed in.")
+	} else {
+		notes = append(notes, "The harness signed the gremlins in (the account shown on the sign-in page, as the explorer does) before the first horde and whenever a page asked for a password; these steps are not gremlin actions.")
+	}
+	return notes
+}
+
+// Markdown renders the comparison table and both counts.
+func (c GremlinsComparison) Markdown() string {
+	yn := func(b bool) string {
+		if b {
+			return "y"
+		}
+		return "n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Explorer vs gremlins.js@%s on the demo app (N = %d)\n\n", GremlinsVersion, c.Budget)
+	fmt.Fprintf(&b, "- Explorer: **%d/%d** seeded bugs in %d steps (%s).\n", len(c.Explorer.Found), len(c.Seeded), c.Explorer.Steps, c.Explorer.Duration.Round(100*time.Millisecond))
+	fmt.Fprintf(&b, "- gremlins.js: **%d/%d** seeded bugs in %d gremlin actions (%s) over %d pages and %d hordes; %d harness steps (%d sign-ins).\n",
+		len(c.Gremlins.Found), len(c.Seeded), c.Gremlins.Actions, speciesLine(c.Gremlins.Species), len(c.Gremlins.Pages), c.Gremlins.Hordes, c.Gremlins.HarnessSteps, c.Gremlins.SignIns)
+	fmt.Fprintf(&b, "- gremlins' own oracles (JS errors only) would have seen %d/%d: %s.\n\n", len(c.Gremlins.OwnOracles), len(c.Seeded), orNone(c.Gremlins.OwnOracles))
+	b.WriteString("| bug | class | explorer | gremlins |\n|---|---|---|---|\n")
+	for _, r := range c.Rows {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.ID, r.Class, yn(r.Explorer), yn(r.Gremlins))
+	}
+	fmt.Fprintf(&b, "| **total** | | **%d** | **%d** |\n\n", len(c.Explorer.Found), len(c.Gremlins.Found))
+	for _, n := range c.Notes {
+		b.WriteString("- " + n + "\n")
+	}
+	return b.String()
+}
+
+func speciesLine(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orNone(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
+
+// loadGremlins reads gremlins.min.js and checks that it is the pinned
+// release.
+func loadGremlins(path string) (string, error) {
+	if path == "" {
+		path = os.Getenv("AGENTGRAPH_GREMLINS_JS")
+	}
+	if path == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", &SetupError{Err: err}
+		}
+		p, ok := browser.FindUp(wd, GremlinsScriptRelPath)
+		if !ok {
+			return "", &SetupError{Err: fmt.Errorf("gremlins.js (%s) not found in %s or a parent: run scripts/setup.sh, or set AGENTGRAPH_GREMLINS_JS", GremlinsScriptRelPath, wd)}
+		}
+		path = p
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return "", &SetupError{Err: fmt.Errorf("gremlins.js: %w", err)}
+	}
+	pkg, err := os.ReadFile(filepath.Join(filepath.Dir(path), "..", "package.json"))
+	if err == nil {
+		var meta struct{ Name, Version string }
+		if json.Unmarshal(pkg, &meta) == nil && meta.Name == "gremlins.js" && meta.Version != GremlinsVersion {
+			return "", &SetupError{Err: fmt.Errorf("gremlins.js at %s is %s, want %s: run scripts/setup.sh", path, meta.Version, GremlinsVersion)}
+		}
+	}
+	if !strings.Contains(string(src), "createHorde") {
+		return "", &SetupError{Err: fmt.Errorf("%s is not gremlins.js (no createHorde)", path)}
+	}
+	return string(src), nil
+}
+
+// gremlinsRun is the gremlins' side at work.
+type gremlinsRun struct {
+	cfg    GremlinsConfig
+	sess   *browser.Session
+	col    *collector
+	colURL string
+	side   GremlinsSide
+	seen   map[string]bool // bug fingerprints
+	pages  map[string]bool
+	signIn bool // sign-ins still make sense
+}
+
+// gremlinsState is what the driver reports about the current document.
+type gremlinsState struct {
+	Actions  int            `json:"actions"`
+	Species  map[string]int `json:"species"`
+	Gizmo    int            `json:"gizmo"`
+	Doc      string         `json:"doc"`
+	Leaving  bool           `json:"leaving"`
+	Ready    string         `json:"ready"`
+	URL      string         `json:"url"`
+	Loaded   bool           `json:"loaded"`
+	Password bool           `json:"password"`
+}
+
+func runGremlins(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, script string) (GremlinsSide, error) {
+	t0 := time.Now()
+	disabled, _ := demoapp.ParseBugList(strings.Join(cfg.DemoDisabled, ","))
+	demo, err := demoapp.Listen("", demoapp.Options{Disabled: disabled})
+	if err != nil {
+		return GremlinsSide{}, &SetupError{Err: fmt.Errorf("serve the demo app: %w", err)}
+	}
+	defer func() { _ = demo.Close(context.Background()) }()
+	var seeded []string
+	for _, id := range demo.App.EnabledBugs() {
+		seeded = append(seeded, string(id))
+	}
+	col, err := newCollector(demo.URL, cfg.SlowThreshold, cfg.Logger)
+	if err != nil {
+		return GremlinsSide{}, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return GremlinsSide{}, &SetupError{Err: fmt.Errorf("listen: %w", err)}
+	}
+	hs := &http.Server{Handler: col, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	defer func() { _ = hs.Close() }()
+	colURL := "http://" + ln.Addr().String()
+
+	eng, err := b.NewEngine(browser.Config{Origins: []string{colURL}, Logger: cfg.Logger, InitScripts: []string{script, gremlinsDriverJS},
+		ActionTimeout: 3 * time.Second, SettleTimeout: settleTimeout, SpinnerTimeout: 3 * time.Second})
+	if err != nil {
+		return GremlinsSide{}, fmt.Errorf("explore: gremlins: browser engine: %w", err)
+	}
+	defer func() { _ = eng.Close() }()
+	sess, err := eng.User(ctx, "gremlins")
+	if err != nil {
+		return GremlinsSide{}, fmt.Errorf("explore: gremlins: browser context: %w", err)
+	}
+	g := &gremlinsRun{cfg: cfg, sess: sess, col: col, colURL: colURL, seen: map[string]bool{}, pages: map[string]bool{}, signIn: !cfg.NoSignIn,
+		side: GremlinsSide{Version: GremlinsVersion, Species: map[string]int{}, Bugs: []Bug{}}}
+	if err := g.unleash(ctx); err != nil {
+		return g.side, err
+	}
+	// Late reports of the in-page recorder, then a last health check.
+	col.waitQuiet(ctx, 800*time.Millisecond)
+	g.do(ctx, browser.Intent{Action: browser.ActCheckHealth}, false)
+
+	own := make([]Bug, 0, len(g.side.Bugs))
+	for _, bug := range g.side.Bugs {
+		if bug.Kind == string(browser.FindPageError) || bug.Kind == string(browser.FindConsoleError) {
+			own = append(own, bug)
+		}
+	}
+	g.side.Found = score(seeded, g.side.Bugs).Found
+	g.side.OwnOracles = score(seeded, own).Found
+	g.side.Duration = time.Since(t0)
+	return g.side, nil
+}
+
+// unleash spends the action budget: a horde per page (and another on the
+// same page when one ends early), until the species' logger counted N.
+func (g *gremlinsRun) unleash(ctx context.Context) error {
+	n := g.cfg.Budget
+	g.do(ctx, nav(g.cfg.StartURL), true)
+	if g.signIn {
+		g.signInFirst(ctx)
+	}
+	stuck := 0
+	for hordes := 0; ; hordes++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		st, err := g.state(ctx)
+		switch {
+		case err != nil || !st.Loaded:
+			// No gremlins in this document (not HTML, or gone): back.
+			stuck++
+			if stuck > 5 {
+				return fmt.Errorf("explore: gremlins: no gremlins.js in %s after %d tries: %v", g.sess.URL(), stuck, err)
+			}
+			g.do(ctx, browser.Intent{Action: browser.ActGoBack}, true)
+			continue
+		}
+		stuck = 0
+		g.note(st)
+		if st.Actions >= n {
+			return nil
+		}
+		if hordes > 20*n+20 {
+			return fmt.Errorf("explore: gremlins: %d of %d actions after %d hordes", st.Actions, n, hordes)
+		}
+		if st.Password && g.signIn {
+			g.signInHere(ctx)
+			continue
+		}
+		g.side.Hordes++
+		seed := int64((g.cfg.Seed*1000 + uint64(hordes)) % (1 << 31))
+		_, err = g.sess.Evaluate(ctx, `(o) => window.__agentgraphGremlins.unleash(o)`,
+			map[string]any{"total": n, "seed": seed, "delay": g.cfg.Delay.Milliseconds()})
+		if err != nil && !errors.Is(err, browser.ErrPageGone) {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			g.cfg.Logger.Warn("explore: gremlins: unleash", "err", err)
+		}
+		g.arrive(ctx, st.Doc)
+	}
+}
+
+// arrive waits until a navigation the gremlins started has a new document
+// (or gave up), then lets the engine settle and collect the page's health.
+func (g *gremlinsRun) arrive(ctx context.Context, doc string) {
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		st, err := g.state(ctx)
+		if err == nil && st.Doc != doc && st.Ready != "loading" {
+			break
+		}
+		if err == nil && st.Doc == doc && !st.Leaving {
+			break // the horde ended on this page
+		}
+		if err != nil && !errors.Is(err, browser.ErrPageGone) && !strings.Contains(err.Error(), "__agentgraphGremlins") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if st, err := g.state(ctx); err == nil && st.Doc == doc && st.Leaving {
+		// The navigation never committed (a download, a refused origin).
+		_, _ = g.sess.Evaluate(ctx, `() => window.__agentgraphGremlins.reset()`, nil)
+	}
+	g.do(ctx, browser.Intent{Action: browser.ActWaitFor, Target: "body", State: "attached"}, false)
+}
+
+func (g *gremlinsRun) state(ctx context.Context) (gremlinsState, error) {
+	var st gremlinsState
+	v, err := g.sess.Evaluate(ctx, `() => window.__agentgraphGremlins ? window.__agentgraphGremlins.state() : null`, nil)
+	if err != nil {
+		return st, err
+	}
+	if v == nil {
+		return st, errors.New("no __agentgraphGremlins in this document")
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return st, fmt.Errorf("explore: gremlins: state: %w", err)
+	}
+	return st, nil
+}
+
+// note records the counters and the page.
+func (g *gremlinsRun) note(st gremlinsState) {
+	g.side.Actions = st.Actions
+	g.side.GizmoStops = st.Gizmo
+	if st.Species != nil {
+		g.side.Species = st.Species
+	}
+	p := pathQuery(st.URL)
+	if p != "" && !g.pages[p] {
+		g.pages[p] = true
+		g.side.Pages = append(g.side.Pages, p)
+		fmt.Fprintf(g.cfg.Progress, "gremlins: %d/%d actions, bugs %d, page %s\n", st.Actions, g.cfg.Budget, len(g.side.Bugs), p)
+	}
+}
+
+// do runs one step of the harness's own (harness counts it) or a health
+// collection, and turns the findings into bugs.
+func (g *gremlinsRun) do(ctx context.Context, in browser.Intent, harness bool) browser.Result {
+	res := g.sess.Do(ctx, in)
+	if harness {
+		g.side.HarnessSteps++
+	}
+	if in.Action == browser.ActClick {
+		g.col.waitQuiet(ctx, 150*time.Millisecond)
+	}
+	g.collect(res)
+	return res
+}
+
+// snapshot looks at the page (not a step), keeping the findings it drains.
+func (g *gremlinsRun) snapshot(ctx context.Context) (browser.Snapshot, error) {
+	res := g.do(ctx, browser.Intent{Action: browser.ActSnapshot}, false)
+	if !res.OK || res.Snapshot == nil {
+		return browser.Snapshot{}, fmt.Errorf("explore: gremlins: snapshot: %s", res.Error)
+	}
+	return *res.Snapshot, nil
+}
+
+// collect turns the engine's and the collector's findings into bugs the
+// way the explorer does.
+func (g *gremlinsRun) collect(res browser.Result) {
+	var fs []browser.Finding
+	for _, f := range res.Findings {
+		if cf, ok := fromConsole(f); ok {
+			if cf.Kind != browser.FindConsoleError {
+				fs = append(fs, cf)
+			}
+			continue
+		}
+		fs = append(fs, f)
+	}
+	fs = append(fs, g.col.take()...)
+	for _, f := range fs {
+		bug, ok := findingBug(f, res.URL)
+		if !ok || g.seen[bug.Fingerprint] {
+			continue
+		}
+		g.seen[bug.Fingerprint] = true
+		bug.ID = fmt.Sprintf("bug-%02d-%s", len(g.side.Bugs)+1, strings.ReplaceAll(bug.Kind, "_", "-"))
+		bug.Persona = "gremlins"
+		bug.Step = g.side.Actions
+		g.side.Bugs = append(g.side.Bugs, bug)
+	}
+}
+
+// findingBug is the bug the explorer files for a finding (same filters,
+// title and evidence), without memory, screenshot or spec.
+func findingBug(f browser.Finding, pageURL string) (Bug, bool) {
+	title, ok := bugKinds[f.Kind]
+	if !ok || (f.Kind == browser.FindServerError && f.Evidence == "") {
+		return Bug{}, false
+	}
+	if f.Kind == browser.FindServerError && !strings.Contains(f.Evidence, "body:") {
+		return Bug{}, false
+	}
+	page := f.URL
+	if page == "" {
+		page = pageURL
+	}
+	evidence := f.Evidence
+	if evidence == "" {
+		evidence = f.Message
+	} else if !strings.Contains(evidence, f.Message) {
+		evidence = f.Message + " — " + evidence
+	}
+	return Bug{Fingerprint: memory.Fingerprint(string(f.Kind), pathOf(page), evidence), Kind: string(f.Kind),
+		Title: title + " on " + pathOf(page) + ": " + clip(f.Message, 120), URL: page, Evidence: evidence, New: true, SeenCount: 1}, true
+}
+
+var reSignInLink = regexp.MustCompile(`(?i)\b(sign|log) ?in\b`)
+
+// signInFirst opens the sign-in form from the start page when it has none
+// (a link named "sign in" or "log in"), then signs in.
+func (g *gremlinsRun) signInFirst(ctx context.Context) {
+	if st, err := g.state(ctx); err == nil && st.Password {
+		g.signInHere(ctx)
+		return
+	}
+	snap, err := g.snapshot(ctx)
+	if err != nil {
+		return
+	}
+	for _, e := range parseElements(snap) {
+		if e.Role == "link" && reSignInLink.MatchString(e.Name) {
+			g.do(ctx, clickRef(e.Ref), true)
+			g.signInHere(ctx)
+			return
+		}
+	}
+}
+
+// signInHere fills the page's sign-in form the way the explorer's personas
+// do: the account shown on the page, email or user fields before the
+// password, then the best submit button.
+func (g *gremlinsRun) signInHere(ctx context.Context) {
+	snap, err := g.snapshot(ctx)
+	if err != nil {
+		g.signIn = false
+		return
+	}
+	els := parseElements(snap)
+	for i, e := range els {
+		if !e.fillable() || !strings.Contains(strings.ToLower(e.Name), "password") {
+			continue
+		}
+		creds := guessCredentials(snap.Text, Credentials{})
+		for _, f := range els[:i] {
+			name := strings.ToLower(f.Name)
+			if f.fillable() && f.InMain && (strings.Contains(name, "mail") || strings.Contains(name, "user")) {
+				g.do(ctx, fillRef(f.Ref, creds.Email), true)
+			}
+		}
+		g.do(ctx, fillRef(e.Ref, creds.Password), true)
+		if b, ok := submitButton(els, i+1); ok {
+			g.do(ctx, clickRef(b.Ref), true)
+		}
+		g.side.SignIns++
+		if st, err := g.state(ctx); err == nil && st.Password {
+			// Still asked for a password: the account does not work; let
+			// the gremlins be.
+			g.signIn = false
+		}
+		return
+	}
+	g.signIn = false
+}
