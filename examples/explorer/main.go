@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/llm"
+	"github.com/tmc/langchaingo/llms"
 )
 
 func main() {
@@ -74,21 +75,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 		}
 		cfg.Missions = ms
 	}
-	var opts []llm.DetectOption
-	opts = append(opts, llm.OfflineFallback())
-	if *offline {
-		opts = append(opts, llm.ForceOffline())
+	if *verbose {
+		cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	det, err := llm.Detect(llm.Lookup(env), opts...)
+	factory, err := modelFactory(env, *offline, cfg.Logger)
 	if err != nil {
 		fmt.Fprintln(stderr, "explorer:", err)
 		return explore.ExitSetup
 	}
-	if !det.IsOffline() {
-		fmt.Fprintf(stderr, "explorer: a model is configured (%s via %s), but this build's team is offline only; exploring offline\n", det.Provider, det.Source)
-	}
-	if *verbose {
-		cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if factory != nil {
+		if cfg.Models, err = explore.ModelsFromFactory(ctx, factory); err != nil {
+			fmt.Fprintln(stderr, "explorer:", err)
+			return explore.ExitSetup
+		}
+		summarizer, err := factory.For(ctx, llm.RoleSummarizer)
+		if err != nil {
+			fmt.Fprintln(stderr, "explorer:", err)
+			return explore.ExitSetup
+		}
+		cfg.Reflector = explore.ModelReflector{Model: summarizer}
+		fmt.Fprintf(stderr, "explorer: model-driven: %s (via %s); %s\n", factory.Detection.Provider, factory.Detection.Source, roleModels(cfg.Models, summarizer))
+	} else {
+		fmt.Fprintln(stderr, "explorer: offline: heuristic personas and rule supervisor (set an API key, e.g. OPENAI_API_KEY, for a model-driven team)")
 	}
 	if !*quiet {
 		cfg.Progress = stdout
@@ -102,6 +110,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 		fmt.Fprintln(stdout)
 	}
 	explore.PrintTable(stdout, res)
+	if u := res.Usage; u != nil {
+		fmt.Fprintf(stdout, "model usage: %d calls, %d input + %d output tokens, $%.4f\n", u.Calls, u.InputTokens, u.OutputTokens, u.CostUSD)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "explorer:", err)
 	}
@@ -115,4 +126,40 @@ func isTTY(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// modelFactory returns the role-model factory of the environment, or nil
+// offline (--offline, or no provider configured).
+func modelFactory(env func(string) (string, bool), offline bool, log *slog.Logger) (*llm.Factory, error) {
+	lookup := llm.Lookup(env)
+	opts := []llm.DetectOption{llm.OfflineFallback()}
+	if offline {
+		opts = append(opts, llm.ForceOffline())
+	}
+	tiers, err := llm.TiersFromEnv(lookup)
+	if err != nil {
+		return nil, err
+	}
+	f, err := llm.NewFactory(lookup, tiers, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if f.Detection.IsOffline() {
+		return nil, nil
+	}
+	if log != nil {
+		f.Options = append(f.Options, llm.WithLogger(log))
+	}
+	return f, nil
+}
+
+// roleModels names the model of each role.
+func roleModels(ms *explore.Models, summarizer llms.Model) string {
+	name := func(m llms.Model) string {
+		if lm, ok := m.(*llm.Model); ok {
+			return lm.Config().Model
+		}
+		return "custom"
+	}
+	return fmt.Sprintf("supervisor=%s persona=%s reporter=%s summarizer=%s", name(ms.Supervisor), name(ms.Persona), name(ms.Reporter), name(summarizer))
 }
