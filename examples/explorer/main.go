@@ -2,7 +2,12 @@
 // team of personas explores a web app in a real browser, reports bugs with
 // evidence and writes Playwright specs that reproduce them. With no
 // arguments it serves the built-in demo app on loopback and explores it
-// offline. See package explore for flags, environment and outputs.
+// offline; when the environment configures a provider (llm.Detect: e.g.
+// OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_API_KEY, OLLAMA_HOST) and
+// --offline is not given, the supervisor, personas, reporter and reflection
+// are model-driven, with role models from llm.NewFactory (role tiers in
+// AGENTGRAPH_ROLES_FILE or AGENTGRAPH_<ROLE>_MODEL…). See package explore for
+// flags, environment and outputs.
 package main
 
 import (

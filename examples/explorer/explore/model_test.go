@@ -260,3 +260,76 @@ func TestModelDrivenGarbage(t *testing.T) {
 	assert.Contains(t, string(md), "# Test report: explore")
 	assert.NotContains(t, string(md), "Analysis (written by the reporter model)")
 }
+
+// TestModelTurnLimitAndLoop: a persona model that repeats the same action
+// on the same page is nudged with a message instead of the action; at the
+// turn's step limit the agent is stopped, and its next turn starts from the
+// start URL, told to pick a different area.
+func TestModelTurnLimitAndLoop(t *testing.T) {
+	var routes counter
+	home := llmfake.CallTool("execute_browser_command", `{"intent":{"action":"navigate","url":"/"}}`)
+	srv := llmfake.New(func(r llmfake.Request) llmfake.Reply {
+		switch {
+		case r.HasTool(llm.ChooseTool):
+			if routes.next() < 2 {
+				return llmfake.CallTool(llm.ChooseTool, `{"choice":"new_user"}`)
+			}
+			return llmfake.CallTool(llm.ChooseTool, `{"choice":"FINISH"}`)
+		case r.HasTool("execute_browser_command"):
+			if strings.Contains(r.Text(), "Pick a different area") {
+				return llmfake.Text("second turn: back on the start page")
+			}
+			switch len(r.ToolResults()) {
+			case 0, 1, 2, 3:
+				return home
+			case 4:
+				return llmfake.CallTool("execute_browser_command", `{"intent":{"action":"navigate","url":"/release-notes"}}`)
+			}
+			return llmfake.Text("should not be asked: the step limit ended the turn")
+		default:
+			return llmfake.Text("report")
+		}
+	})
+	defer srv.Close()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Config{Budget: 30, TurnSteps: 4, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)})
+	require.NoError(t, err)
+	m := res.Missions[0]
+	require.Empty(t, m.Err)
+
+	var turn1 []llmfake.Request
+	var turn2 int
+	for _, r := range srv.Requests() {
+		if !r.HasTool("execute_browser_command") {
+			continue
+		}
+		if strings.Contains(r.Text(), "Pick a different area") {
+			turn2++
+		} else {
+			turn1 = append(turn1, r)
+		}
+	}
+	require.Len(t, turn1, 5, "the limit stopped the agent after its fourth browser action")
+	results := turn1[4].ToolResults()
+	assert.Contains(t, results[3].Text(), "loop detected", "the third same action on the same page is not run")
+	assert.Contains(t, results[3].Text(), "Go elsewhere")
+	assert.Equal(t, 1, turn2, "the second turn was told to pick a different area")
+
+	tape, _, err := browser.ReadTapeFile(filepath.Join(dir, "explore", "action_tape.jsonl"))
+	require.NoError(t, err)
+	var urls []string
+	for _, e := range tape {
+		if e.User == "new_user" {
+			urls = append(urls, e.Params.URL)
+		}
+	}
+	// start page, three runs of "/", release notes, the reset to "/".
+	assert.Equal(t, []string{"/", "/", "/", "/", "/release-notes", "/"}, urls)
+	assert.Equal(t, 6, m.Steps)
+	trace, err := os.ReadFile(filepath.Join(dir, "explore", "traces.log"))
+	require.NoError(t, err)
+	assert.Contains(t, string(trace), "loop detected")
+	assert.Contains(t, string(trace), "reset to the start URL")
+}
