@@ -257,11 +257,15 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 		App:     personas.App{BaseURL: mr.colURL, Description: "The app under test, served through the explorer's page-health proxy."},
 		Mission: mr.m.Prompt, Supplement: sup,
 	})
-	here := "(unknown)"
-	if e, ok := mr.lastEntry(); ok && e.URL != "" {
-		here = pathQuery(e.URL)
+	// The page the turn starts on: coverage, the loop detector's state and
+	// the model's first look.
+	here, page := "(unknown)", ""
+	if v, err := mr.look(ctx, &out); err == nil {
+		t.lastState = pageState(v.Snap, v.Els)
+		here = pathQuery(v.URL)
+		page = "\n\nCurrent page snapshot:\n" + clip(v.Snap.Text, 8000)
 	}
-	task := fmt.Sprintf(personaTask, max(limit-t.did, 0), here, reset)
+	task := fmt.Sprintf(personaTask, max(limit-t.did, 0), here, reset) + page
 	if brief := lastSupervisorBrief(s); brief != "" {
 		task = "Supervisor: " + brief + "\n\n" + task
 	}

@@ -144,6 +144,7 @@ func TestModelDrivenRun(t *testing.T) {
 	assert.Equal(t, browser.ActSnapshot, mine[5].Action)
 	assert.NotContains(t, mine[3].URL, "/signin", "the click signed in")
 	assert.Equal(t, 7, m.Steps, "the start page and the persona's six actions")
+	assert.Contains(t, m.Explored, "/projects?sort=budget", "the model's pages join the coverage")
 
 	// The seeded bug, with its evidence.
 	require.NotNil(t, res.Demo)
@@ -280,10 +281,12 @@ func TestModelTurnLimitAndLoop(t *testing.T) {
 				return llmfake.Text("second turn: back on the start page")
 			}
 			switch len(r.ToolResults()) {
-			case 0, 1, 2, 3:
+			case 0, 1, 2:
 				return home
-			case 4:
+			case 3:
 				return llmfake.CallTool("execute_browser_command", `{"intent":{"action":"navigate","url":"/release-notes"}}`)
+			case 4:
+				return llmfake.CallTool("execute_browser_command", `{"intent":{"action":"navigate","url":"/signin"}}`)
 			}
 			return llmfake.Text("should not be asked: the step limit ended the turn")
 		default:
@@ -312,9 +315,11 @@ func TestModelTurnLimitAndLoop(t *testing.T) {
 		}
 	}
 	require.Len(t, turn1, 5, "the limit stopped the agent after its fourth browser action")
+	assert.Contains(t, turn1[0].Text(), "Current page snapshot:", "the turn starts with a look at the page")
 	results := turn1[4].ToolResults()
-	assert.Contains(t, results[3].Text(), "loop detected", "the third same action on the same page is not run")
-	assert.Contains(t, results[3].Text(), "Go elsewhere")
+	assert.NotContains(t, results[1].Text(), "loop detected")
+	assert.Contains(t, results[2].Text(), "loop detected", "the third same action on the same page (the start page) is not run")
+	assert.Contains(t, results[2].Text(), "Go elsewhere")
 	assert.Equal(t, 1, turn2, "the second turn was told to pick a different area")
 
 	tape, _, err := browser.ReadTapeFile(filepath.Join(dir, "explore", "action_tape.jsonl"))
@@ -325,8 +330,8 @@ func TestModelTurnLimitAndLoop(t *testing.T) {
 			urls = append(urls, e.Params.URL)
 		}
 	}
-	// start page, three runs of "/", release notes, the reset to "/".
-	assert.Equal(t, []string{"/", "/", "/", "/", "/release-notes", "/"}, urls)
+	// start page, two runs of "/", release notes, sign-in, the reset to "/".
+	assert.Equal(t, []string{"/", "/", "/", "/release-notes", "/signin", "/"}, urls)
 	assert.Equal(t, 6, m.Steps)
 	trace, err := os.ReadFile(filepath.Join(dir, "explore", "traces.log"))
 	require.NoError(t, err)
