@@ -114,6 +114,12 @@ func TestModelDrivenRun(t *testing.T) {
 	assert.Contains(t, string(routes[0].ToolChoice), llm.ChooseTool, "the choice is forced through the choose function")
 	assert.Contains(t, routes[0].Text(), "Mission: "+DefaultMission().Prompt)
 	assert.Contains(t, routes[1].Text(), "power_user: 6 steps", "the second brief carries the persona's turn")
+	for _, want := range []string{"Bugs so far:", "Server error on /projects", "Explored paths", "/projects?sort=budget", "Memory of earlier sessions", "Team:\n- new_user"} {
+		assert.Contains(t, routes[1].Text(), want, "the routing brief")
+	}
+	for _, r := range reqs {
+		t.Logf("request: %d tools, %d messages, %d bytes", len(r.Tools), len(r.Messages), len(r.Raw))
+	}
 	trace, err := os.ReadFile(filepath.Join(mdir, "traces.log"))
 	require.NoError(t, err)
 	assert.Contains(t, string(trace), "next=power_user by=model")
@@ -337,4 +343,26 @@ func TestModelTurnLimitAndLoop(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(trace), "loop detected")
 	assert.Contains(t, string(trace), "reset to the start URL")
+}
+
+// TestModelPersonaProviderError: a provider error of the persona model
+// fails the mission with the error (a checkpointed mission, which --resume
+// or a batch retry continues), not a panic or a silent offline turn.
+func TestModelPersonaProviderError(t *testing.T) {
+	srv := llmfake.New(func(r llmfake.Request) llmfake.Reply {
+		if r.HasTool(llm.ChooseTool) {
+			return llmfake.CallTool(llm.ChooseTool, `{"choice":"adversarial"}`)
+		}
+		return llmfake.Error(400, "model not found")
+	})
+	defer srv.Close()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Config{Budget: 10, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)})
+	require.NoError(t, err)
+	m := res.Missions[0]
+	assert.Contains(t, m.Err, "persona adversarial: model:")
+	assert.Contains(t, m.Err, "model not found")
+	assert.Equal(t, ExitSetup, ExitCode(res, nil, FailOnNew))
 }
