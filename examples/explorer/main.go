@@ -2,7 +2,12 @@
 // team of personas explores a web app in a real browser, reports bugs with
 // evidence and writes Playwright specs that reproduce them. With no
 // arguments it serves the built-in demo app on loopback and explores it
-// offline. See package explore for flags, environment and outputs.
+// offline; when the environment configures a provider (llm.Detect: e.g.
+// OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_API_KEY, OLLAMA_HOST) and
+// --offline is not given, the supervisor, personas, reporter and reflection
+// are model-driven, with role models from llm.NewFactory (role tiers in
+// AGENTGRAPH_ROLES_FILE or AGENTGRAPH_<ROLE>_MODEL…). See package explore for
+// flags, environment and outputs.
 package main
 
 import (
@@ -18,6 +23,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/llm"
+	"github.com/tmc/langchaingo/llms"
 )
 
 func main() {
@@ -74,21 +80,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 		}
 		cfg.Missions = ms
 	}
-	var opts []llm.DetectOption
-	opts = append(opts, llm.OfflineFallback())
-	if *offline {
-		opts = append(opts, llm.ForceOffline())
+	if *verbose {
+		cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	det, err := llm.Detect(llm.Lookup(env), opts...)
+	factory, err := modelFactory(env, *offline, cfg.Logger)
 	if err != nil {
 		fmt.Fprintln(stderr, "explorer:", err)
 		return explore.ExitSetup
 	}
-	if !det.IsOffline() {
-		fmt.Fprintf(stderr, "explorer: a model is configured (%s via %s), but this build's team is offline only; exploring offline\n", det.Provider, det.Source)
-	}
-	if *verbose {
-		cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if factory != nil {
+		if cfg.Models, err = explore.ModelsFromFactory(ctx, factory); err != nil {
+			fmt.Fprintln(stderr, "explorer:", err)
+			return explore.ExitSetup
+		}
+		summarizer, err := factory.For(ctx, llm.RoleSummarizer)
+		if err != nil {
+			fmt.Fprintln(stderr, "explorer:", err)
+			return explore.ExitSetup
+		}
+		cfg.Reflector = explore.ModelReflector{Model: summarizer}
+		fmt.Fprintf(stderr, "explorer: model-driven: %s (via %s); %s\n", factory.Detection.Provider, factory.Detection.Source, roleModels(cfg.Models, summarizer))
+	} else {
+		fmt.Fprintln(stderr, "explorer: offline: heuristic personas and rule supervisor (set an API key, e.g. OPENAI_API_KEY, for a model-driven team)")
 	}
 	if !*quiet {
 		cfg.Progress = stdout
@@ -102,6 +115,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 		fmt.Fprintln(stdout)
 	}
 	explore.PrintTable(stdout, res)
+	if u := res.Usage; u != nil {
+		fmt.Fprintf(stdout, "model usage: %d calls, %d input + %d output tokens, $%.4f\n", u.Calls, u.InputTokens, u.OutputTokens, u.CostUSD)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "explorer:", err)
 	}
@@ -115,4 +131,40 @@ func isTTY(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// modelFactory returns the role-model factory of the environment, or nil
+// offline (--offline, or no provider configured).
+func modelFactory(env func(string) (string, bool), offline bool, log *slog.Logger) (*llm.Factory, error) {
+	lookup := llm.Lookup(env)
+	opts := []llm.DetectOption{llm.OfflineFallback()}
+	if offline {
+		opts = append(opts, llm.ForceOffline())
+	}
+	tiers, err := llm.TiersFromEnv(lookup)
+	if err != nil {
+		return nil, err
+	}
+	f, err := llm.NewFactory(lookup, tiers, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if f.Detection.IsOffline() {
+		return nil, nil
+	}
+	if log != nil {
+		f.Options = append(f.Options, llm.WithLogger(log))
+	}
+	return f, nil
+}
+
+// roleModels names the model of each role.
+func roleModels(ms *explore.Models, summarizer llms.Model) string {
+	name := func(m llms.Model) string {
+		if lm, ok := m.(*llm.Model); ok {
+			return lm.Config().Model
+		}
+		return "custom"
+	}
+	return fmt.Sprintf("supervisor=%s persona=%s reporter=%s summarizer=%s", name(ms.Supervisor), name(ms.Persona), name(ms.Reporter), name(summarizer))
 }

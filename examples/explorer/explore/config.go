@@ -127,6 +127,10 @@ type Config struct {
 	// Progress receives a line per step (nil: none); TTY rewrites one line.
 	Progress io.Writer
 	TTY      bool
+	// Models drive the team with a model (supervisor, personas, reporter);
+	// nil explores offline. ModelsFromFactory builds them from the
+	// environment.
+	Models *Models
 	// Reflector rewrites the personas' prompt supplements after the batch
 	// (memory.QA.Reflect); nil uses memory's offline rules. ModelReflector
 	// lets a model do it.

@@ -14,7 +14,7 @@
 // (append). A checkpoint is written per step (bbolt with Config.DB), so
 // Config.Resume continues a killed mission on its thread.
 //
-// Offline (the only mode of this build) the supervisor is a rule policy:
+// Offline (the default: Config.Models nil) the supervisor is a rule policy:
 // round robin over the personas that still see work (unexplored links,
 // forms they have not played their tricks on, a session not yet dropped),
 // with the riskiest pages from memory first in every frontier; FINISH when
@@ -25,6 +25,48 @@
 // when it repeats the same action on the same page state. The summarizer
 // keeps the first message and the last KeepMessages, replacing the middle
 // with one summary.
+//
+// # With a model
+//
+// Config.Models (ModelsFromFactory builds it from an llm.Factory: one
+// provider, role tiers, a shared llm.Meter) drives three roles; a nil role
+// stays offline.
+//
+//   - Supervisor: llm.Choose over the team's persona names and FINISH, i.e.
+//     a forced "choose" function call, given a compact routing brief: the
+//     mission, progress (steps of the budget, turns, bugs, pages), each
+//     persona's role and idle streak, the bugs so far, the explored paths,
+//     links seen but not explored, high-risk pages and the memory context
+//     (memory.QA.SupervisorContext), and the latest turn summaries. The
+//     budget still forces FINISH, and so does every persona coming back idle
+//     twice. When the model fails (an answer outside the options twice, bad
+//     arguments, a provider error), the rule policy routes that turn and
+//     traces.log says why.
+//   - Persona: each turn is an llm.Agent with the persona's system prompt
+//     (personas.Persona.SystemPrompt: role, mission, focus, browser rules,
+//     and the learned supplement from memory), the browser tools of
+//     browser.Tools (execute_browser_command, get_dom_snapshot,
+//     capture_screenshot) and memory's recall_past_findings and
+//     record_observation. The browser tools keep browser.Tools' names and
+//     schemas but run through the same act path as the offline personas, so
+//     every action of the model is on the mission tape and its page-health
+//     and collector findings become bugs; an action's result carries the
+//     new page's snapshot and the bugs it recorded. Each browser tool call
+//     is one step; at Config.TurnSteps the agent is stopped and its next
+//     turn starts from the start URL, told to pick a different area. The
+//     third identical action on the same page state is not run: the model
+//     gets a "loop detected" message naming an unexplored page instead.
+//     Tool errors (bad JSON, unknown actions or tools, another browser
+//     user) go back to the model as text; a provider error fails the
+//     mission (it is checkpointed, so --resume continues it).
+//   - Reporter: test_report.md gets the model's analysis (given the
+//     findings, their evidence and reproduction steps) above the factual
+//     tables; when the model fails, the template report alone.
+//
+// Models' usage and cost (llm.Meter, priced by llm.DefaultPrices) are in
+// each mission's summary.json and the batch's, per role. The
+// internal/llmfake server speaks the OpenAI chat-completions wire format for
+// tests of all of this with langchaingo's real client.
 //
 // Teams: StandardTeam (new_user, power_user, adversarial) and AdvancedTeam
 // (accessibility, data_heavy, impatient, returning_user, explorer), picked

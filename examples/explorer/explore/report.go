@@ -75,6 +75,7 @@ type summaryJSON struct {
 	NewBugs    int        `json:"new_bugs"`
 	Explored   []string   `json:"explored"`
 	Demo       *DemoScore `json:"demo,omitempty"`
+	Usage      *Usage     `json:"usage,omitempty"`
 	Error      string     `json:"error,omitempty"`
 }
 
@@ -90,7 +91,7 @@ func missionSummary(r MissionResult) summaryJSON {
 		bugs = []Bug{}
 	}
 	return summaryJSON{ThreadID: r.Mission.ThreadID, Prompt: r.Mission.Prompt, Team: r.Team, Target: r.Target, Steps: r.Steps,
-		DurationMS: r.Duration.Milliseconds(), Bugs: bugs, NewBugs: n, Explored: r.Explored, Demo: r.Demo, Error: r.Err}
+		DurationMS: r.Duration.Milliseconds(), Bugs: bugs, NewBugs: n, Explored: r.Explored, Demo: r.Demo, Usage: r.Usage, Error: r.Err}
 }
 
 func writeJSON(path string, v any) error {
@@ -108,8 +109,9 @@ func writeBatchSummary(path string, res Result) error {
 		Bugs       int           `json:"bugs"`
 		NewBugs    int           `json:"new_bugs"`
 		Demo       *DemoScore    `json:"demo,omitempty"`
+		Usage      *Usage        `json:"usage,omitempty"`
 	}
-	out := batch{DurationMS: res.Duration.Milliseconds(), Bugs: res.Bugs(), NewBugs: res.NewBugs(), Demo: res.Demo}
+	out := batch{DurationMS: res.Duration.Milliseconds(), Bugs: res.Bugs(), NewBugs: res.NewBugs(), Demo: res.Demo, Usage: res.Usage}
 	for _, m := range res.Missions {
 		out.Missions = append(out.Missions, missionSummary(m))
 	}
@@ -125,6 +127,9 @@ func markdown(r MissionResult) string {
 	}
 	if r.Err != "" {
 		fmt.Fprintf(&b, "- Error: %s\n", r.Err)
+	}
+	if r.Analysis != "" {
+		fmt.Fprintf(&b, "\n## Analysis (written by the reporter model)\n\n%s\n", r.Analysis)
 	}
 	b.WriteString("\n## Findings\n\n| id | kind | page | persona | new | reproduction |\n|---|---|---|---|---|---|\n")
 	for _, bug := range r.Bugs {

@@ -33,6 +33,8 @@ type Result struct {
 	// Demo scores the batch against the demo app's seeded bugs (nil for
 	// other targets): found is matched from the findings' evidence alone.
 	Demo *DemoScore `json:"demo,omitempty"`
+	// Usage is the batch's model usage (nil offline).
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // Bugs counts the bugs of all missions.
@@ -71,6 +73,10 @@ type MissionResult struct {
 	Err      string        `json:"error,omitempty"`
 	// Timeline is the mission's full action tape.
 	Timeline []TimelineEntry `json:"-"`
+	// Analysis is the reporter model's write-up ("" offline).
+	Analysis string `json:"-"`
+	// Usage is the mission's model usage (nil offline).
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // TimelineEntry is one action of the mission with the persona that took it.
@@ -178,10 +184,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	for i, m := range missions {
 		mr := &missionRun{cfg: cfg, m: m, browser: b, engineCfg: engineCfg, col: col, qa: qa, colURL: colURL, target: target, cp: cp, store: store,
 			log: log, index: i, total: len(missions)}
+		before := cfg.Models.usageSnapshot()
 		r := mr.run(ctx)
 		if demo != nil {
 			r.Demo = score(seeded, r.Bugs)
 		}
+		r.Usage = cfg.Models.usageSince(before)
 		if err := writeMissionReports(mr, &r); err != nil {
 			r.Err = strings.TrimSpace(r.Err + "; reports: " + err.Error())
 		}
@@ -205,6 +213,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		res.Demo = score(seeded, all)
 	}
+	res.Usage = cfg.Models.usageSnapshot()
 	res.Duration = time.Since(start)
 	res.JUnit = filepath.Join(cfg.ReportDir, "junit.xml")
 	if err := writeJUnit(res.JUnit, res); err != nil {
@@ -456,6 +465,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	r.Bugs = append(out.Bugs, late.Bugs...)
 	r.Explored = out.Explored
 	r.Timeline = mr.full
+	mr.modelReport(ctx, &r)
 	mr.trace.Info("mission end", "steps", r.Steps, "bugs", len(r.Bugs), "explored", len(r.Explored))
 	if mr.qa != nil {
 		var pages []string

@@ -109,6 +109,15 @@ func (mr *missionRun) supervise(ctx context.Context, s State) (State, error) {
 		mr.trace.Info("route", "next", Finish, "why", "step budget spent")
 		return brief(Finish, "step budget spent"), nil
 	}
+	if mr.cfg.Models.supervisor() != nil {
+		if mr.allIdle(2) {
+			mr.trace.Info("route", "next", Finish, "why", "every persona came back idle twice")
+			return brief(Finish, "every persona came back idle twice"), nil
+		}
+		if next, ok := mr.superviseModel(ctx, s); ok {
+			return next, nil
+		}
+	}
 	// Round robin over the personas that still see work (coverage), so
 	// each gets its turn; the riskiest pages from memory come first in
 	// every persona's frontier.
@@ -182,6 +191,9 @@ func (mr *missionRun) restore(s State) {
 func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
 	return func(ctx context.Context, s State) (State, error) {
 		mr.restore(s)
+		if mr.cfg.Models.persona() != nil {
+			return mr.modelTurn(ctx, m, s)
+		}
 		var out State
 		limit := min(mr.cfg.TurnSteps, mr.budget-s.Steps)
 		did := 0
@@ -277,6 +289,11 @@ func (mr *missionRun) look(ctx context.Context, out *State) (*view, error) {
 			return nil, err
 		}
 	}
+	return mr.observe(ctx, snap, out), nil
+}
+
+// observe updates the team's coverage from a snapshot.
+func (mr *missionRun) observe(ctx context.Context, snap browser.Snapshot, out *State) *view {
 	els := parseElements(snap)
 	here := pathQuery(snap.URL)
 	if !strings.HasPrefix(here, collectorPrefix) && mr.cov.visit(here) {
@@ -294,15 +311,25 @@ func (mr *missionRun) look(ctx context.Context, out *State) (*view, error) {
 	v := &view{URL: snap.URL, Snap: snap, Els: els, Cov: mr.cov, Rand: mr.rand, Start: mr.start}
 	mr.cov.noteForm(v)
 	mr.trace.Debug("look", "url", snap.URL, "elements", len(els), "chars", len(snap.Text))
-	return v, nil
+	return v
 }
 
-// act runs one intent, records it and turns its findings into bugs.
-func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) {
+// act runs one intent, records it and turns its findings into bugs. The
+// offline personas and the model's browser tools both act through it.
+func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) (browser.Result, []Bug) {
 	if st.before != nil {
 		st.before()
 	}
 	res := mr.sess.Do(ctx, st.in)
+	bugs := mr.afterAction(ctx, m, st, res, out)
+	return res, bugs
+}
+
+// afterAction is what follows every browser action of a persona, offline or
+// model-driven: the entry goes on the mission tape and into the state, the
+// page-health findings of the engine and the collector become bugs (the new
+// ones are returned and appended to out.Bugs).
+func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res browser.Result, out *State) []Bug {
 	mr.steps++
 	entry, ok := mr.lastEntry()
 	if !ok {
@@ -334,11 +361,14 @@ func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) {
 		fs = append(fs, f)
 	}
 	fs = append(fs, mr.col.take()...)
+	var bugs []Bug
 	for _, f := range fs {
 		if b, ok := mr.bug(ctx, m, f, entry); ok {
 			out.Bugs = append(out.Bugs, b)
+			bugs = append(bugs, b)
 		}
 	}
+	return bugs
 }
 
 func (mr *missionRun) lastEntry() (browser.Entry, bool) {
