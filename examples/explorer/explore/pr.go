@@ -288,22 +288,22 @@ func cutDiff(diff string, budget int) string {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return len(secs[a]) - len(secs[b]) })
 	kept := make([]string, len(secs))
+	omittedNote := func(n int) string { return fmt.Sprintf("[… diffs of %d more files left out: over the diff budget]\n", n) }
+	avail := budget
 	omitted := 0
-	omittedNote := func(n int) string {
-		return fmt.Sprintf("[… diffs of %d more files left out: over the diff budget]\n", n)
+	if n := avail / minFileShare; n < len(order) {
+		// Too many files for a useful share each: the largest are left out.
+		avail -= len(omittedNote(len(secs)))
+		n = avail / minFileShare
+		omitted = len(order) - n
+		order = order[:n]
 	}
-	avail := budget - len(omittedNote(len(secs))) // room for the note, if needed
 	for k, i := range order {
-		left := len(secs) - k
-		share := avail / left
+		share := avail / (len(order) - k)
 		s := secs[i]
-		switch {
-		case len(s) <= share:
+		if len(s) <= share {
 			kept[i] = s
-		case share < minFileShare:
-			omitted++
-			continue
-		default:
+		} else {
 			marker := fmt.Sprintf("[… cut: %d of %d bytes of this file's diff shown]\n", share, len(s))
 			head := cutUTF8(s, share-len(marker))
 			if j := strings.LastIndexByte(head, '\n'); j > 0 {
