@@ -288,7 +288,9 @@ func cutDiff(diff string, budget int) string {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return len(secs[a]) - len(secs[b]) })
 	kept := make([]string, len(secs))
-	omittedNote := func(n int) string { return fmt.Sprintf("[… diffs of %d more files left out: over the diff budget]\n", n) }
+	omittedNote := func(n int) string {
+		return fmt.Sprintf("[… diffs of %d more files left out: over the diff budget]\n", n)
+	}
 	avail := budget
 	omitted := 0
 	if n := avail / minFileShare; n < len(order) {
