@@ -406,7 +406,15 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	memCtx, _ := mr.qa.SupervisorContext(ctx, 2000)
 	mr.trace.Info("mission start", "prompt", mr.m.Prompt, "team", mr.m.Team, "budget", mr.budget, "target", mr.target, "memory", memCtx)
 
-	if err := mr.openSession(ctx, ""); err != nil {
+	// A resumed mission gets the killed run's cookies and storage back.
+	statePath := filepath.Join(mr.dir, browserStateFile)
+	seed := ""
+	if mr.cfg.Resume != mr.m.ThreadID {
+		_ = os.Remove(statePath)
+	} else if _, err := os.Stat(statePath); err == nil {
+		seed = statePath
+	}
+	if err := mr.openSession(ctx, seed); err != nil {
 		return fail(err)
 	}
 	defer func() { _ = mr.engine.Close() }()
@@ -551,8 +559,28 @@ func (mr *missionRun) record(e browser.Entry, persona string) browser.Entry {
 	if err := mr.tape.Append(e); err != nil {
 		mr.trace.Warn("tape append failed", "err", err)
 	}
+	if mr.cfg.DB != "" {
+		mr.saveBrowserState()
+	}
 	mr.full = append(mr.full, TimelineEntry{Persona: persona, Entry: e})
 	return e
+}
+
+// browserStateFile, in the mission's report directory, keeps the browser's
+// cookies and storage as of the latest step, for --resume.
+const browserStateFile = ".browser_state.json"
+
+// saveBrowserState writes the session's cookies and storage next to the
+// tape (through a rename, so a kill never leaves half a file).
+func (mr *missionRun) saveBrowserState() {
+	path := filepath.Join(mr.dir, browserStateFile)
+	if err := mr.sess.SaveStorageState(path + ".tmp"); err != nil {
+		mr.trace.Debug("save browser state", "err", err)
+		return
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		mr.trace.Debug("save browser state", "err", err)
+	}
 }
 
 func (mr *missionRun) progress(persona string, st step, res browser.Result) {
