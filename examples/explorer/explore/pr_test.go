@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -440,4 +441,65 @@ func TestPlanPRWithModel(t *testing.T) {
 		_, err := PlanPR(ctx, pr, llm.NewScripted(llm.Say("x")), target, nil, nil)
 		assert.ErrorIs(t, err, context.Canceled)
 	})
+}
+
+// TestRunPRMissions runs the explorer with --pr-url against the notes
+// fixture app, the pull request coming from a fake gh: without a model the
+// missions come from the changed paths, start where the app links the
+// area, and run; with one, the model's missions run. The plan is written
+// to pr_missions.json.
+func TestRunPRMissions(t *testing.T) {
+	view := `{"title":"Note form validation","body":"Validates the new-note form; fixes the stats page.","files":[` +
+		`{"path":"web/templates/new.html","additions":12,"deletions":2},{"path":"web/handlers/stats_handler.go","additions":3,"deletions":1},{"path":"docs/notes.md","additions":9,"deletions":0}]}`
+	diff := fileDiff("web/templates/new.html", 400) + fileDiff("web/handlers/stats_handler.go", 200)
+	tests := []struct {
+		name    string
+		model   func(target string) llms.Model
+		by      string
+		threads []string
+		starts  []string
+	}{
+		{"paths", nil, "paths", []string{"pr-5-new", "pr-5-stats"}, []string{"/new", "/stats"}},
+		{"model", func(target string) llms.Model {
+			return llm.NewScripted(llm.Say(fmt.Sprintf(`{"missions":[{"thread_id":"pr-5-form","prompt":"Submit the new-note form with empty and long text","start_url":"%s/new"}]}`, target)))
+		}, "model", []string{"pr-5-form"}, []string{"/new"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			app := fixtureApp(t)
+			log := fakeGH(t, view, diff, "")
+			dir := t.TempDir()
+			cfg := Config{Target: app.URL, PRURL: "https://github.com/acme/notes/pull/5", Budget: 3, ReportDir: dir, Browser: testBrowser}
+			if tc.model != nil {
+				cfg.PlannerModel = tc.model(app.URL)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res, err := Run(ctx, cfg)
+			require.NoError(t, err)
+			var threads, starts []string
+			for _, m := range res.Missions {
+				assert.Empty(t, m.Err)
+				assert.Positive(t, m.Steps)
+				threads = append(threads, m.Mission.ThreadID)
+				starts = append(starts, m.Mission.StartURL)
+				require.NotEmpty(t, m.Timeline)
+				assert.Equal(t, m.Mission.StartURL, pathQuery(m.Timeline[0].Entry.URL), "the mission opened its start URL first")
+			}
+			assert.Equal(t, tc.threads, threads)
+			assert.Equal(t, tc.starts, starts)
+			args, err := os.ReadFile(log)
+			require.NoError(t, err)
+			assert.Contains(t, string(args), "pr view https://github.com/acme/notes/pull/5")
+
+			var plan PRPlan
+			raw, err := os.ReadFile(filepath.Join(dir, "pr_missions.json"))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(raw, &plan))
+			assert.Equal(t, tc.by, plan.By)
+			assert.Equal(t, "Note form validation", plan.PR.Title)
+			assert.Equal(t, "gh", plan.PR.Source)
+			assert.Len(t, plan.PR.Files, 3)
+		})
+	}
 }
