@@ -267,7 +267,9 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		}
 	}()
 	t.Logf("killed at step %d; its descendants: %v", steps, procs)
+	killedAt := time.Now()
 	left := waitGone(procs, 15*time.Second)
+	t.Logf("%d of %d descendants still running %s after the kill", len(left), len(procs), time.Since(killedAt).Round(100*time.Millisecond))
 	for _, p := range left {
 		_ = syscall.Kill(p.pid, syscall.SIGKILL)
 	}
