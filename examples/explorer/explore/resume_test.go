@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -403,4 +406,36 @@ func waitGone(ps []proc, d time.Duration) []proc {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// BenchmarkSaveBrowserState measures what keeping the browser state for
+// --resume costs per step (with Config.DB), next to a page snapshot, which
+// every step takes, as the yardstick within the same run.
+func BenchmarkSaveBrowserState(b *testing.B) {
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: "s1", Path: "/"})
+		fmt.Fprint(w, `<!doctype html><title>Notes</title><h1>Notes</h1><a href="/new">New note</a><script>localStorage.setItem("k", "v")</script>`)
+	}))
+	defer app.Close()
+	e, err := testBrowser.NewEngine(browser.Config{Origins: []string{app.URL}})
+	require.NoError(b, err)
+	defer e.Close()
+	ctx := context.Background()
+	sess, err := e.User(ctx, "bench")
+	require.NoError(b, err)
+	require.True(b, sess.Do(ctx, browser.Intent{Action: browser.ActNavigate, URL: app.URL + "/"}).OK)
+	mr := &missionRun{sess: sess, dir: b.TempDir(), trace: slog.New(slog.DiscardHandler)}
+	b.Run("save_state", func(b *testing.B) {
+		for b.Loop() {
+			mr.saveBrowserState()
+		}
+		_, err := os.Stat(filepath.Join(mr.dir, browserStateFile))
+		require.NoError(b, err)
+	})
+	b.Run("snapshot", func(b *testing.B) {
+		for b.Loop() {
+			_, err := sess.Snapshot(ctx)
+			require.NoError(b, err)
+		}
+	})
 }
