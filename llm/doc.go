@@ -72,6 +72,8 @@
 // honouring Retry-After and Retry-After-Ms (RetryPolicy), and records usage
 // in a Meter. A streamed call that already delivered chunks is not retried.
 // Failures are *CallError with the HTTP status and attempt count.
+// TransientError tells callers that retry whole jobs (the explorer's
+// missions) whether a failure was transient.
 //
 // # Usage and cost
 //

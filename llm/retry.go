@@ -150,3 +150,27 @@ func IsTransient(err error, status int) bool {
 	}
 	return false
 }
+
+// TransientError reports whether err, as returned by a model call, is a
+// transient provider failure worth trying again later: a *CallError marked
+// Transient (429, 5xx, "overloaded", timeouts, after the call's own
+// retries), or a langchaingo *llms.Error with a rate-limit, unavailable or
+// timeout code. Cancellation and every other error are permanent. Callers
+// that retry whole jobs (the explorer's missions) use it.
+func TransientError(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ce *CallError
+	if errors.As(err, &ce) {
+		return ce.Transient
+	}
+	var le *llms.Error
+	if errors.As(err, &le) {
+		switch le.Code {
+		case llms.ErrCodeRateLimit, llms.ErrCodeProviderUnavailable, llms.ErrCodeTimeout:
+			return true
+		}
+	}
+	return false
+}

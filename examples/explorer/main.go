@@ -57,6 +57,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 	fs.StringVar(&cfg.Credentials.Password, "password", "", "sign-in password")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the offline personas")
 	fs.BoolVar(&cfg.Headed, "headed", false, "show the browser")
+	fs.StringVar(&cfg.PRURL, "pr-url", "", "missions from a GitHub pull request (https://github.com/OWNER/REPO/pull/N)")
+	fs.StringVar(&cfg.MCPConfig, "mcp-config", "", "mcp_servers.json whose \"github\" server fetches --pr-url (default: ./mcp_servers.json if present, else the gh CLI)")
+	fs.IntVar(&cfg.MissionRetries, "mission-retries", 2, "continue a mission from its checkpoint this often after transient model errors (0: never)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return explore.ExitClean
@@ -71,6 +74,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return explore.ExitSetup
+	}
+	if cfg.MissionRetries == 0 {
+		cfg.MissionRetries = -1 // explore.Config: 0 is the default, negative is never
+	}
+	if cfg.PRURL != "" {
+		if _, err := explore.ParsePRURL(cfg.PRURL); err != nil {
+			fmt.Fprintln(stderr, err)
+			return explore.ExitSetup
+		}
+		if cfg.MCPConfig == "" {
+			if _, err := os.Stat("mcp_servers.json"); err == nil {
+				cfg.MCPConfig = "mcp_servers.json"
+			}
+		}
 	}
 	if *missions != "" {
 		ms, err := explore.LoadMissions(*missions)

@@ -26,6 +26,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"stray argument", []string{"extra"}, "unexpected arguments"},
 		{"bad missions", []string{"--missions", bad}, "line 3: field colour not found"},
 		{"missing missions file", []string{"--missions", filepath.Join(t.TempDir(), "none.yaml")}, "no such file"},
+		{"bad PR URL", []string{"--pr-url", "https://gitlab.com/o/r/pull/1"}, "want https://github.com/OWNER/REPO/pull/N"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

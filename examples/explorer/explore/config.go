@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"errors"
 	"github.com/agentgraph/agentgraph/memory"
 
@@ -9,6 +10,8 @@ import (
 	"io"
 	"log/slog"
 	"time"
+
+	"github.com/tmc/langchaingo/llms"
 )
 
 // FailOn says which bugs make a run fail (exit code 1).
@@ -136,10 +139,34 @@ type Config struct {
 	// lets a model do it.
 	Reflector memory.Reflector
 
+	// MissionRetries is how often a mission that failed on a transient
+	// model error (llm.TransientError: 429, 5xx, overloaded, timeouts) is
+	// continued from its last checkpoint, on the same graph thread, after a
+	// backoff (0: 2; negative: never). Other errors fail it at once.
+	MissionRetries int
+	// RetryBackoff is the delay before the first mission retry, doubled
+	// (with jitter) for each further one (0: 2s).
+	RetryBackoff time.Duration
+	// PRURL, a GitHub pull request (https://github.com/OWNER/REPO/pull/N),
+	// replaces Missions by missions about its changes (see PRMissions).
+	PRURL string
+	// MCPConfig is an mcp_servers.json file; a server named "github" in it
+	// fetches the pull request, else the gh CLI does.
+	MCPConfig string
+	// PlannerModel writes the PR missions (nil: missions from the changed
+	// paths, offline).
+	PlannerModel llms.Model
+	// PRSource fetches the pull request instead of MCP or gh (nil: those).
+	PRSource PRSource
+
 	// Logger for diagnostics (default: discard; traces.log gets everything).
 	Logger *slog.Logger
 	// DemoDisabled turns demo-app bugs off (only when Target is empty).
 	DemoDisabled []string
+
+	// faultHook, a test hook, runs before each persona step; an error it
+	// returns fails the persona's node as a model call would.
+	faultHook func(ctx context.Context, thread, persona string, steps int) error
 }
 
 func (c *Config) defaults() {
@@ -160,6 +187,12 @@ func (c *Config) defaults() {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.MissionRetries == 0 {
+		c.MissionRetries = 2
+	}
+	if c.RetryBackoff <= 0 {
+		c.RetryBackoff = 2 * time.Second
 	}
 }
 

@@ -12,7 +12,8 @@
 // supervisor's Next choice, a bounded tape window of the latest TapeWindow
 // actions, the step count, the bugs (append) and the explored paths
 // (append). A checkpoint is written per step (bbolt with Config.DB), so
-// Config.Resume continues a killed mission on its thread.
+// Config.Resume continues a killed mission on its thread (see Retries and
+// resume).
 //
 // Offline (the default: Config.Models nil) the supervisor is a rule policy:
 // round robin over the personas that still see work (unexplored links,
@@ -107,6 +108,55 @@
 // a seen count; a bug already in the catalog is not New, which is what
 // FailOnNew counts. Config.Regression turns the open bugs into one mission
 // per page (memory.QA.RegressionMissions).
+//
+// # Pull-request missions
+//
+// Config.PRURL (--pr-url https://github.com/OWNER/REPO/pull/N, checked by
+// ParsePRURL) replaces the missions by missions about a pull request. The
+// pull request's title, description, changed files and diff come from the
+// MCP server named "github" in Config.MCPConfig (the official
+// github-mcp-server: its pull_request_read tool, or get_pull_request,
+// get_pull_request_files and get_pull_request_diff in older versions; see
+// MCPPRSource), else from the gh CLI (`gh pr view URL --json
+// title,body,files` and `gh pr diff URL`; GHCLI), else from
+// Config.PRSource. A missing gh or a failing fetch is a *SetupError (exit
+// 2). PullRequest.Cut keeps them within DefaultPRBudget: description 8 KiB,
+// 80 files, diff 40 KiB shared fairly between files (small diffs whole,
+// large ones cut at a line end to an equal share, the largest left out when
+// there are too many), every cut marked in the text and listed in Cuts.
+//
+// With Config.PlannerModel (any langchaingo llms.Model) PlanPR asks the
+// model for the missions as JSON, which is checked like a missions file
+// (ParseMissions: thread ids, prompts, teams, budgets) and whose start URLs
+// must lie within the target; an unusable answer gets one retry that quotes
+// the error, then, as without a model, PathMissions makes them from the
+// changed paths: each file maps to an app area (the first meaningful token
+// of its name or folder: templates/projects.html, projects_test.go and
+// pages/projects/index.tsx are all "projects"; documentation and build
+// files none), one mission per area, most-changed first, at most
+// MaxPRMissions, starting at the app link that names the area and naming
+// the files in its prompt. The plan is written to
+// <ReportDir>/pr_missions.json.
+//
+// # Retries and resume
+//
+// A mission whose graph run fails on a transient model error
+// (llm.TransientError: a *llm.CallError marked transient, i.e. 429, 5xx,
+// "overloaded" or a timeout after the call's own retries) is continued from
+// its last checkpoint on the same graph thread (graph.Continue) after a
+// backoff (Config.RetryBackoff, doubled with jitter), up to
+// Config.MissionRetries times (--mission-retries, default 2); any other
+// error fails it at once. MissionResult.Retries counts the continuations.
+// Before continuing, the Go-side mission state is set back to the
+// checkpoint's (steps, bug numbering); the steps the failed attempt took
+// after that checkpoint stay on the tape, whose numbering goes on, and bugs
+// it gave to memory are not recorded twice.
+//
+// Config.Resume (--resume THREAD) continues a killed mission: the graph
+// thread is read from <ReportDir>/<thread>/.graph_thread, the tape goes on
+// after its last entry, and the browser gets back the cookies and storage
+// saved after every step (.browser_state.json, with Config.DB), so a
+// signed-in mission stays signed in when the app kept its sessions.
 //
 // # Work-arounds
 //

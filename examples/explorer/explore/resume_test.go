@@ -1,8 +1,24 @@
 package explore
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -11,6 +27,8 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/internal/demoapp"
+	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
@@ -66,4 +84,358 @@ func TestResumeKilledMission(t *testing.T) {
 		assert.False(t, seen[b.Fingerprint], "one entry per fingerprint: %s", key)
 		seen[b.Fingerprint] = true
 	}
+}
+
+// TestMissionRetryTransient fails a persona's node mid-mission, the way a
+// model call does after its own retries (an overloaded provider), and
+// checks the mission loop: a transient error continues the mission from
+// its last checkpoint on the same graph thread (steps go on from there, the
+// tape has no gap or duplicate, bugs reach memory once); a permanent error
+// fails it at once; a transient error that persists fails it after
+// MissionRetries continuations.
+func TestMissionRetryTransient(t *testing.T) {
+	overloaded := &llm.CallError{Provider: "anthropic", Status: 529, Transient: true, Attempts: 4, Err: errors.New("overloaded")}
+	denied := &llm.CallError{Provider: "anthropic", Status: 401, Attempts: 1, Err: errors.New("invalid x-api-key")}
+	tests := []struct {
+		name        string
+		failures    int // how many persona steps fail, from the 6th step on
+		err         error
+		wantRetries int
+		wantErr     string
+	}{
+		{"transient once: continued", 1, overloaded, 1, ""},
+		{"permanent: fails at once", 1, denied, 0, "invalid x-api-key"},
+		{"transient every time: gives up", 100, overloaded, 2, "overloaded"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			app := fixtureApp(t)
+			dir := t.TempDir()
+			var (
+				mu    sync.Mutex
+				calls []int // mission steps at each persona step
+				fails []int // steps at each injected failure
+			)
+			cfg := Config{Target: app.URL, Budget: 24, TurnSteps: 4, ReportDir: dir, DB: filepath.Join(dir, "explorer.db"), Browser: testBrowser,
+				MissionRetries: 2, RetryBackoff: 20 * time.Millisecond,
+				Missions: []Mission{{ThreadID: "notes", Prompt: "Explore the notes app"}},
+				faultHook: func(_ context.Context, thread, _ string, steps int) error {
+					mu.Lock()
+					defer mu.Unlock()
+					assert.Equal(t, "notes", thread)
+					calls = append(calls, steps)
+					if steps >= 6 && len(fails) < tc.failures {
+						fails = append(fails, steps)
+						return fmt.Errorf("persona model: %w", tc.err)
+					}
+					return nil
+				}}
+			var progress strings.Builder
+			cfg.Progress = &progress
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res, err := Run(ctx, cfg)
+			require.NoError(t, err)
+			require.Len(t, res.Missions, 1)
+			m := res.Missions[0]
+			assert.Equal(t, tc.wantRetries, m.Retries)
+			require.NotEmpty(t, fails)
+			if tc.wantErr != "" {
+				assert.Contains(t, m.Err, tc.wantErr)
+				assert.Equal(t, ExitSetup, ExitCode(res, nil, FailOnNone), "a failed mission exits 2")
+				assert.Len(t, fails, 1+tc.wantRetries, "one attempt plus the retries")
+			} else {
+				require.Empty(t, m.Err)
+				// Continued, not restarted: the first persona step after
+				// the failure starts from the checkpoint's step count (a
+				// restart would begin at 1), and the mission went further.
+				mu.Lock()
+				at := slices.Index(calls, fails[0])
+				after := calls[at+1:]
+				mu.Unlock()
+				require.NotEmpty(t, after, "the mission went on after the failure")
+				assert.Greater(t, after[0], 1, "resumed from the checkpoint, not from the start")
+				assert.LessOrEqual(t, after[0], fails[0], "the failed turn's steps are not in the checkpoint")
+				assert.Greater(t, m.Steps, fails[0], "the steps continue")
+				assert.Contains(t, progress.String(), "transient error at step")
+			}
+
+			entries, rep, err := browser.ReadTapeFile(filepath.Join(dir, "notes", "action_tape.jsonl"))
+			require.NoError(t, err)
+			assert.Zero(t, rep.Skipped)
+			require.NotEmpty(t, entries)
+			for i, e := range entries {
+				require.Equal(t, int64(i+1), e.Seq, "no gap or duplicate in the tape")
+			}
+			assert.Len(t, m.Timeline, len(entries))
+			assertOneMemoryEntryPerBug(t, filepath.Join(dir, "explorer.db"), app.URL)
+			ids := map[string]bool{}
+			for _, b := range m.Bugs {
+				assert.False(t, ids[b.ID], "bug ids unique: %s", b.ID)
+				ids[b.ID] = true
+				assert.True(t, b.New, "a fresh memory: every bug is new, even if first seen before the retry")
+			}
+		})
+	}
+}
+
+// assertOneMemoryEntryPerBug opens the bbolt file and checks that the app's
+// bug catalog holds each fingerprint once; it returns the catalog size.
+func assertOneMemoryEntryPerBug(t *testing.T, db, origin string) int {
+	t.Helper()
+	bdb, err := checkpoint.OpenBoltDB(db, nil)
+	require.NoError(t, err)
+	defer bdb.Close()
+	st, err := memory.NewBoltStore(bdb)
+	require.NoError(t, err)
+	qa, err := memory.NewQA(st, origin)
+	require.NoError(t, err)
+	bugs, err := qa.Bugs(context.Background(), "")
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for _, b := range bugs {
+		assert.False(t, seen[b.Fingerprint], "one memory entry per fingerprint: %s %s", b.Kind, b.Page)
+		seen[b.Fingerprint] = true
+	}
+	return len(bugs)
+}
+
+// TestResumeAfterSIGKILL builds the explorer program, runs it on the demo
+// app with a bbolt file, SIGKILLs it once its progress lines show a few
+// steps, and resumes the mission with --resume: the mission finishes (exit
+// 0 with --fail-on none), its summary.json is written, the action tape
+// counts 1, 2, 3, … with no gap or duplicate across the kill, and memory
+// holds one catalog entry per bug fingerprint. The killed process's browser
+// (the Playwright driver and Chromium) must not outlive it: the test lists
+// the killed process's descendants, waits for them to go, reports what it
+// saw and kills any that stay (then fails).
+func TestResumeAfterSIGKILL(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Fatalf("this test reads /proc: linux only (GOOS=%s)", runtime.GOOS)
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "explorer")
+	build := exec.Command("go", "build", "-o", bin, "github.com/agentgraph/agentgraph/examples/explorer")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+
+	// The demo app runs on its own, as a deployment would: it outlives the
+	// killed explorer, and so do its sessions.
+	app, err := demoapp.Listen("", demoapp.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = app.Close(context.Background()) })
+
+	reports := filepath.Join(tmp, "reports")
+	db := filepath.Join(tmp, "explorer.db")
+	args := []string{"--target", app.URL, "--db", db, "--reports", reports, "--budget", "24", "--turn-steps", "3", "--plain", "--fail-on", "none", "--offline"}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+
+	// First run: kill it after a few steps.
+	first := exec.CommandContext(ctx, bin, args...)
+	var stderr1 strings.Builder
+	first.Stderr = &stderr1
+	stdout, err := first.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, first.Start())
+	reStep := regexp.MustCompile(`\] step (\d+)/`)
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	steps := 0
+	for steps < 8 {
+		select {
+		case l, ok := <-lines:
+			require.True(t, ok, "the explorer ended before 8 steps; stderr: %s", stderr1.String())
+			if m := reStep.FindStringSubmatch(l); m != nil {
+				steps, _ = strconv.Atoi(m[1])
+			}
+		case <-ctx.Done():
+			t.Fatalf("no progress: %v", ctx.Err())
+		}
+	}
+	procs := descendants(t, first.Process.Pid)
+	require.NoError(t, first.Process.Signal(syscall.SIGKILL))
+	werr := first.Wait()
+	var exitErr *exec.ExitError
+	require.ErrorAs(t, werr, &exitErr)
+	assert.Equal(t, syscall.SIGKILL, exitErr.Sys().(syscall.WaitStatus).Signal())
+	go func() {
+		for range lines { // drain
+		}
+	}()
+	t.Logf("killed at step %d; its descendants: %v", steps, procs)
+	killedAt := time.Now()
+	left := waitGone(procs, 15*time.Second)
+	t.Logf("%d of %d descendants still running %s after the kill", len(left), len(procs), time.Since(killedAt).Round(100*time.Millisecond))
+	for _, p := range left {
+		_ = syscall.Kill(p.pid, syscall.SIGKILL)
+	}
+	assert.Empty(t, left, "the killed explorer's browser processes outlived it (killed now)")
+	killedTape, rep, err := browser.ReadTapeFile(filepath.Join(reports, "explore", "action_tape.jsonl"))
+	require.NoError(t, err)
+	assert.Zero(t, rep.Skipped, "a SIGKILL leaves no torn line")
+	require.NotEmpty(t, killedTape)
+
+	// Second run: resume the mission.
+	second := exec.CommandContext(ctx, bin, append(args, "--resume", "explore")...)
+	var out2, stderr2 strings.Builder
+	second.Stdout, second.Stderr = &out2, &stderr2
+	err = second.Run()
+	require.NoError(t, err, "resume: stderr: %s\nstdout: %s", stderr2.String(), out2.String())
+
+	t.Cleanup(func() {
+		if t.Failed() {
+			traces, _ := os.ReadFile(filepath.Join(reports, "explore", "traces.log"))
+			for _, l := range strings.Split(string(traces), "\n") {
+				if !strings.Contains(l, "level=DEBUG") {
+					t.Log(clip(l, 300))
+				}
+			}
+			t.Logf("resume stdout: %s", out2.String())
+		}
+	})
+	var sum struct {
+		ThreadID string `json:"thread_id"`
+		Steps    int    `json:"steps"`
+		Bugs     []Bug  `json:"bugs"`
+		Err      string `json:"error"`
+	}
+	raw, err := os.ReadFile(filepath.Join(reports, "explore", "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &sum))
+	assert.Equal(t, "explore", sum.ThreadID)
+	assert.Empty(t, sum.Err)
+	assert.Greater(t, sum.Steps, steps, "the mission went on from where it was killed")
+	assert.NotEmpty(t, sum.Bugs)
+
+	tape, rep, err := browser.ReadTapeFile(filepath.Join(reports, "explore", "action_tape.jsonl"))
+	require.NoError(t, err)
+	assert.Zero(t, rep.Skipped)
+	assert.Greater(t, len(tape), len(killedTape), "the resumed run appended to the tape")
+	for i, e := range tape {
+		require.Equal(t, int64(i+1), e.Seq, "no gap or duplicate in the tape")
+	}
+	n := assertOneMemoryEntryPerBug(t, db, memoryOrigin(app.URL, false))
+	assert.Positive(t, n)
+	t.Logf("killed after %d tape entries at step %d; resumed to %d entries, %d steps, %d bugs (%d in memory)", len(killedTape), steps, len(tape), sum.Steps, len(sum.Bugs), n)
+}
+
+// proc is a process seen under the killed explorer.
+type proc struct {
+	pid   int
+	start string // start time in clock ticks (/proc/pid/stat field 22): guards against pid reuse
+	comm  string
+}
+
+func (p proc) String() string { return fmt.Sprintf("%d(%s)", p.pid, p.comm) }
+
+// procStat reads a process's parent, start time and name.
+func procStat(pid int) (ppid int, start, comm string, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, "", "", false
+	}
+	s := string(b)
+	i, j := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if i < 0 || j < i {
+		return 0, "", "", false
+	}
+	f := strings.Fields(s[j+1:]) // state ppid … (field 3 onwards)
+	if len(f) < 20 {
+		return 0, "", "", false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return ppid, f[19], s[i+1 : j], true
+}
+
+// descendants lists the live processes under pid.
+func descendants(t *testing.T, pid int) []proc {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	children := map[int][]proc{}
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, start, comm, ok := procStat(p); ok {
+			children[ppid] = append(children[ppid], proc{pid: p, start: start, comm: comm})
+		}
+	}
+	var out []proc
+	queue := []int{pid}
+	for len(queue) > 0 {
+		for _, c := range children[queue[0]] {
+			out = append(out, c)
+			queue = append(queue, c.pid)
+		}
+		queue = queue[1:]
+	}
+	return out
+}
+
+// waitGone waits until none of ps runs (zombies count as gone) and returns
+// those still running at the deadline.
+func waitGone(ps []proc, d time.Duration) []proc {
+	deadline := time.Now().Add(d)
+	for {
+		var left []proc
+		for _, p := range ps {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.pid))
+			if err != nil {
+				continue
+			}
+			_, start, _, ok := procStat(p.pid)
+			if !ok || start != p.start {
+				continue
+			}
+			if s := string(b); strings.Contains(s[strings.LastIndexByte(s, ')'):], ") Z ") {
+				continue
+			}
+			left = append(left, p)
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// BenchmarkSaveBrowserState measures what keeping the browser state for
+// --resume costs per step (with Config.DB), next to a page snapshot, which
+// every step takes, as the yardstick within the same run.
+func BenchmarkSaveBrowserState(b *testing.B) {
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: "s1", Path: "/"})
+		fmt.Fprint(w, `<!doctype html><title>Notes</title><h1>Notes</h1><a href="/new">New note</a><script>localStorage.setItem("k", "v")</script>`)
+	}))
+	defer app.Close()
+	e, err := testBrowser.NewEngine(browser.Config{Origins: []string{app.URL}})
+	require.NoError(b, err)
+	defer e.Close()
+	ctx := context.Background()
+	sess, err := e.User(ctx, "bench")
+	require.NoError(b, err)
+	require.True(b, sess.Do(ctx, browser.Intent{Action: browser.ActNavigate, URL: app.URL + "/"}).OK)
+	mr := &missionRun{sess: sess, dir: b.TempDir(), trace: slog.New(slog.DiscardHandler)}
+	b.Run("save_state", func(b *testing.B) {
+		for b.Loop() {
+			mr.saveBrowserState()
+		}
+		_, err := os.Stat(filepath.Join(mr.dir, browserStateFile))
+		require.NoError(b, err)
+	})
+	b.Run("snapshot", func(b *testing.B) {
+		for b.Loop() {
+			_, err := sess.Snapshot(ctx)
+			require.NoError(b, err)
+		}
+	})
 }

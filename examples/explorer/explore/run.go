@@ -20,6 +20,7 @@ import (
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
+	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/memory"
 	"github.com/agentgraph/agentgraph/state"
 )
@@ -71,6 +72,8 @@ type MissionResult struct {
 	Duration time.Duration `json:"duration_ns"`
 	Demo     *DemoScore    `json:"demo,omitempty"`
 	Err      string        `json:"error,omitempty"`
+	// Retries counts the continuations after transient errors.
+	Retries int `json:"retries,omitempty"`
 	// Timeline is the mission's full action tape.
 	Timeline []TimelineEntry `json:"-"`
 	// Analysis is the reporter model's write-up ("" offline).
@@ -148,6 +151,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return res, fmt.Errorf("%w: target %q: %v", ErrUsage, target, err)
 	}
 
+	if cfg.PRURL != "" {
+		if cfg.Missions, err = cfg.prMissions(ctx, target); err != nil {
+			return res, err
+		}
+	}
 	missions, err := cfg.missions(ctx, qa)
 	if err != nil {
 		return res, err
@@ -340,6 +348,7 @@ type missionRun struct {
 	idle         map[string]int
 	loops        map[string]int
 	bugSeen      map[string]bool
+	recorded     map[string]Bug // bugs given to memory by this run, by fingerprint
 	resetPending bool
 	freshPage    bool // the latest look found a page never visited before
 	rand         *rand.Rand
@@ -386,7 +395,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 
 	personas, _ := Team(mr.m.Team)
 	mr.cov = newCoverage()
-	mr.idle, mr.loops, mr.bugSeen = map[string]int{}, map[string]int{}, map[string]bool{}
+	mr.idle, mr.loops, mr.bugSeen, mr.recorded = map[string]int{}, map[string]int{}, map[string]bool{}, map[string]Bug{}
 	mr.rand = rand.New(rand.NewPCG(mr.cfg.Seed, uint64(len(mr.m.ThreadID))))
 	for _, p := range personas {
 		mr.team = append(mr.team, newMember(p, mr.cfg.Credentials, func() { mr.col.holdNextPost(settleTimeout + 700*time.Millisecond) }))
@@ -406,7 +415,15 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	memCtx, _ := mr.qa.SupervisorContext(ctx, 2000)
 	mr.trace.Info("mission start", "prompt", mr.m.Prompt, "team", mr.m.Team, "budget", mr.budget, "target", mr.target, "memory", memCtx)
 
-	if err := mr.openSession(ctx, ""); err != nil {
+	// A resumed mission gets the killed run's cookies and storage back.
+	statePath := filepath.Join(mr.dir, browserStateFile)
+	seed := ""
+	if mr.cfg.Resume != mr.m.ThreadID {
+		_ = os.Remove(statePath)
+	} else if _, err := os.Stat(statePath); err == nil {
+		seed = statePath
+	}
+	if err := mr.openSession(ctx, seed); err != nil {
 		return fail(err)
 	}
 	defer func() { _ = mr.engine.Close() }()
@@ -419,22 +436,30 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	// checkpoint, carries knowledge across runs); the report directory
 	// remembers it for --resume.
 	threadFile := filepath.Join(mr.dir, ".graph_thread")
-	var out State
+	var (
+		out     State
+		gthread string
+		what    = "mission " + mr.m.ThreadID
+	)
 	if mr.cfg.Resume == mr.m.ThreadID {
+		what = "resume " + mr.m.ThreadID
 		b, err := os.ReadFile(threadFile)
 		if err != nil {
-			return fail(fmt.Errorf("resume %s: no run of it in %s: %w", mr.m.ThreadID, mr.dir, err))
+			return fail(fmt.Errorf("%s: no run of it in %s: %w", what, mr.dir, err))
 		}
-		gthread := strings.TrimSpace(string(b))
-		snap, err := app.GetState(ctx, graph.Thread(gthread))
-		if err == nil {
-			mr.restore(snap.Values)
+		gthread = strings.TrimSpace(string(b))
+		if err := mr.resync(ctx, app, gthread); err != nil {
+			return fail(fmt.Errorf("%s: %w", what, err))
 		}
-		// Start the resumed browser where the mission started.
+		// Start the resumed browser where the mission started (on the tape:
+		// the run goes on from there).
 		mr.sess.Do(ctx, nav(mr.start))
+		if e, ok := mr.lastEntry(); ok {
+			mr.record(e, "explorer")
+		}
 		out, err = app.Invoke(ctx, State{}, graph.Thread(gthread), graph.Continue())
-		if err != nil {
-			return fail(fmt.Errorf("resume %s: %w", mr.m.ThreadID, err))
+		if out, err = mr.retry(ctx, app, gthread, out, err, &r); err != nil {
+			return fail(fmt.Errorf("%s: %w", what, err))
 		}
 	} else {
 		first := state.Message{ID: state.NewID(), Role: state.RoleHuman, Content: mr.m.Prompt + "\n\nMemory:\n" + memCtx}
@@ -442,13 +467,13 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		var pre State
 		mr.act(ctx, mr.team[0], step{in: nav(mr.start), why: "open the start URL"}, &pre)
 		in := State{Messages: []state.Message{first}, Tape: pre.Tape, Bugs: pre.Bugs, Steps: 1}
-		gthread := fmt.Sprintf("%s@%d", mr.m.ThreadID, time.Now().UnixNano())
+		gthread = fmt.Sprintf("%s@%d", mr.m.ThreadID, time.Now().UnixNano())
 		if err := os.WriteFile(threadFile, []byte(gthread+"\n"), 0o644); err != nil {
 			return fail(err)
 		}
 		out, err = app.Invoke(ctx, in, graph.Thread(gthread))
-		if err != nil {
-			return fail(fmt.Errorf("mission %s: %w", mr.m.ThreadID, err))
+		if out, err = mr.retry(ctx, app, gthread, out, err, &r); err != nil {
+			return fail(fmt.Errorf("%s: %w", what, err))
 		}
 	}
 	// Late reports of the in-page recorder.
@@ -478,6 +503,64 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	return r
 }
 
+// retry continues a mission that failed on a transient model error
+// (llm.TransientError) from its last checkpoint, on the same graph thread,
+// after a backoff, up to Config.MissionRetries times. Any other error, or
+// the caller's cancellation, ends it at once. The tape goes on where the
+// failed attempt stopped.
+func (mr *missionRun) retry(ctx context.Context, app *graph.CompiledGraph[State], gthread string, out State, err error, r *MissionResult) (State, error) {
+	policy := llm.RetryPolicy{BaseDelay: mr.cfg.RetryBackoff, MaxDelay: 16 * mr.cfg.RetryBackoff}
+	for n := 0; err != nil && n < mr.cfg.MissionRetries && ctx.Err() == nil && llm.TransientError(err); n++ {
+		delay := policy.Backoff(n)
+		r.Retries++
+		mr.trace.Warn("mission failed on a transient error: continuing from its checkpoint", "retry", n+1, "of", mr.cfg.MissionRetries, "delay", delay, "err", err)
+		mr.log.Warn("explore: transient error, retrying the mission", "thread", mr.m.ThreadID, "retry", n+1, "delay", delay, "err", err)
+		if mr.cfg.Progress != nil {
+			prefix := ""
+			if mr.cfg.TTY {
+				prefix = "\r\033[K"
+			}
+			fmt.Fprintf(mr.cfg.Progress, "%s[%d/%d %s] transient error at step %d, retry %d/%d in %s: %s\n", prefix, mr.index+1, mr.total, mr.m.ThreadID,
+				mr.steps, n+1, mr.cfg.MissionRetries, delay.Round(time.Millisecond), clip(err.Error(), 120))
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return out, errors.Join(err, ctx.Err())
+		case <-t.C:
+		}
+		if rerr := mr.resync(ctx, app, gthread); rerr != nil {
+			return out, errors.Join(err, rerr)
+		}
+		out, err = app.Invoke(ctx, State{}, graph.Thread(gthread), graph.Continue())
+	}
+	return out, err
+}
+
+// resync aligns the Go-side mission state with the thread's last
+// checkpoint before it continues: what a failed or killed attempt did after
+// that checkpoint is on the tape and in memory, but not in the state.
+func (mr *missionRun) resync(ctx context.Context, app *graph.CompiledGraph[State], gthread string) error {
+	snap, err := app.GetState(ctx, graph.Thread(gthread))
+	if err != nil {
+		return fmt.Errorf("read the checkpoint of %s: %w", gthread, err)
+	}
+	mr.bugSeen = map[string]bool{}
+	mr.steps = 0
+	mr.restore(snap.Values)
+	mr.bugs = len(snap.Values.Bugs)
+	return nil
+}
+
+// injectedFault runs the test hook Config.faultHook, if any.
+func (mr *missionRun) injectedFault(ctx context.Context, persona string) error {
+	if mr.cfg.faultHook == nil {
+		return nil
+	}
+	return mr.cfg.faultHook(ctx, mr.m.ThreadID, persona, mr.steps)
+}
+
 // record renumbers a window entry into the mission's tape and keeps it.
 func (mr *missionRun) record(e browser.Entry, persona string) browser.Entry {
 	mr.seq++
@@ -486,8 +569,28 @@ func (mr *missionRun) record(e browser.Entry, persona string) browser.Entry {
 	if err := mr.tape.Append(e); err != nil {
 		mr.trace.Warn("tape append failed", "err", err)
 	}
+	if mr.cfg.DB != "" {
+		mr.saveBrowserState()
+	}
 	mr.full = append(mr.full, TimelineEntry{Persona: persona, Entry: e})
 	return e
+}
+
+// browserStateFile, in the mission's report directory, keeps the browser's
+// cookies and storage as of the latest step, for --resume.
+const browserStateFile = ".browser_state.json"
+
+// saveBrowserState writes the session's cookies and storage next to the
+// tape (through a rename, so a kill never leaves half a file).
+func (mr *missionRun) saveBrowserState() {
+	path := filepath.Join(mr.dir, browserStateFile)
+	if err := mr.sess.SaveStorageState(path + ".tmp"); err != nil {
+		mr.trace.Debug("save browser state", "err", err)
+		return
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		mr.trace.Debug("save browser state", "err", err)
+	}
 }
 
 func (mr *missionRun) progress(persona string, st step, res browser.Result) {
@@ -549,13 +652,17 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 		Title: title + " on " + pathOf(page) + ": " + clip(f.Message, 120), URL: page, Evidence: evidence, Persona: m.p.Name, Step: mr.steps, TapeSeq: e.Seq, New: true, SeenCount: 1}
 	// Memory fingerprints the evidence: give it the run-independent part
 	// (numbers such as record ids, ports and timings removed).
-	rec, err := mr.qa.RecordBug(ctx, memory.BugReport{Kind: b.Kind, URL: memURL(pathQuery(page), "", mr.qa.Origin()), Title: reNum.ReplaceAllString(b.Title, "#"), Evidence: clip(reNum.ReplaceAllString(evidence, "#"), 600), Persona: m.p.Name, ThreadID: mr.m.ThreadID, TapeIndex: int(e.Seq)})
-	if err == nil {
+	// A bug this run already gave to memory (before a retry went back to
+	// the checkpoint) is not recorded twice.
+	if prev, ok := mr.recorded[fp]; ok {
+		b.New, b.SeenCount, b.Fingerprint = prev.New, prev.SeenCount, prev.Fingerprint
+	} else if rec, err := mr.qa.RecordBug(ctx, memory.BugReport{Kind: b.Kind, URL: memURL(pathQuery(page), "", mr.qa.Origin()), Title: reNum.ReplaceAllString(b.Title, "#"), Evidence: clip(reNum.ReplaceAllString(evidence, "#"), 600), Persona: m.p.Name, ThreadID: mr.m.ThreadID, TapeIndex: int(e.Seq)}); err == nil {
 		b.New = rec.New || rec.Reopened
 		b.SeenCount = rec.Entry.SeenCount
 		if !rec.New && rec.Entry.Fingerprint != "" {
 			b.Fingerprint = rec.Entry.Fingerprint
 		}
+		mr.recorded[fp] = b
 	} else {
 		mr.trace.Warn("record bug in memory", "err", err)
 	}

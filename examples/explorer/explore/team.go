@@ -208,6 +208,9 @@ func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
 			if err := ctx.Err(); err != nil {
 				return State{}, err
 			}
+			if err := mr.injectedFault(ctx, m.p.Name); err != nil {
+				return State{}, err
+			}
 			ok, err := mr.turnStep(ctx, m, &out)
 			if err != nil {
 				return State{}, err

@@ -1,0 +1,505 @@
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/agentgraph/agentgraph/llm"
+	"github.com/agentgraph/agentgraph/tools"
+	"github.com/agentgraph/agentgraph/tools/mcp"
+)
+
+func TestParsePRURL(t *testing.T) {
+	good := []struct {
+		in   string
+		want PRRef
+	}{
+		{"https://github.com/agentgraph/agentgraph/pull/7", PRRef{"agentgraph", "agentgraph", 7}},
+		{"https://github.com/o/r.go/pull/123/files", PRRef{"o", "r.go", 123}},
+		{"https://www.github.com/o/r/pull/1#discussion_r1", PRRef{"o", "r", 1}},
+		{"  https://github.com/o/r/pull/9/  ", PRRef{"o", "r", 9}},
+	}
+	for _, tc := range good {
+		got, err := ParsePRURL(tc.in)
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, got)
+	}
+	assert.Equal(t, "https://github.com/o/r/pull/9", PRRef{"o", "r", 9}.URL())
+	bad := []struct{ in, why string }{
+		{"", "not an http(s) URL"},
+		{"github.com/o/r/pull/7", "not an http(s) URL"},
+		{"https://gitlab.com/o/r/pull/7", "is not github.com"},
+		{"https://github.com/o/r/issues/7", "not a pull request path"},
+		{"https://github.com/o/r/pull", "not a pull request path"},
+		{"https://github.com/o/r/pull/x", `"x" is not a positive integer`},
+		{"https://github.com/o/r/pull/0", "not a positive integer"},
+		{"https://github.com/o/r/pull/7/merge/now", "unexpected path"},
+		{"https://github.com/o%20x/r/pull/7", "bad owner"},
+	}
+	for _, tc := range bad {
+		_, err := ParsePRURL(tc.in)
+		require.Error(t, err, tc.in)
+		assert.ErrorIs(t, err, ErrUsage)
+		assert.Contains(t, err.Error(), tc.why, tc.in)
+		assert.Contains(t, err.Error(), "want https://github.com/OWNER/REPO/pull/N")
+	}
+}
+
+// fileDiff is a unified diff section of size about n bytes.
+func fileDiff(name string, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -1,1 +1,1 @@\n", name, name, name, name)
+	for b.Len() < n {
+		fmt.Fprintf(&b, "+line %d of %s\n", b.Len(), name)
+	}
+	return b.String()
+}
+
+func TestPRCut(t *testing.T) {
+	b := DefaultPRBudget()
+	require.Equal(t, PRBudget{Body: 8 << 10, Diff: 40 << 10, Files: 80}, b)
+
+	t.Run("within budget: untouched", func(t *testing.T) {
+		pr := PullRequest{Title: "t", Body: "small", Files: []PRFile{{Path: "a.go"}}, Diff: fileDiff("a.go", 500)}
+		got := pr.Cut(b)
+		assert.Equal(t, pr.Body, got.Body)
+		assert.Equal(t, pr.Diff, got.Diff)
+		assert.Empty(t, got.Cuts)
+		assert.Equal(t, 1, got.TotalFiles)
+	})
+	t.Run("50 KB body", func(t *testing.T) {
+		body := strings.Repeat("é", 25<<10) // 2-byte runes: a cut must not split one
+		got := PullRequest{Body: body}.Cut(b)
+		assert.LessOrEqual(t, len(got.Body), b.Body)
+		assert.Greater(t, len(got.Body), b.Body-100, "the budget is used")
+		assert.Contains(t, got.Body, "[… description cut:")
+		assert.True(t, strings.HasPrefix(body, strings.Split(got.Body, "\n[…")[0]))
+		assert.True(t, json.Valid(mustJSON(t, got.Body)), "valid UTF-8")
+		require.Len(t, got.Cuts, 1)
+		assert.Contains(t, got.Cuts[0], "description")
+	})
+	t.Run("200 files", func(t *testing.T) {
+		var files []PRFile
+		for i := range 200 {
+			files = append(files, PRFile{Path: fmt.Sprintf("f%03d.go", i), Additions: 1})
+		}
+		got := PullRequest{Files: files}.Cut(b)
+		assert.Len(t, got.Files, 80)
+		assert.Equal(t, "f079.go", got.Files[79].Path, "the first 80 in order")
+		assert.Equal(t, 200, got.TotalFiles)
+		assert.Contains(t, got.Cuts, "files: 80 of 200 listed")
+		assert.Contains(t, prPrompt(got, nil), "Changed files (80 of 200)")
+	})
+	t.Run("huge diff: fair per-file share", func(t *testing.T) {
+		small1, small2 := fileDiff("web/a.go", 2000), fileDiff("web/b.go", 3000)
+		huge := fileDiff("web/huge.go", 300<<10)
+		mid := fileDiff("web/mid.go", 30<<10)
+		diff := small1 + huge + small2 + mid
+		got := PullRequest{Diff: diff}.Cut(b)
+		assert.LessOrEqual(t, len(got.Diff), b.Diff)
+		assert.Greater(t, len(got.Diff), b.Diff*9/10, "the budget is used")
+		assert.True(t, strings.Contains(got.Diff, small1), "small files whole")
+		assert.True(t, strings.Contains(got.Diff, small2), "small files whole")
+		secs := splitDiff(got.Diff)
+		require.Len(t, secs, 4, "every file keeps a section, in order")
+		assert.True(t, strings.HasPrefix(secs[1], "diff --git a/web/huge.go"))
+		assert.True(t, strings.HasPrefix(secs[3], "diff --git a/web/mid.go"))
+		for _, i := range []int{1, 3} {
+			assert.True(t, strings.HasSuffix(secs[i], "of this file's diff shown]\n"), "big files cut with a marker")
+			assert.InDelta(t, len(secs[1]), len(secs[3]), 600, "the two big files share equally")
+		}
+		assert.Contains(t, got.Cuts[0], "diff:")
+	})
+	t.Run("many files: the biggest left out, said so", func(t *testing.T) {
+		var diff strings.Builder
+		for i := range 300 {
+			diff.WriteString(fileDiff(fmt.Sprintf("f%03d.go", i), 1000+i))
+		}
+		got := PullRequest{Diff: diff.String()}.Cut(b)
+		assert.LessOrEqual(t, len(got.Diff), b.Diff)
+		assert.Contains(t, got.Diff, "more files left out: over the diff budget]")
+		assert.True(t, strings.Contains(got.Diff, "diff --git a/f000.go"), "the smallest are kept")
+		assert.False(t, strings.Contains(got.Diff, "diff --git a/f299.go"), "the biggest go first")
+		assert.Greater(t, len(got.Diff), b.Diff*9/10, "the budget is used")
+	})
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}
+
+// fakeGH puts a gh script first on PATH that answers `pr view … --json` with
+// the recorded view JSON and `pr diff` with the diff, and logs its
+// arguments to the returned file.
+func fakeGH(t *testing.T, view, diff string, fail string) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "view.json"), []byte(view), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pr.diff"), []byte(diff), 0o644))
+	log := filepath.Join(dir, "args.log")
+	script := fmt.Sprintf(`#!/bin/sh
+echo "$@" >> %q
+if [ -n %q ]; then echo %q >&2; exit 1; fi
+case "$1 $2" in
+  "pr view") cat %q ;;
+  "pr diff") cat %q ;;
+  *) echo "unknown command $1 $2" >&2; exit 2 ;;
+esac
+`, log, fail, fail, filepath.Join(dir, "view.json"), filepath.Join(dir, "pr.diff"))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "gh"), []byte(script), 0o755))
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return log
+}
+
+const ghView = `{"body":"Adds sorting to the projects list.\n\nAlso tweaks settings.","files":[{"path":"internal/demoapp/templates/projects.html","additions":40,"deletions":3},{"path":"internal/demoapp/settings.go","additions":5,"deletions":1},{"path":"README.md","additions":2,"deletions":0}],"title":"Sortable projects"}`
+
+func TestGHCLIFetch(t *testing.T) {
+	diff := fileDiff("internal/demoapp/templates/projects.html", 800) + fileDiff("internal/demoapp/settings.go", 300)
+	ref := PRRef{"acme", "shop", 42}
+
+	t.Run("ok", func(t *testing.T) {
+		log := fakeGH(t, ghView, diff, "")
+		pr, err := GHCLI{}.FetchPR(context.Background(), ref)
+		require.NoError(t, err)
+		assert.Equal(t, "Sortable projects", pr.Title)
+		assert.Contains(t, pr.Body, "sorting")
+		assert.Equal(t, "gh", pr.Source)
+		assert.Equal(t, diff, pr.Diff)
+		require.Len(t, pr.Files, 3)
+		assert.Equal(t, PRFile{Path: "internal/demoapp/templates/projects.html", Additions: 40, Deletions: 3}, pr.Files[0])
+		args, err := os.ReadFile(log)
+		require.NoError(t, err)
+		assert.Equal(t, "pr view https://github.com/acme/shop/pull/42 --json title,body,files\npr diff https://github.com/acme/shop/pull/42\n", string(args))
+	})
+	t.Run("gh fails", func(t *testing.T) {
+		fakeGH(t, ghView, diff, "GraphQL: Could not resolve to a PullRequest with the number of 42.")
+		_, err := GHCLI{}.FetchPR(context.Background(), ref)
+		var se *SetupError
+		require.ErrorAs(t, err, &se)
+		assert.Contains(t, err.Error(), "gh pr view: GraphQL: Could not resolve")
+		assert.Equal(t, ExitSetup, ExitCode(Result{}, err, FailOnNew))
+	})
+	t.Run("bad output", func(t *testing.T) {
+		fakeGH(t, "not json", diff, "")
+		_, err := GHCLI{}.FetchPR(context.Background(), ref)
+		assert.ErrorContains(t, err, "gh pr view: unexpected output")
+	})
+	t.Run("gh missing", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		_, err := GHCLI{}.FetchPR(context.Background(), ref)
+		var se *SetupError
+		require.ErrorAs(t, err, &se)
+		assert.Contains(t, err.Error(), "the gh CLI is not installed")
+		assert.Contains(t, err.Error(), `MCP server named "github"`)
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		fakeGH(t, ghView, diff, "")
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := GHCLI{}.FetchPR(ctx, ref)
+		assert.ErrorIs(t, err, context.Canceled)
+	})
+}
+
+// The arguments of the official GitHub MCP server's PR tools (strictly
+// decoded: a call with another argument fails).
+type prArgs struct {
+	Owner      string `json:"owner"`
+	Repo       string `json:"repo"`
+	PullNumber int    `json:"pullNumber"`
+}
+type prPageArgs struct {
+	Owner      string `json:"owner"`
+	Repo       string `json:"repo"`
+	PullNumber int    `json:"pullNumber"`
+	Page       int    `json:"page,omitempty"`
+	PerPage    int    `json:"perPage,omitempty"`
+}
+type prReadArgs struct {
+	Method     string `json:"method" jsonschema:"enum=get,enum=get_diff,enum=get_files"`
+	Owner      string `json:"owner"`
+	Repo       string `json:"repo"`
+	PullNumber int    `json:"pullNumber"`
+	Page       int    `json:"page,omitempty"`
+	PerPage    int    `json:"perPage,omitempty"`
+}
+
+// fakeGitHubMCP serves the PR tools of github-mcp-server over streamable
+// HTTP: pull_request_read (current) or the three get_pull_request* tools
+// (older versions). It returns the mcp_servers.json path.
+func fakeGitHubMCP(t *testing.T, legacy bool, diff string) string {
+	t.Helper()
+	check := func(owner, repo string, n int) error {
+		if owner != "acme" || repo != "shop" || n != 42 {
+			return fmt.Errorf("no pull request %s/%s#%d", owner, repo, n)
+		}
+		return nil
+	}
+	pr := `{"number":42,"title":"Sortable projects","body":"Adds sorting.","state":"open","html_url":"https://github.com/acme/shop/pull/42"}`
+	files := `[{"filename":"web/pages/projects/index.tsx","status":"modified","additions":40,"deletions":3,"changes":43,"patch":"@@"},{"filename":"web/api/settings_handler.go","status":"modified","additions":5,"deletions":1,"changes":6}]`
+	var ts []tools.Tool
+	if legacy {
+		ts = append(ts,
+			tools.New("get_pull_request", "Get details of a specific pull request", func(_ context.Context, a prArgs) (string, error) {
+				return pr, check(a.Owner, a.Repo, a.PullNumber)
+			}),
+			tools.New("get_pull_request_files", "Get the files changed in a pull request", func(_ context.Context, a prPageArgs) (string, error) {
+				return files, check(a.Owner, a.Repo, a.PullNumber)
+			}),
+			tools.New("get_pull_request_diff", "Get the diff of a pull request", func(_ context.Context, a prArgs) (string, error) {
+				return diff, check(a.Owner, a.Repo, a.PullNumber)
+			}))
+	} else {
+		ts = append(ts, tools.New("pull_request_read", "Get information on a specific pull request", func(_ context.Context, a prReadArgs) (string, error) {
+			if err := check(a.Owner, a.Repo, a.PullNumber); err != nil {
+				return "", err
+			}
+			switch a.Method {
+			case "get":
+				return pr, nil
+			case "get_files":
+				return files, nil
+			case "get_diff":
+				return diff, nil
+			}
+			return "", errors.New("unknown method " + a.Method)
+		}))
+	}
+	ts = append(ts, tools.New("get_me", "Get my user", func(context.Context, struct{}) (string, error) { return `{"login":"me"}`, nil }))
+	srv, err := mcp.NewServer("github-mcp-server", "test", ts...)
+	require.NoError(t, err)
+	hs := httptest.NewServer(mcp.HTTPHandler(srv, "/mcp"))
+	t.Cleanup(hs.Close)
+	cfgPath := filepath.Join(t.TempDir(), "mcp_servers.json")
+	require.NoError(t, os.WriteFile(cfgPath, fmt.Appendf(nil, `{"mcpServers": {"github": {"url": %q}}}`, hs.URL+"/mcp"), 0o644))
+	return cfgPath
+}
+
+func TestMCPPRSource(t *testing.T) {
+	diff := fileDiff("web/pages/projects/index.tsx", 600)
+	for _, legacy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
+			cfgPath := fakeGitHubMCP(t, legacy, diff)
+			// gh would fail: the MCP server must be the one used.
+			fakeGH(t, "{}", "", "gh must not be called")
+			cfg := Config{MCPConfig: cfgPath}
+			src, done, err := cfg.prSource(context.Background())
+			require.NoError(t, err)
+			defer done()
+			require.IsType(t, MCPPRSource{}, src)
+			pr, err := src.FetchPR(context.Background(), PRRef{"acme", "shop", 42})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp:github", pr.Source)
+			assert.Equal(t, "Sortable projects", pr.Title)
+			assert.Equal(t, "Adds sorting.", pr.Body)
+			assert.Equal(t, diff, pr.Diff)
+			assert.Equal(t, []PRFile{{"web/pages/projects/index.tsx", 40, 3}, {"web/api/settings_handler.go", 5, 1}}, pr.Files)
+
+			_, err = src.FetchPR(context.Background(), PRRef{"acme", "shop", 41})
+			var se *SetupError
+			require.ErrorAs(t, err, &se)
+			assert.Contains(t, err.Error(), "no pull request acme/shop#41", "the server's error reaches the user")
+		})
+	}
+	t.Run("no github server: gh", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "mcp_servers.json")
+		require.NoError(t, os.WriteFile(p, []byte(`{"mcpServers": {"files": {"command": "mcp-files"}}}`), 0o644))
+		src, done, err := (&Config{MCPConfig: p}).prSource(context.Background())
+		require.NoError(t, err)
+		defer done()
+		assert.IsType(t, GHCLI{}, src)
+	})
+	t.Run("bad config", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "mcp_servers.json")
+		require.NoError(t, os.WriteFile(p, []byte(`{"mcpServers": {"github": {"colour": "red"}}}`), 0o644))
+		_, _, err := (&Config{MCPConfig: p}).prSource(context.Background())
+		assert.ErrorIs(t, err, ErrUsage)
+		assert.ErrorContains(t, err, "colour")
+	})
+}
+
+func TestPathMissions(t *testing.T) {
+	pr := PullRequest{Ref: PRRef{"acme", "shop", 42}, Title: "Sortable projects", Files: []PRFile{
+		{Path: "internal/demoapp/templates/projects.html", Additions: 40, Deletions: 3},
+		{Path: "internal/demoapp/projects.go", Additions: 20},
+		{Path: "internal/demoapp/projects_test.go", Additions: 30},
+		{Path: "web/pages/settings/index.tsx", Additions: 5},
+		{Path: "handlers/search_handler.go", Additions: 7},
+		{Path: "app/routes/checkout.$step.tsx", Additions: 9},
+		{Path: "README.md", Additions: 100},
+		{Path: ".github/workflows/ci.yml", Additions: 100},
+		{Path: "go.sum", Additions: 100},
+	}}
+	links := []string{"/", "/projects", "/projects/new", "/search", "/settings", "/release-notes"}
+	ms := PathMissions(pr, links)
+	require.Len(t, ms, 4)
+	want := []struct{ thread, start string }{
+		{"pr-42-projects", "/projects"},
+		{"pr-42-checkout", ""},
+		{"pr-42-search", "/search"},
+		{"pr-42-settings", "/settings"},
+	}
+	for i, w := range want {
+		assert.Equal(t, w.thread, ms[i].ThreadID)
+		assert.Equal(t, w.start, ms[i].StartURL, w.thread)
+		require.NoError(t, validThread(ms[i].ThreadID))
+	}
+	assert.Contains(t, ms[0].Prompt, "internal/demoapp/templates/projects.html, internal/demoapp/projects.go, internal/demoapp/projects_test.go")
+	assert.Contains(t, ms[0].Prompt, "Sortable projects")
+	assert.Contains(t, ms[1].Prompt, "app/routes/checkout.$step.tsx")
+	for _, m := range ms {
+		assert.NotContains(t, m.Prompt, "README.md")
+	}
+
+	t.Run("bounded", func(t *testing.T) {
+		var many PullRequest
+		for i := range 30 {
+			many.Files = append(many.Files, PRFile{Path: fmt.Sprintf("pages/area%c.go", 'a'+i%26), Additions: i})
+		}
+		assert.Len(t, PathMissions(many, nil), MaxPRMissions)
+	})
+	t.Run("docs only: the whole app", func(t *testing.T) {
+		ms := PathMissions(PullRequest{Ref: PRRef{Number: 3}, Files: []PRFile{{Path: "docs/intro.md"}, {Path: "README.md"}}}, nil)
+		require.Len(t, ms, 1)
+		assert.Equal(t, "pr-3", ms[0].ThreadID)
+		assert.Contains(t, ms[0].Prompt, "whole app")
+	})
+}
+
+func TestPlanPRWithModel(t *testing.T) {
+	pr := PullRequest{Ref: PRRef{"acme", "shop", 42}, Title: "Sortable projects", Body: "Adds sorting.",
+		Files: []PRFile{{Path: "web/projects.go", Additions: 3}}, Diff: fileDiff("web/projects.go", 300), Cuts: []string{"diff: 1 of 2 bytes"}}
+	const target = "http://127.0.0.1:8080"
+	good := "Here you go:\n```json\n" + `{"missions": [{"thread_id": "pr-42-sort", "prompt": "Sort the projects list by every column, twice", "start_url": "http://127.0.0.1:8080/projects?sort=name", "team": "standard", "budget": 40}, {"thread_id": "pr-42-a11y", "prompt": "Check the new sort buttons with a keyboard", "team": "advanced"}]}` + "\n```"
+	tests := []struct {
+		name       string
+		replies    []llm.Reply
+		by         string
+		threads    []string
+		errs       int
+		retryNames string // what the second call must tell the model
+	}{
+		{"valid JSON", []llm.Reply{llm.Say(good)}, "model", []string{"pr-42-sort", "pr-42-a11y"}, 0, ""},
+		{"garbage, then valid", []llm.Reply{llm.Say("Sure! I'd test sorting."), llm.Say(good)}, "model", []string{"pr-42-sort", "pr-42-a11y"}, 1, "no JSON object"},
+		{"bad missions, then valid", []llm.Reply{llm.Say(`{"missions": [{"thread_id": "bad id!", "prompt": ""}]}`), llm.Say(good)}, "model", []string{"pr-42-sort", "pr-42-a11y"}, 1, "prompt is required"},
+		{"off-target start URL, then valid", []llm.Reply{llm.Say(`{"missions": [{"thread_id": "x", "prompt": "p", "start_url": "https://evil.example/"}]}`), llm.Say(good)}, "model", []string{"pr-42-sort", "pr-42-a11y"}, 1, "not within the app"},
+		{"garbage twice: path missions", []llm.Reply{llm.Say("no"), llm.Say(`{"missions": `)}, "paths", []string{"pr-42-projects"}, 2, "no JSON object"},
+		{"model down: path missions", []llm.Reply{{Err: &llm.CallError{Status: 503, Transient: true, Err: errors.New("unavailable")}}}, "paths", []string{"pr-42-projects"}, 1, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			model := llm.NewScripted(tc.replies...)
+			plan, err := PlanPR(context.Background(), pr, model, target, []string{"/projects"}, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tc.by, plan.By)
+			var threads []string
+			for _, m := range plan.Missions {
+				threads = append(threads, m.ThreadID)
+			}
+			assert.Equal(t, tc.threads, threads)
+			assert.Len(t, plan.ModelErrors, tc.errs)
+			calls := model.Calls()
+			require.NotEmpty(t, calls)
+			first := calls[0].Messages
+			require.Len(t, first, 2)
+			prompt := first[1].Parts[0].(llms.TextContent).Text
+			for _, want := range []string{pr.Ref.URL(), "Sortable projects", "Adds sorting.", "web/projects.go (+3 −0)", "diff --git a/web/projects.go", "/projects", "Cut to budget: diff: 1 of 2 bytes"} {
+				assert.Contains(t, prompt, want)
+			}
+			if tc.retryNames != "" {
+				require.Len(t, calls, 2, "one retry")
+				last := calls[1].Messages[len(calls[1].Messages)-1]
+				assert.Contains(t, last.Parts[0].(llms.TextContent).Text, tc.retryNames)
+			}
+			if plan.By == "model" {
+				assert.Equal(t, "/projects?sort=name", plan.Missions[0].StartURL, "an absolute URL within the app becomes its path")
+				assert.Equal(t, 40, plan.Missions[0].Budget)
+				assert.Equal(t, TeamAdvanced, plan.Missions[1].Team)
+			} else {
+				assert.Equal(t, "/projects", plan.Missions[0].StartURL)
+			}
+		})
+	}
+	t.Run("cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := PlanPR(ctx, pr, llm.NewScripted(llm.Say("x")), target, nil, nil)
+		assert.ErrorIs(t, err, context.Canceled)
+	})
+}
+
+// TestRunPRMissions runs the explorer with --pr-url against the notes
+// fixture app, the pull request coming from a fake gh: without a model the
+// missions come from the changed paths, start where the app links the
+// area, and run; with one, the model's missions run. The plan is written
+// to pr_missions.json.
+func TestRunPRMissions(t *testing.T) {
+	view := `{"title":"Note form validation","body":"Validates the new-note form; fixes the stats page.","files":[` +
+		`{"path":"web/templates/new.html","additions":12,"deletions":2},{"path":"web/handlers/stats_handler.go","additions":3,"deletions":1},{"path":"docs/notes.md","additions":9,"deletions":0}]}`
+	diff := fileDiff("web/templates/new.html", 400) + fileDiff("web/handlers/stats_handler.go", 200)
+	tests := []struct {
+		name    string
+		model   func(target string) llms.Model
+		by      string
+		threads []string
+		starts  []string
+	}{
+		{"paths", nil, "paths", []string{"pr-5-new", "pr-5-stats"}, []string{"/new", "/stats"}},
+		{"model", func(target string) llms.Model {
+			return llm.NewScripted(llm.Say(fmt.Sprintf(`{"missions":[{"thread_id":"pr-5-form","prompt":"Submit the new-note form with empty and long text","start_url":"%s/new"}]}`, target)))
+		}, "model", []string{"pr-5-form"}, []string{"/new"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			app := fixtureApp(t)
+			log := fakeGH(t, view, diff, "")
+			dir := t.TempDir()
+			cfg := Config{Target: app.URL, PRURL: "https://github.com/acme/notes/pull/5", Budget: 3, ReportDir: dir, Browser: testBrowser}
+			if tc.model != nil {
+				cfg.PlannerModel = tc.model(app.URL)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res, err := Run(ctx, cfg)
+			require.NoError(t, err)
+			var threads, starts []string
+			for _, m := range res.Missions {
+				assert.Empty(t, m.Err)
+				assert.Positive(t, m.Steps)
+				threads = append(threads, m.Mission.ThreadID)
+				starts = append(starts, m.Mission.StartURL)
+				require.NotEmpty(t, m.Timeline)
+				assert.Equal(t, m.Mission.StartURL, pathQuery(m.Timeline[0].Entry.URL), "the mission opened its start URL first")
+			}
+			assert.Equal(t, tc.threads, threads)
+			assert.Equal(t, tc.starts, starts)
+			args, err := os.ReadFile(log)
+			require.NoError(t, err)
+			assert.Contains(t, string(args), "pr view https://github.com/acme/notes/pull/5")
+
+			var plan PRPlan
+			raw, err := os.ReadFile(filepath.Join(dir, "pr_missions.json"))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(raw, &plan))
+			assert.Equal(t, tc.by, plan.By)
+			assert.Equal(t, "Note form validation", plan.PR.Title)
+			assert.Equal(t, "gh", plan.PR.Source)
+			assert.Len(t, plan.PR.Files, 3)
+		})
+	}
+}
