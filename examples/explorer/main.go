@@ -51,6 +51,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 	fs.StringVar(&cfg.Credentials.Password, "password", "", "sign-in password")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the offline personas")
 	fs.BoolVar(&cfg.Headed, "headed", false, "show the browser")
+	fs.IntVar(&cfg.MinimizeReplays, "minimize-replays", explore.DefaultMinimizeReplays, "replays to shorten one bug's reproduction (negative: off)")
+	fs.DurationVar(&cfg.MinimizeTime, "minimize-time", explore.DefaultMinimizeTime, "time to shorten one mission's reproductions")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return explore.ExitClean

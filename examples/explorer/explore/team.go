@@ -60,8 +60,12 @@ type Bug struct {
 	Screenshot  string `json:"screenshot,omitempty"`
 	Spec        string `json:"spec,omitempty"`
 	ReproSteps  int    `json:"repro_steps,omitempty"`
-	New         bool   `json:"new"`
-	SeenCount   int    `json:"seen_count"`
+	// ReproFullSteps is the length of the full tape up to the bug, which
+	// the minimiser cut down to ReproSteps in ReproReplays replays.
+	ReproFullSteps int  `json:"repro_full_steps,omitempty"`
+	ReproReplays   int  `json:"repro_replays,omitempty"`
+	New            bool `json:"new"`
+	SeenCount      int  `json:"seen_count"`
 }
 
 func newTeamGraph(mr *missionRun) (*graph.StateGraph[State], error) {
@@ -323,17 +327,7 @@ func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) {
 		}
 	}()
 	mr.progress(m.p.Name, st, res)
-	var fs []browser.Finding
-	for _, f := range res.Findings {
-		if cf, ok := fromConsole(f); ok {
-			if cf.Kind != browser.FindConsoleError {
-				fs = append(fs, cf)
-			}
-			continue
-		}
-		fs = append(fs, f)
-	}
-	fs = append(fs, mr.col.take()...)
+	fs := append(pageFindings(res.Findings), mr.col.take()...)
 	for _, f := range fs {
 		if b, ok := mr.bug(ctx, m, f, entry); ok {
 			out.Bugs = append(out.Bugs, b)
