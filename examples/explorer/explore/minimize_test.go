@@ -196,7 +196,7 @@ func TestMinimizer(t *testing.T) {
 		{name: "an early step the heuristics miss", need: []int64{6, 9, 12}, upTo: 12, replays: DefaultMinimizeReplays, confirmed: true},
 		{name: "never reproduces", need: []int64{99}, upTo: 12, want: nil},
 		{name: "flaky: the confirmation fails", need: []int64{12}, upTo: 12, flakyAfter: 1, want: nil},
-		{name: "replay budget", need: []int64{3, 4, 5, 7, 8}, upTo: 8, replays: 3, maxReplays: 4},
+		{name: "replay budget", need: []int64{3, 4, 5, 7, 8}, upTo: 8, replays: 3, maxReplays: 4, confirmed: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
