@@ -135,10 +135,16 @@ func findingSig(kind, page, evidence string) string {
 	return kind + "\x00" + reNum.ReplaceAllString(pathOf(page), "#") + "\x00" + reNum.ReplaceAllString(evidence, "#")
 }
 
-// replayFunc replays entries in a fresh browser context and returns the
-// signatures (findingSig) of the findings it saw; nil when the replay
-// could not follow the recording (a step failed or led elsewhere).
-type replayFunc func(ctx context.Context, seq []browser.Entry) (map[string]bool, error)
+// replayFunc replays entries in a fresh browser context.
+type replayFunc func(ctx context.Context, seq []browser.Entry) (replayed, error)
+
+// replayed is a replay's outcome: the signatures (findingSig) of the
+// findings it saw, or the index of the step where it could not follow the
+// recording (it failed or led elsewhere; -1 when it ran through).
+type replayed struct {
+	sigs     map[string]bool
+	failedAt int
+}
 
 // minimizeOptions bounds a minimisation.
 type minimizeOptions struct {
@@ -169,9 +175,10 @@ type minimizer struct {
 	// the cost of the confirmations still to come.
 	replays, entries int
 	spent            time.Duration
-	// preferSigned: a bug needed the tape's sign-in where shorter suffixes
-	// failed, so later bugs try the sign-in candidates first.
-	preferSigned bool
+	// deadEnds are the starts (by entryKey) of sequences that could not be
+	// replayed: the app is fresh and the context empty each time, so any
+	// sequence that starts the same way fails the same way.
+	deadEnds map[string]bool
 }
 
 type cached struct {
@@ -180,7 +187,7 @@ type cached struct {
 }
 
 func newMinimizer(replay replayFunc, opts minimizeOptions) *minimizer {
-	return &minimizer{replay: replay, opts: opts, cache: map[string]cached{}}
+	return &minimizer{replay: replay, opts: opts, cache: map[string]cached{}, deadEnds: map[string]bool{}}
 }
 
 func seqKey(seq []browser.Entry) string {
@@ -192,14 +199,44 @@ func seqKey(seq []browser.Entry) string {
 	return b.String()
 }
 
-// run replays seq (once: later asks are answered from the cache).
+// entryKey is what a replay of e does, whatever its seq and snapshot ref.
+func entryKey(e browser.Entry) string {
+	p := e.Params
+	if e.Locator != "" {
+		p.Target = e.Locator
+	}
+	return fmt.Sprintf("%s|%s|%s|%s", e.Action, p.JSON(), e.HoverLocator, e.URL)
+}
+
+// deadEnd reports whether seq starts like a sequence that failed.
+func (m *minimizer) deadEnd(seq []browser.Entry) bool {
+	var b strings.Builder
+	for _, e := range seq {
+		b.WriteString(entryKey(e))
+		b.WriteByte('\n')
+		if m.deadEnds[b.String()] {
+			return true
+		}
+	}
+	return false
+}
+
+// run replays seq and notes where it failed.
 func (m *minimizer) run(ctx context.Context, seq []browser.Entry) (map[string]bool, error) {
 	t0 := time.Now()
-	sigs, err := m.replay(ctx, seq)
+	out, err := m.replay(ctx, seq)
 	m.replays++
 	m.entries += len(seq)
 	m.spent += time.Since(t0)
-	return sigs, err
+	if err == nil && out.failedAt >= 0 && out.failedAt < len(seq) {
+		var b strings.Builder
+		for _, e := range seq[:out.failedAt+1] {
+			b.WriteString(entryKey(e))
+			b.WriteByte('\n')
+		}
+		m.deadEnds[b.String()] = true
+	}
+	return out.sigs, err
 }
 
 // test answers whether seq reproduces job's finding, charging a replay to
@@ -208,6 +245,9 @@ func (m *minimizer) test(ctx context.Context, job *reproJob, seq []browser.Entry
 	k := seqKey(seq)
 	if c, ok := m.cache[k]; ok {
 		return c.sigs[job.sig], nil
+	}
+	if m.deadEnd(seq) {
+		return false, nil
 	}
 	if job.replays >= m.opts.Replays {
 		return false, errBudget
@@ -236,15 +276,16 @@ func (m *minimizer) estimate(seq []browser.Entry) time.Duration {
 
 // minimize shortens every job's reproduction within the budgets:
 //
-//  1. the shortest sequence already replayed that shows the finding, then
-//     the suffix heuristics (see candidates), shortest first;
+//  1. the suffix heuristics (see candidates), shortest first, breadth
+//     first over the jobs, or a shorter sequence replayed for another job;
 //  2. ddmin over the shortest reproducing sequence, while time remains,
 //     then (time left) ddmin over the full tape of the jobs the heuristics
 //     missed;
 //  3. one more replay of each result: a sequence that does not reproduce
 //     again falls back to the full tape.
 //
-// A job whose finding no shorter replay showed keeps its full tape.
+// A job whose finding no shorter replay showed keeps its full tape. A
+// sequence that starts like one that could not be replayed is not tried.
 func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 	start := time.Now()
 	deadline := start.Add(m.opts.Time)
@@ -270,42 +311,34 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 	for _, j := range jobs {
 		j.best = j.full
 	}
-	// 1. What was replayed already, then the heuristics.
+	// 1. The heuristics, breadth first: every job's shortest candidate,
+	// then every job's next one…, so that a tight budget goes to the cheap
+	// candidates of all bugs. A replay may answer for several jobs.
+	orders := map[*reproJob][][]browser.Entry{}
 	for _, j := range jobs {
-		if !left() {
-			break
-		}
-		if s, ok := m.shortestCached(j); ok {
-			j.best, j.found = s, true
-		}
 		plain, signed := candidates(j.full)
-		var order [][]browser.Entry
-		if m.preferSigned {
-			order = append(slices.Clone(signed), plain...)
-		} else {
-			order = append(slices.Clone(plain), signed...)
-			slices.SortStableFunc(order, func(a, b []browser.Entry) int { return len(a) - len(b) })
-		}
-		failedPlain := false
-		for _, c := range order {
-			if len(c) >= len(j.best) || !left() {
+		o := append(plain, signed...)
+		slices.SortStableFunc(o, func(a, b []browser.Entry) int { return len(a) - len(b) })
+		orders[j] = o
+	}
+	for round := 0; left(); round++ {
+		more := false
+		for _, j := range jobs {
+			if j.found || round >= len(orders[j]) || !left() {
 				continue
 			}
-			ok, err := m.test(searchCtx, j, c)
-			if err != nil {
-				break
+			more = true
+			if s, ok := m.shortestCached(j); ok {
+				j.best, j.found = s, true
+				continue
 			}
-			isSigned := slices.ContainsFunc(signed, func(s []browser.Entry) bool { return seqKey(s) == seqKey(c) })
-			if ok {
+			c := orders[j][round]
+			if ok, err := m.test(searchCtx, j, c); err == nil && ok {
 				j.best, j.found = c, true
-				// The app wants a signed-in session: later jobs try the
-				// sign-in candidates first.
-				if isSigned && failedPlain {
-					m.preferSigned = true
-				}
-				break
 			}
-			failedPlain = failedPlain || !isSigned
+		}
+		if !more {
+			break
 		}
 	}
 	// 2. Shorter candidates not tried yet, then ddmin, one job at a time,
@@ -616,24 +649,30 @@ type replayer struct {
 	mr *missionRun
 }
 
-func (rp replayer) replay(ctx context.Context, seq []browser.Entry) (map[string]bool, error) {
+func (rp replayer) replay(ctx context.Context, seq []browser.Entry) (out replayed, err error) {
 	mr := rp.mr
+	t0 := time.Now()
+	why := ""
+	var steps []string // durations, for the debug log
+	defer func() {
+		mr.log.Debug("minimise: replay", "seqs", seqKey(seq), "took", time.Since(t0).Round(time.Millisecond), "steps", steps, "findings", len(out.sigs), "stopped", why, "err", err)
+	}()
 	target := mr.target
 	if mr.cfg.ReplayTarget != nil {
 		t, stop, err := mr.cfg.ReplayTarget(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("minimise: replay target: %w", err)
+			return out, fmt.Errorf("minimise: replay target: %w", err)
 		}
 		defer stop()
 		target = t
 	}
 	col, err := newCollector(target, mr.cfg.SlowThreshold, mr.log)
 	if err != nil {
-		return nil, fmt.Errorf("minimise: %w", err)
+		return out, fmt.Errorf("minimise: %w", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("minimise: listen: %w", err)
+		return out, fmt.Errorf("minimise: listen: %w", err)
 	}
 	hs := &http.Server{Handler: col, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
@@ -642,15 +681,17 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry) (map[string]
 	cfg := mr.engineCfg
 	cfg.Origins = []string{origin}
 	cfg.Tape, cfg.StorageStatePath = nil, ""
+	steps = append(steps, "setup "+time.Since(t0).Round(time.Millisecond).String())
 	eng, err := mr.browser.NewEngine(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("minimise: browser engine: %w", err)
+		return out, fmt.Errorf("minimise: browser engine: %w", err)
 	}
 	defer func() { _ = eng.Close() }()
 	s, err := eng.User(ctx, "minimise")
 	if err != nil {
-		return nil, fmt.Errorf("minimise: browser context: %w", err)
+		return out, fmt.Errorf("minimise: browser context: %w", err)
 	}
+	steps = append(steps, "context "+time.Since(t0).Round(time.Millisecond).String())
 	sigs := map[string]bool{}
 	note := func(fs []browser.Finding, page string) {
 		for _, f := range append(pageFindings(fs), col.take()...) {
@@ -664,8 +705,8 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry) (map[string]
 	for i, e := range seq {
 		ins, err := replayIntents(e, mr.colURL, origin)
 		if err != nil {
-			mr.log.Debug("minimise: entry cannot be replayed", "seq", e.Seq, "err", err)
-			return nil, nil
+			why = fmt.Sprintf("#%d cannot be replayed: %v", e.Seq, err)
+			return replayed{failedAt: i}, nil
 		}
 		// A double submit: the mission held the first response, so that the
 		// second click lands while it is in flight.
@@ -674,15 +715,19 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry) (map[string]
 		}
 		var res browser.Result
 		for _, in := range ins {
-			if res = s.Do(ctx, in); !res.OK {
-				return nil, ctx.Err()
+			res = s.Do(ctx, in)
+			steps = append(steps, res.Duration.Round(time.Millisecond).String())
+			if !res.OK {
+				why = fmt.Sprintf("#%d failed: %s", e.Seq, clip(res.Error, 200))
+				return replayed{failedAt: i}, ctx.Err()
 			}
 			note(res.Findings, res.URL)
 		}
 		// Off the recorded path (e.g. sent to a sign-in page): this
 		// sequence does not replay the recording.
 		if i < len(seq)-1 && findingSig("", res.URL, "") != findingSig("", e.URL, "") {
-			return nil, ctx.Err()
+			why = fmt.Sprintf("#%d landed on %s, not %s", e.Seq, pathOf(res.URL), pathOf(e.URL))
+			return replayed{failedAt: i}, ctx.Err()
 		}
 		if e.Action == browser.ActClick {
 			col.waitQuiet(ctx, 150*time.Millisecond)
@@ -693,7 +738,7 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry) (map[string]
 	col.waitQuiet(ctx, 700*time.Millisecond)
 	res := s.Do(ctx, browser.Intent{Action: browser.ActCheckHealth})
 	note(res.Findings, res.URL)
-	return sigs, ctx.Err()
+	return replayed{sigs: sigs, failedAt: -1}, ctx.Err()
 }
 
 // minimizeRepros minimises the reproduction of each of r's bugs (see

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,12 +146,18 @@ type fakeApp struct {
 	// flakyAfter, when positive, makes every replay after that many show
 	// nothing.
 	flakyAfter int
+	starts     []string // entryKey of each replay's first entry
 }
 
-func (f *fakeApp) replay(_ context.Context, seq []browser.Entry) (map[string]bool, error) {
+func (f *fakeApp) replay(_ context.Context, seq []browser.Entry) (replayed, error) {
 	f.replays++
+	f.starts = append(f.starts, entryKey(seq[0]))
 	if f.flakyAfter > 0 && f.replays > f.flakyAfter {
-		return nil, nil
+		return replayed{failedAt: -1}, nil
+	}
+	// A fresh context cannot click or fill before it opened a page.
+	if seq[0].Action != browser.ActNavigate {
+		return replayed{failedAt: 0}, nil
 	}
 	var got []int
 	for _, e := range seq {
@@ -166,7 +173,7 @@ func (f *fakeApp) replay(_ context.Context, seq []browser.Entry) (map[string]boo
 			out[sig] = true
 		}
 	}
-	return out, nil
+	return replayed{sigs: out, failedAt: -1}, nil
 }
 
 func seqsOf(es []browser.Entry) []int64 {
@@ -189,13 +196,14 @@ func TestMinimizer(t *testing.T) {
 		confirmed  bool
 		maxReplays int // replays the job may report, confirmation included
 	}{
-		{name: "the last entry alone", need: []int64{12}, upTo: 12, want: []int64{12}, confirmed: true, maxReplays: 2},
+		{name: "the last entry alone", need: []int64{9}, upTo: 9, want: []int64{9}, confirmed: true, maxReplays: 2},
 		{name: "a suffix from the last navigation", need: []int64{9, 10, 12}, upTo: 12, want: []int64{9, 10, 12}, confirmed: true},
-		{name: "signed in first", need: []int64{3, 4, 5, 7, 8}, upTo: 8, want: []int64{3, 4, 5, 7, 8}, confirmed: true},
+		// A replay must open a page first: entry 1 stays.
+		{name: "signed in first", need: []int64{3, 4, 5, 7, 8}, upTo: 8, want: []int64{1, 3, 4, 5, 7, 8}, confirmed: true},
 		// ddmin over the full tape, cut short by the replay budget.
-		{name: "an early step the heuristics miss", need: []int64{6, 9, 12}, upTo: 12, replays: DefaultMinimizeReplays, confirmed: true},
+		{name: "an early step the heuristics miss", need: []int64{1, 6, 9, 12}, upTo: 12, replays: DefaultMinimizeReplays, confirmed: true},
 		{name: "never reproduces", need: []int64{99}, upTo: 12, want: nil},
-		{name: "flaky: the confirmation fails", need: []int64{12}, upTo: 12, flakyAfter: 1, want: nil},
+		{name: "flaky: the confirmation fails", need: []int64{9}, upTo: 9, flakyAfter: 1, want: nil},
 		{name: "replay budget", need: []int64{3, 4, 5, 7, 8}, upTo: 8, replays: 3, maxReplays: 4, confirmed: true},
 	}
 	for _, tc := range tests {
@@ -210,6 +218,15 @@ func TestMinimizer(t *testing.T) {
 			m.minimize(context.Background(), []*reproJob{j})
 			assert.LessOrEqual(t, len(j.best), len(j.full), "never longer than the full tape")
 			assert.Equal(t, app.replays, j.replays, "every replay is counted")
+			failedFirst := map[string]int{}
+			for _, st := range app.starts {
+				if !strings.HasPrefix(st, string(browser.ActNavigate)) {
+					failedFirst[st]++
+				}
+			}
+			for st, n := range failedFirst {
+				assert.Equal(t, 1, n, "a start that failed once is not replayed again: %s", st)
+			}
 			assert.LessOrEqual(t, j.replays, replays+1, "the budget, plus one confirmation")
 			if tc.maxReplays > 0 {
 				assert.LessOrEqual(t, j.replays, tc.maxReplays)
@@ -226,7 +243,7 @@ func TestMinimizer(t *testing.T) {
 				assert.Equal(t, tc.confirmed, j.confirmed)
 				if j.confirmed {
 					sigs, _ := app.replay(context.Background(), j.best)
-					assert.True(t, sigs["bug"])
+					assert.True(t, sigs.sigs["bug"])
 					assert.Less(t, len(j.best), len(j.full))
 				}
 			}
@@ -252,7 +269,7 @@ func TestMinimizerSharesReplays(t *testing.T) {
 
 // A spent time budget leaves the full tapes, and nothing is replayed.
 func TestMinimizerTimeBudget(t *testing.T) {
-	app := &fakeApp{needs: map[string][]int64{"a": {12}}}
+	app := &fakeApp{needs: map[string][]int64{"a": {9}}}
 	m := newMinimizer(app.replay, minimizeOptions{Replays: DefaultMinimizeReplays, Time: time.Nanosecond})
 	j := &reproJob{sig: "a", full: tape()}
 	m.minimize(context.Background(), []*reproJob{j})
