@@ -179,6 +179,10 @@ type minimizer struct {
 	// replayed: the app is fresh and the context empty each time, so any
 	// sequence that starts the same way fails the same way.
 	deadEnds map[string]bool
+	// firstFailed: a replay failed at its first navigation (e.g. sent to
+	// a sign-in page), so jobs try the candidates behind the tape's
+	// sign-in first.
+	firstFailed bool
 }
 
 type cached struct {
@@ -208,8 +212,12 @@ func entryKey(e browser.Entry) string {
 	return fmt.Sprintf("%s|%s|%s|%s", e.Action, p.JSON(), e.HoverLocator, e.URL)
 }
 
-// deadEnd reports whether seq starts like a sequence that failed.
+// deadEnd reports whether seq cannot replay: it does not open a page first
+// (a fresh context is blank) or it starts like a sequence that failed.
 func (m *minimizer) deadEnd(seq []browser.Entry) bool {
+	if len(seq) == 0 || seq[0].Action != browser.ActNavigate {
+		return true
+	}
 	var b strings.Builder
 	for _, e := range seq {
 		b.WriteString(entryKey(e))
@@ -228,6 +236,9 @@ func (m *minimizer) run(ctx context.Context, seq []browser.Entry) (map[string]bo
 	m.replays++
 	m.entries += len(seq)
 	m.spent += time.Since(t0)
+	if err == nil && out.failedAt == 0 {
+		m.firstFailed = true
+	}
 	if err == nil && out.failedAt >= 0 && out.failedAt < len(seq) {
 		var b strings.Builder
 		for _, e := range seq[:out.failedAt+1] {
@@ -304,6 +315,17 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 	searchCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	left := func() bool { return time.Until(deadline) > reserve() && searchCtx.Err() == nil }
+	// try tests seq for j if its replay fits in the time left before the
+	// confirmations; the replay is cut short when it overruns.
+	try := func(ctx context.Context, j *reproJob, seq []browser.Entry) (bool, error) {
+		stop := deadline.Add(-reserve())
+		if time.Until(stop) < m.estimate(seq) {
+			return false, context.DeadlineExceeded
+		}
+		tctx, tcancel := context.WithDeadline(ctx, stop)
+		defer tcancel()
+		return m.test(tctx, j, seq)
+	}
 
 	// The longest tapes first: they gain the most.
 	jobs = slices.Clone(jobs)
@@ -314,27 +336,66 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 	// 1. The heuristics, breadth first: every job's shortest candidate,
 	// then every job's next one…, so that a tight budget goes to the cheap
 	// candidates of all bugs. A replay may answer for several jobs.
-	orders := map[*reproJob][][]browser.Entry{}
-	for _, j := range jobs {
-		plain, signed := candidates(j.full)
-		o := append(plain, signed...)
-		slices.SortStableFunc(o, func(a, b []browser.Entry) int { return len(a) - len(b) })
-		orders[j] = o
+	// Jobs with the same tape (bugs found at one step) share candidates.
+	type group struct {
+		jobs          []*reproJob
+		plain, signed [][]browser.Entry
 	}
-	for round := 0; left(); round++ {
+	var groups []*group
+	byTape := map[string]*group{}
+	for _, j := range jobs {
+		k := seqKey(j.full)
+		g, ok := byTape[k]
+		if !ok {
+			g = &group{}
+			g.plain, g.signed = candidates(j.full)
+			byTape[k] = g
+			groups = append(groups, g)
+		}
+		g.jobs = append(g.jobs, j)
+	}
+	// next pops the group's shortest candidate left, those behind a
+	// sign-in first once the app turned a replay away at its first page.
+	next := func(g *group) ([]browser.Entry, bool) {
+		pop := func(l *[][]browser.Entry) []browser.Entry { c := (*l)[0]; *l = (*l)[1:]; return c }
+		switch {
+		case len(g.signed) > 0 && (m.firstFailed || len(g.plain) == 0 || len(g.signed[0]) < len(g.plain[0])):
+			return pop(&g.signed), true
+		case len(g.plain) > 0:
+			return pop(&g.plain), true
+		}
+		return nil, false
+	}
+	for left() {
 		more := false
-		for _, j := range jobs {
-			if j.found || round >= len(orders[j]) || !left() {
+		for _, g := range groups {
+			var open []*reproJob
+			for _, j := range g.jobs {
+				if j.found {
+					continue
+				}
+				if s, ok := m.shortestCached(j); ok {
+					j.best, j.found = s, true
+					continue
+				}
+				open = append(open, j)
+			}
+			if len(open) == 0 || !left() {
+				continue
+			}
+			c, ok := next(g)
+			for ok && m.deadEnd(c) {
+				c, ok = next(g)
+			}
+			if !ok {
 				continue
 			}
 			more = true
-			if s, ok := m.shortestCached(j); ok {
-				j.best, j.found = s, true
-				continue
-			}
-			c := orders[j][round]
-			if ok, err := m.test(searchCtx, j, c); err == nil && ok {
-				j.best, j.found = c, true
+			// One replay answers for the whole group.
+			for _, j := range open {
+				if ok, err := try(searchCtx, j, c); err == nil && ok {
+					j.best, j.found = c, true
+				}
 			}
 		}
 		if !more {
@@ -350,7 +411,7 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 			if len(c) >= len(j.best) || !left() {
 				continue
 			}
-			if ok, err := m.test(searchCtx, j, c); err != nil {
+			if ok, err := try(searchCtx, j, c); err != nil {
 				break
 			} else if ok {
 				j.best = c
@@ -367,7 +428,7 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 			if !left() {
 				return false, context.DeadlineExceeded
 			}
-			return m.test(ctx, j, seq)
+			return try(ctx, j, seq)
 		}, 0)
 	}
 	for i, j := range jobs {
@@ -379,7 +440,7 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 		if j.found || !left() {
 			continue
 		}
-		if ok, err := m.test(searchCtx, j, j.full); err == nil && ok {
+		if ok, err := try(searchCtx, j, j.full); err == nil && ok {
 			j.found = true
 			polish(i, j)
 		}
