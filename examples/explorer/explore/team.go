@@ -60,12 +60,13 @@ type Bug struct {
 	Screenshot  string `json:"screenshot,omitempty"`
 	Spec        string `json:"spec,omitempty"`
 	ReproSteps  int    `json:"repro_steps,omitempty"`
+	New         bool   `json:"new"`
+	SeenCount   int    `json:"seen_count"`
+
 	// ReproFullSteps is the length of the full tape up to the bug, which
 	// the minimiser cut down to ReproSteps in ReproReplays replays.
-	ReproFullSteps int  `json:"repro_full_steps,omitempty"`
-	ReproReplays   int  `json:"repro_replays,omitempty"`
-	New            bool `json:"new"`
-	SeenCount      int  `json:"seen_count"`
+	ReproFullSteps int `json:"repro_full_steps,omitempty"`
+	ReproReplays   int `json:"repro_replays,omitempty"`
 }
 
 func newTeamGraph(mr *missionRun) (*graph.StateGraph[State], error) {
