@@ -141,7 +141,11 @@ func markdown(r MissionResult) string {
 			fmt.Fprintf(&b, "- Screenshot: [%s](%s)\n", bug.Screenshot, bug.Screenshot)
 		}
 		if bug.Spec != "" {
-			fmt.Fprintf(&b, "- Reproduction: `%s` (%d steps; the tape up to the bug has %d)\n", bug.Spec, bug.ReproSteps, bug.ReproFullSteps)
+			fmt.Fprintf(&b, "- Reproduction: `%s` (%d steps", bug.Spec, bug.ReproSteps)
+			if bug.ReproFullSteps > bug.ReproSteps {
+				fmt.Fprintf(&b, ", minimised from %d", bug.ReproFullSteps)
+			}
+			b.WriteString(")\n")
 		}
 		fmt.Fprintf(&b, "\nEvidence:\n\n```\n%s\n```\n", strings.ReplaceAll(bug.Evidence, "```", "'''"))
 	}
