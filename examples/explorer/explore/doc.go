@@ -73,21 +73,27 @@
 // that fails a step or lands on another page than the recording did shows
 // nothing.
 //
-// The search, per mission: first the sequences already replayed and the
-// suffix heuristics (the last entry alone, the entries from the last
-// navigation on, then suffixes from earlier navigations, each also behind
-// the tape's latest sign-in), shortest first, for every bug — the longest
-// tapes first, and one replay answers for every bug whose finding it shows;
-// then Zeller's ddmin over each bug's shortest reproducing sequence (and,
-// with time to spare, over the full tape of bugs the heuristics missed);
-// last, one more replay of each result: a sequence that does not reproduce
-// again falls back to the full tape. Config.MinimizeReplays bounds the
-// replays per bug (DefaultMinimizeReplays; negative turns minimisation
-// off) and Config.MinimizeTime the whole minimisation of a mission,
-// confirmations included (DefaultMinimizeTime); when a budget runs out,
-// each bug keeps the shortest confirmed sequence so far. A bug's
-// ReproSteps is the length of its spec, ReproFullSteps that of the tape up
-// to it, ReproReplays the replays it cost.
+// The search, per mission, in three phases. First the suffix heuristics
+// (the last entry alone, the entries from the last navigation on, then
+// from the 2nd, 4th, 8th… last navigation, each also behind the tape's
+// latest sign-in), shortest first and breadth first: every bug's cheapest
+// candidate before any bug's second one, the longest tapes first. Bugs
+// found at one step share their candidates, and a replay answers for every
+// bug whose finding it shows. A sequence that does not open a page first,
+// or starts the way a failed replay did, is never replayed. Second, while
+// time is left, Zeller's ddmin over each bug's shortest reproducing
+// sequence (then over the full tape of bugs the heuristics missed). Last,
+// one more replay of each result: a sequence that does not reproduce again
+// falls back to the full tape. Config.MinimizeReplays bounds the replays
+// per bug (DefaultMinimizeReplays; negative turns minimisation off) and
+// Config.MinimizeTime the whole minimisation of a mission, confirmations
+// included (DefaultMinimizeTime): the search stops early enough for them.
+// When a budget runs out, a bug keeps the shortest sequence found so far
+// if it reproduced again, else its full tape. A bug's ReproSteps is the
+// length of its spec, ReproFullSteps that of the tape up to it,
+// ReproReplays the replays it cost. Without Config.ReplayTarget, replays
+// run against the live target, whose state the mission and earlier
+// replays changed: a shortened spec may then need that state.
 //
 // # Memory
 //

@@ -64,7 +64,8 @@ type Bug struct {
 	SeenCount   int    `json:"seen_count"`
 
 	// ReproFullSteps is the length of the full tape up to the bug, which
-	// the minimiser cut down to ReproSteps in ReproReplays replays.
+	// the minimiser cut down to ReproSteps in ReproReplays replays (both
+	// zero when minimisation is off).
 	ReproFullSteps int `json:"repro_full_steps,omitempty"`
 	ReproReplays   int `json:"repro_replays,omitempty"`
 }
