@@ -60,6 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 	fs.StringVar(&cfg.PRURL, "pr-url", "", "missions from a GitHub pull request (https://github.com/OWNER/REPO/pull/N)")
 	fs.StringVar(&cfg.MCPConfig, "mcp-config", "", "mcp_servers.json whose \"github\" server fetches --pr-url (default: ./mcp_servers.json if present, else the gh CLI)")
 	fs.IntVar(&cfg.MissionRetries, "mission-retries", 2, "continue a mission from its checkpoint this often after transient model errors (0: never)")
+	fs.IntVar(&cfg.MinimizeReplays, "minimize-replays", explore.DefaultMinimizeReplays, "replays to shorten one bug's reproduction (negative: off)")
+	fs.DurationVar(&cfg.MinimizeTime, "minimize-time", explore.DefaultMinimizeTime, "time to shorten one mission's reproductions")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return explore.ExitClean

@@ -158,6 +158,19 @@ type Config struct {
 	PlannerModel llms.Model
 	// PRSource fetches the pull request instead of MCP or gh (nil: those).
 	PRSource PRSource
+	// MinimizeReplays bounds the replays spent shortening one bug's
+	// reproduction (DefaultMinimizeReplays); negative turns minimisation
+	// off, so every spec replays the whole tape up to its bug.
+	MinimizeReplays int
+	// MinimizeTime bounds the minimisation of one mission's reproductions,
+	// confirmations included (DefaultMinimizeTime).
+	MinimizeTime time.Duration
+	// ReplayTarget, when set, gives each minimisation replay a fresh
+	// instance of the app (its origin, and a func that stops it), so that a
+	// shortened reproduction cannot lean on records the mission or an
+	// earlier replay created. Nil replays against Target itself; for the
+	// demo app Run starts a fresh one per replay.
+	ReplayTarget func(ctx context.Context) (origin string, stop func(), err error)
 
 	// Logger for diagnostics (default: discard; traces.log gets everything).
 	Logger *slog.Logger
@@ -184,6 +197,12 @@ func (c *Config) defaults() {
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
+	}
+	if c.MinimizeReplays == 0 {
+		c.MinimizeReplays = DefaultMinimizeReplays
+	}
+	if c.MinimizeTime <= 0 {
+		c.MinimizeTime = DefaultMinimizeTime
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

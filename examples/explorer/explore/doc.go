@@ -91,15 +91,52 @@
 // Per mission, in <ReportDir>/<thread_id>/: traces.log (every step, route
 // and bug), action_tape.jsonl (browser.Entry lines), test_report.md,
 // report.html (findings with screenshots, a timeline of the personas'
-// actions), reproduction_<bug>.spec.ts per bug (browser.Translate, the bug
-// asserted under test.fail()), screenshots/ and summary.json, which, when
-// the target is the demo app, carries demo: {seeded, found}, found being the
-// seeded ids named by the findings' evidence (demoapp.FindIDs) and nothing
-// else. Per batch: <ReportDir>/junit.xml and <ReportDir>/summary.json.
+// actions), reproduction_<bug>.spec.ts per bug (browser.Translate of its
+// minimised reproduction, the bug asserted under test.fail()),
+// screenshots/ and summary.json, which, when the target is the demo app,
+// carries demo: {seeded, found}, found being the seeded ids named by the
+// findings' evidence (demoapp.FindIDs) and nothing else. Per batch: <ReportDir>/junit.xml and <ReportDir>/summary.json.
 //
 // Specs record the collector's origin; run them against any deployment
 // with AGENTGRAPH_BASE_URL set, e.g.
 // AGENTGRAPH_BASE_URL=http://127.0.0.1:8080 npx playwright test.
+//
+// # Minimised reproductions
+//
+// Before the specs are written, each bug's reproduction is shortened by
+// replaying parts of the tape up to it (its replayable entries) and keeping
+// the shortest part that still shows the finding. Every replay starts from
+// nothing: a fresh browser context (new browser.Engine and user), behind a
+// fresh collector (the same oracles, no shared state), in front of a fresh
+// app when Config.ReplayTarget gives one — Run does so for the demo app, so
+// a shortened spec cannot lean on records the mission made. Snapshot refs
+// are rebuilt from the Playwright locators the engine recorded. A replay
+// "shows the finding" when a finding of the same kind, page path and
+// evidence appears, numbers (record ids, ports, timings) aside; a replay
+// that fails a step or lands on another page than the recording did shows
+// nothing.
+//
+// The search, per mission, in three phases. First the suffix heuristics
+// (the last entry alone, the entries from the last navigation on, then
+// from the 2nd, 4th, 8th… last navigation, each also behind the tape's
+// latest sign-in), shortest first and breadth first: every bug's cheapest
+// candidate before any bug's second one, the longest tapes first. Bugs
+// found at one step share their candidates, and a replay answers for every
+// bug whose finding it shows. A sequence that does not open a page first,
+// or starts the way a failed replay did, is never replayed. Second, while
+// time is left, Zeller's ddmin over each bug's shortest reproducing
+// sequence (then over the full tape of bugs the heuristics missed). Last,
+// one more replay of each result: a sequence that does not reproduce again
+// falls back to the full tape. Config.MinimizeReplays bounds the replays
+// per bug (DefaultMinimizeReplays; negative turns minimisation off) and
+// Config.MinimizeTime the whole minimisation of a mission, confirmations
+// included (DefaultMinimizeTime): the search stops early enough for them.
+// When a budget runs out, a bug keeps the shortest sequence found so far
+// if it reproduced again, else its full tape. A bug's ReproSteps is the
+// length of its spec, ReproFullSteps that of the tape up to it,
+// ReproReplays the replays it cost. Without Config.ReplayTarget, replays
+// run against the live target, whose state the mission and earlier
+// replays changed: a shortened spec may then need that state.
 //
 // # Memory
 //

@@ -25,7 +25,9 @@ func TestExploreDemoApp(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Budget: 150, ReportDir: dir, DB: filepath.Join(dir, "explorer.db"), Browser: testBrowser})
+	// Minimisation has its own test (TestMinimizeDemoApp); off here to keep
+	// this one within its time.
+	res, err := Run(ctx, Config{Budget: 150, ReportDir: dir, DB: filepath.Join(dir, "explorer.db"), Browser: testBrowser, MinimizeReplays: -1})
 	require.NoError(t, err)
 	require.Len(t, res.Missions, 1)
 	m := res.Missions[0]

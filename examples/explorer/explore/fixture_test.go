@@ -97,7 +97,7 @@ func TestExploreFixtureApp(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rec := &recordTB{}
-	res := Check(rec, ctx, Config{Target: app.URL, Budget: 40, ReportDir: dir, Browser: testBrowser, Missions: []Mission{{ThreadID: "notes", Prompt: "Explore the notes app"}}}, FailOnNew)
+	res := Check(rec, ctx, Config{Target: app.URL, Budget: 40, ReportDir: dir, Browser: testBrowser, MinimizeTime: 30 * time.Second, Missions: []Mission{{ThreadID: "notes", Prompt: "Explore the notes app"}}}, FailOnNew)
 	require.Len(t, res.Missions, 1)
 	m := res.Missions[0]
 	require.Empty(t, m.Err)

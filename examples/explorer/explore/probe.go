@@ -330,6 +330,23 @@ func fromConsole(f browser.Finding) (browser.Finding, bool) {
 	return browser.Finding{Kind: k, URL: f.URL, Message: rep.Message, Evidence: rep.Evidence, Time: f.Time}, true
 }
 
+// pageFindings are the engine's findings as the explorer reads them: the
+// in-page recorder's console reports turned into their findings, other
+// console messages kept as they are.
+func pageFindings(raw []browser.Finding) []browser.Finding {
+	var fs []browser.Finding
+	for _, f := range raw {
+		if cf, ok := fromConsole(f); ok {
+			if cf.Kind != browser.FindConsoleError {
+				fs = append(fs, cf)
+			}
+			continue
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
 func between(s, a, b string) string {
 	i := strings.Index(s, a)
 	if i < 0 {

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -37,10 +38,14 @@ func replayable(tl []TimelineEntry, upTo int64) []browser.Entry {
 // SpecName is the file name of a bug's reproduction.
 func SpecName(bugID string) string { return "reproduction_" + bugID + ".spec.ts" }
 
-func writeMissionReports(mr *missionRun, r *MissionResult) error {
+func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) error {
+	minimized := mr.minimizeRepros(ctx, r)
 	for i := range r.Bugs {
 		b := &r.Bugs[i]
 		entries := replayable(r.Timeline, b.TapeSeq)
+		if m, ok := minimized[b.ID]; ok {
+			entries = m
+		}
 		if len(entries) == 0 {
 			continue
 		}
@@ -141,7 +146,11 @@ func markdown(r MissionResult) string {
 			fmt.Fprintf(&b, "- Screenshot: [%s](%s)\n", bug.Screenshot, bug.Screenshot)
 		}
 		if bug.Spec != "" {
-			fmt.Fprintf(&b, "- Reproduction: `%s` (%d steps)\n", bug.Spec, bug.ReproSteps)
+			fmt.Fprintf(&b, "- Reproduction: `%s` (%d steps", bug.Spec, bug.ReproSteps)
+			if bug.ReproFullSteps > bug.ReproSteps {
+				fmt.Fprintf(&b, ", minimised from %d", bug.ReproFullSteps)
+			}
+			b.WriteString(")\n")
 		}
 		fmt.Fprintf(&b, "\nEvidence:\n\n```\n%s\n```\n", strings.ReplaceAll(bug.Evidence, "```", "'''"))
 	}

@@ -39,7 +39,7 @@ func TestResumeKilledMission(t *testing.T) {
 	app := fixtureApp(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "explorer.db")
-	cfg := Config{Target: app.URL, Budget: 30, TurnSteps: 4, ReportDir: dir, DB: db, Browser: testBrowser,
+	cfg := Config{Target: app.URL, Budget: 30, TurnSteps: 4, ReportDir: dir, DB: db, Browser: testBrowser, MinimizeReplays: -1,
 		Missions: []Mission{{ThreadID: "notes", Prompt: "Explore the notes app"}}}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)

@@ -118,6 +118,16 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		defer func() { _ = demo.Close(context.Background()) }()
 		target = demo.URL
+		if cfg.ReplayTarget == nil {
+			// Replays of a reproduction start from a fresh demo app.
+			cfg.ReplayTarget = func(context.Context) (string, func(), error) {
+				s, err := demoapp.Listen("", demoapp.Options{Disabled: disabled})
+				if err != nil {
+					return "", nil, err
+				}
+				return s.URL, func() { _ = s.Close(context.Background()) }, nil
+			}
+		}
 		for _, id := range demo.App.EnabledBugs() {
 			seeded = append(seeded, string(id))
 		}
@@ -198,7 +208,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			r.Demo = score(seeded, r.Bugs)
 		}
 		r.Usage = cfg.Models.usageSince(before)
-		if err := writeMissionReports(mr, &r); err != nil {
+		if err := writeMissionReports(ctx, mr, &r); err != nil {
 			r.Err = strings.TrimSpace(r.Err + "; reports: " + err.Error())
 		}
 		res.Missions = append(res.Missions, r)
@@ -636,12 +646,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	if page == "" {
 		page = e.URL
 	}
-	evidence := f.Evidence
-	if evidence == "" {
-		evidence = f.Message
-	} else if !strings.Contains(evidence, f.Message) {
-		evidence = f.Message + " — " + evidence
-	}
+	evidence := bugEvidence(f)
 	fp := memory.Fingerprint(string(f.Kind), pathOf(page), evidence)
 	if mr.bugSeen[fp] {
 		return Bug{}, false
@@ -676,6 +681,18 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	}
 	mr.trace.Warn("bug", "id", b.ID, "kind", b.Kind, "url", pathQuery(page), "evidence", clip(evidence, 300), "new", b.New)
 	return b, true
+}
+
+// bugEvidence is a finding's evidence as a bug reports it: the message
+// first, then the evidence.
+func bugEvidence(f browser.Finding) string {
+	switch {
+	case f.Evidence == "":
+		return f.Message
+	case !strings.Contains(f.Evidence, f.Message):
+		return f.Message + " — " + f.Evidence
+	}
+	return f.Evidence
 }
 
 // memURL maps a URL on the collector to the same path on the app's origin

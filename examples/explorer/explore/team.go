@@ -62,6 +62,12 @@ type Bug struct {
 	ReproSteps  int    `json:"repro_steps,omitempty"`
 	New         bool   `json:"new"`
 	SeenCount   int    `json:"seen_count"`
+
+	// ReproFullSteps is the length of the full tape up to the bug, which
+	// the minimiser cut down to ReproSteps in ReproReplays replays (both
+	// zero when minimisation is off).
+	ReproFullSteps int `json:"repro_full_steps,omitempty"`
+	ReproReplays   int `json:"repro_replays,omitempty"`
 }
 
 func newTeamGraph(mr *missionRun) (*graph.StateGraph[State], error) {
@@ -353,17 +359,7 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 		}
 	}()
 	mr.progress(m.p.Name, st, res)
-	var fs []browser.Finding
-	for _, f := range res.Findings {
-		if cf, ok := fromConsole(f); ok {
-			if cf.Kind != browser.FindConsoleError {
-				fs = append(fs, cf)
-			}
-			continue
-		}
-		fs = append(fs, f)
-	}
-	fs = append(fs, mr.col.take()...)
+	fs := append(pageFindings(res.Findings), mr.col.take()...)
 	var bugs []Bug
 	for _, f := range fs {
 		if b, ok := mr.bug(ctx, m, f, entry); ok {

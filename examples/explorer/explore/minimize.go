@@ -1,0 +1,845 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
+)
+
+// Defaults of the reproduction minimiser (Config.MinimizeReplays,
+// Config.MinimizeTime).
+const (
+	DefaultMinimizeReplays = 24
+	DefaultMinimizeTime    = 90 * time.Second
+)
+
+// errBudget stops a search whose replay budget is spent.
+var errBudget = errors.New("explore: minimise: replay budget spent")
+
+// ddmin is Zeller's delta debugging (ddmin) over items, which test is
+// assumed to accept: it returns a subsequence (order kept) that test
+// accepts and, when the search ran to its end, from which no single item
+// can be removed. test is never asked about the empty sequence nor twice
+// about the same subsequence; it runs at most maxTests times (≤ 0: no
+// limit). When test fails with an error (errBudget, a cancelled context)
+// the search stops and the smallest accepted sequence so far is returned
+// with that error.
+func ddmin[T any](ctx context.Context, items []T, test func(context.Context, []T) (bool, error), maxTests int) ([]T, int, error) {
+	idx := make([]int, len(items))
+	for i := range idx {
+		idx[i] = i
+	}
+	pick := func(ix []int) []T {
+		out := make([]T, len(ix))
+		for i, j := range ix {
+			out[i] = items[j]
+		}
+		return out
+	}
+	tested := map[string]bool{}
+	tests := 0
+	try := func(ix []int) (bool, error) {
+		k := fmt.Sprint(ix)
+		if ok, done := tested[k]; done {
+			return ok, nil
+		}
+		if maxTests > 0 && tests >= maxTests {
+			return false, errBudget
+		}
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		tests++
+		ok, err := test(ctx, pick(ix))
+		if err != nil {
+			return false, err
+		}
+		tested[k] = ok
+		return ok, nil
+	}
+	cur := idx
+	n := 2
+	for len(cur) >= 2 {
+		chunks := split(cur, n)
+		reduced := false
+		// Reduce to a subset…
+		for _, c := range chunks {
+			ok, err := try(c)
+			if err != nil {
+				return pick(cur), tests, err
+			}
+			if ok {
+				cur, n, reduced = c, 2, true
+				break
+			}
+		}
+		// …or to a complement.
+		if !reduced && n > 2 {
+			for i := range chunks {
+				comp := complement(chunks, i)
+				ok, err := try(comp)
+				if err != nil {
+					return pick(cur), tests, err
+				}
+				if ok {
+					cur, n, reduced = comp, max(n-1, 2), true
+					break
+				}
+			}
+		}
+		if !reduced {
+			if n >= len(cur) {
+				break
+			}
+			n = min(2*n, len(cur))
+		}
+	}
+	return pick(cur), tests, nil
+}
+
+// split cuts ix into n contiguous chunks of near-equal length.
+func split(ix []int, n int) [][]int {
+	out := make([][]int, 0, n)
+	start := 0
+	for i := range n {
+		end := start + (len(ix)-start)/(n-i)
+		out = append(out, ix[start:end])
+		start = end
+	}
+	return out
+}
+
+func complement(chunks [][]int, skip int) []int {
+	var out []int
+	for i, c := range chunks {
+		if i != skip {
+			out = append(out, c...)
+		}
+	}
+	return out
+}
+
+// findingSig identifies a finding across replays: its kind, the path of
+// its page and its evidence, with every number (record ids, ports,
+// timings, line numbers) replaced, as memory's run-independent evidence is.
+func findingSig(kind, page, evidence string) string {
+	return kind + "\x00" + reNum.ReplaceAllString(pathOf(page), "#") + "\x00" + reNum.ReplaceAllString(evidence, "#")
+}
+
+// replayFunc replays entries in a fresh browser context.
+type replayFunc func(ctx context.Context, seq []browser.Entry) (replayed, error)
+
+// replayed is a replay's outcome: the signatures (findingSig) of the
+// findings it saw, or the index of the step where it could not follow the
+// recording (it failed or led elsewhere; -1 when it ran through).
+type replayed struct {
+	sigs     map[string]bool
+	failedAt int
+}
+
+// minimizeOptions bounds a minimisation.
+type minimizeOptions struct {
+	// Replays is the most replays one bug may cost (cache hits are free).
+	Replays int
+	// Time bounds the whole search; confirmations must fit in it too.
+	Time time.Duration
+}
+
+// reproJob is the minimisation of one bug's reproduction.
+type reproJob struct {
+	sig     string
+	full    []browser.Entry
+	best    []browser.Entry
+	replays int
+	// found: a shorter sequence reproduced in a replay; confirmed: and it
+	// reproduced once more at the end.
+	found, confirmed bool
+}
+
+// minimizer shares replays between the bugs of a mission: a replay's
+// findings answer the question for every bug whose finding it shows.
+type minimizer struct {
+	replay replayFunc
+	opts   minimizeOptions
+	cache  map[string]cached
+	// replayed counts replays and the entries they replayed, to estimate
+	// the cost of the confirmations still to come.
+	replays, entries int
+	spent            time.Duration
+	// deadEnds are the starts (by entryKey) of sequences that could not be
+	// replayed: the app is fresh and the context empty each time, so any
+	// sequence that starts the same way fails the same way.
+	deadEnds map[string]bool
+	// firstFailed: a replay failed at its first navigation (e.g. sent to
+	// a sign-in page), so jobs try the candidates behind the tape's
+	// sign-in first.
+	firstFailed bool
+}
+
+type cached struct {
+	seq  []browser.Entry
+	sigs map[string]bool
+}
+
+func newMinimizer(replay replayFunc, opts minimizeOptions) *minimizer {
+	return &minimizer{replay: replay, opts: opts, cache: map[string]cached{}, deadEnds: map[string]bool{}}
+}
+
+func seqKey(seq []browser.Entry) string {
+	var b strings.Builder
+	for _, e := range seq {
+		b.WriteString(strconv.FormatInt(e.Seq, 10))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// entryKey is what a replay of e does, whatever its seq and snapshot ref.
+func entryKey(e browser.Entry) string {
+	p := e.Params
+	if e.Locator != "" {
+		p.Target = e.Locator
+	}
+	return fmt.Sprintf("%s|%s|%s|%s", e.Action, p.JSON(), e.HoverLocator, e.URL)
+}
+
+// deadEnd reports whether seq cannot replay: it does not open a page first
+// (a fresh context is blank) or it starts like a sequence that failed.
+func (m *minimizer) deadEnd(seq []browser.Entry) bool {
+	if len(seq) == 0 || seq[0].Action != browser.ActNavigate {
+		return true
+	}
+	var b strings.Builder
+	for _, e := range seq {
+		b.WriteString(entryKey(e))
+		b.WriteByte('\n')
+		if m.deadEnds[b.String()] {
+			return true
+		}
+	}
+	return false
+}
+
+// run replays seq and notes where it failed.
+func (m *minimizer) run(ctx context.Context, seq []browser.Entry) (map[string]bool, error) {
+	t0 := time.Now()
+	out, err := m.replay(ctx, seq)
+	m.replays++
+	m.entries += len(seq)
+	m.spent += time.Since(t0)
+	if err == nil && out.failedAt == 0 {
+		m.firstFailed = true
+	}
+	if err == nil && out.failedAt >= 0 && out.failedAt < len(seq) {
+		var b strings.Builder
+		for _, e := range seq[:out.failedAt+1] {
+			b.WriteString(entryKey(e))
+			b.WriteByte('\n')
+		}
+		m.deadEnds[b.String()] = true
+	}
+	return out.sigs, err
+}
+
+// test answers whether seq reproduces job's finding, charging a replay to
+// the job unless the cache knows.
+func (m *minimizer) test(ctx context.Context, job *reproJob, seq []browser.Entry) (bool, error) {
+	k := seqKey(seq)
+	if c, ok := m.cache[k]; ok {
+		return c.sigs[job.sig], nil
+	}
+	if m.deadEnd(seq) {
+		return false, nil
+	}
+	if job.replays >= m.opts.Replays {
+		return false, errBudget
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	job.replays++
+	sigs, err := m.run(ctx, seq)
+	if err != nil {
+		return false, err
+	}
+	m.cache[k] = cached{seq: seq, sigs: sigs}
+	return sigs[job.sig], nil
+}
+
+// estimate is the expected duration of replaying seq, from the replays so
+// far (a guess of a second a step before any).
+func (m *minimizer) estimate(seq []browser.Entry) time.Duration {
+	if m.replays == 0 {
+		return time.Duration(len(seq)+1) * time.Second
+	}
+	per := m.spent / time.Duration(m.entries+m.replays)
+	return time.Duration(len(seq)+1) * per
+}
+
+// minimize shortens every job's reproduction within the budgets:
+//
+//  1. the suffix heuristics (see candidates), shortest first, breadth
+//     first over the jobs, or a shorter sequence replayed for another job;
+//  2. ddmin over the shortest reproducing sequence, while time remains,
+//     then (time left) ddmin over the full tape of the jobs the heuristics
+//     missed;
+//  3. one more replay of each result: a sequence that does not reproduce
+//     again falls back to the full tape.
+//
+// A job whose finding no shorter replay showed keeps its full tape. A
+// sequence that starts like one that could not be replayed is not tried.
+func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
+	start := time.Now()
+	deadline := start.Add(m.opts.Time)
+	// Time the confirmations will need, with a margin.
+	reserve := func() time.Duration {
+		var d time.Duration
+		seen := map[string]bool{}
+		for _, j := range jobs {
+			if k := seqKey(j.best); j.found && !seen[k] {
+				seen[k] = true
+				d += m.estimate(j.best)
+			}
+		}
+		return d + d/2
+	}
+	searchCtx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	left := func() bool { return time.Until(deadline) > reserve() && searchCtx.Err() == nil }
+	// try tests seq for j if its replay fits in the time left before the
+	// confirmations; the replay is cut short when it overruns.
+	try := func(ctx context.Context, j *reproJob, seq []browser.Entry) (bool, error) {
+		stop := deadline.Add(-reserve())
+		if time.Until(stop) < m.estimate(seq) {
+			return false, context.DeadlineExceeded
+		}
+		tctx, tcancel := context.WithDeadline(ctx, stop)
+		defer tcancel()
+		return m.test(tctx, j, seq)
+	}
+
+	// The longest tapes first: they gain the most.
+	jobs = slices.Clone(jobs)
+	slices.SortStableFunc(jobs, func(a, b *reproJob) int { return len(b.full) - len(a.full) })
+	for _, j := range jobs {
+		j.best = j.full
+	}
+	// 1. The heuristics, breadth first: every job's shortest candidate,
+	// then every job's next one…, so that a tight budget goes to the cheap
+	// candidates of all bugs. A replay may answer for several jobs.
+	// Jobs with the same tape (bugs found at one step) share candidates.
+	type group struct {
+		jobs          []*reproJob
+		plain, signed [][]browser.Entry
+	}
+	var groups []*group
+	byTape := map[string]*group{}
+	for _, j := range jobs {
+		k := seqKey(j.full)
+		g, ok := byTape[k]
+		if !ok {
+			g = &group{}
+			g.plain, g.signed = candidates(j.full)
+			byTape[k] = g
+			groups = append(groups, g)
+		}
+		g.jobs = append(g.jobs, j)
+	}
+	// next pops the group's shortest candidate left, those behind a
+	// sign-in first once the app turned a replay away at its first page.
+	next := func(g *group) ([]browser.Entry, bool) {
+		pop := func(l *[][]browser.Entry) []browser.Entry { c := (*l)[0]; *l = (*l)[1:]; return c }
+		switch {
+		case len(g.signed) > 0 && (m.firstFailed || len(g.plain) == 0 || len(g.signed[0]) < len(g.plain[0])):
+			return pop(&g.signed), true
+		case len(g.plain) > 0:
+			return pop(&g.plain), true
+		}
+		return nil, false
+	}
+	for left() {
+		more := false
+		for _, g := range groups {
+			var open []*reproJob
+			for _, j := range g.jobs {
+				if j.found {
+					continue
+				}
+				if s, ok := m.shortestCached(j); ok {
+					j.best, j.found = s, true
+					continue
+				}
+				open = append(open, j)
+			}
+			if len(open) == 0 || !left() {
+				continue
+			}
+			c, ok := next(g)
+			for ok && m.deadEnd(c) {
+				c, ok = next(g)
+			}
+			if !ok {
+				continue
+			}
+			more = true
+			// One replay answers for the whole group.
+			for _, j := range open {
+				if ok, err := try(searchCtx, j, c); err == nil && ok {
+					j.best, j.found = c, true
+				}
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	// 2. Shorter candidates not tried yet, then ddmin, one job at a time,
+	// each within a share of the time left. Then, with time to spare, the
+	// jobs whose heuristics all failed: the full tape, and ddmin over it.
+	polish := func(i int, j *reproJob) {
+		plain, _ := candidates(j.full)
+		for _, c := range plain {
+			if len(c) >= len(j.best) || !left() {
+				continue
+			}
+			if ok, err := try(searchCtx, j, c); err != nil {
+				break
+			} else if ok {
+				j.best = c
+			}
+		}
+		if len(j.best) < 2 || !left() {
+			return
+		}
+		share := time.Until(deadline) - reserve()
+		share /= time.Duration(min(len(jobs)-i, 4))
+		jctx, jcancel := context.WithTimeout(searchCtx, share)
+		defer jcancel()
+		j.best, _, _ = ddmin(jctx, j.best, func(ctx context.Context, seq []browser.Entry) (bool, error) {
+			if !left() {
+				return false, context.DeadlineExceeded
+			}
+			return try(ctx, j, seq)
+		}, 0)
+	}
+	for i, j := range jobs {
+		if j.found && len(j.best) >= 2 && left() {
+			polish(i, j)
+		}
+	}
+	for i, j := range jobs {
+		if j.found || !left() {
+			continue
+		}
+		if ok, err := try(searchCtx, j, j.full); err == nil && ok {
+			j.found = true
+			polish(i, j)
+		}
+	}
+	// 3. Confirm each distinct result with a fresh replay.
+	confirmed := map[string]map[string]bool{}
+	for _, j := range jobs {
+		if !j.found {
+			continue
+		}
+		k := seqKey(j.best)
+		sigs, ok := confirmed[k]
+		if !ok {
+			if time.Until(deadline) <= 0 || ctx.Err() != nil {
+				sigs = nil
+			} else {
+				cctx, ccancel := context.WithDeadline(ctx, deadline)
+				sigs, _ = m.run(cctx, j.best)
+				ccancel()
+				j.replays++
+			}
+			confirmed[k] = sigs
+		}
+		if sigs[j.sig] {
+			j.confirmed = true
+		} else {
+			j.best = j.full
+		}
+	}
+}
+
+// shortestCached is the shortest sequence replayed so far that showed the
+// job's finding and lies within its tape.
+func (m *minimizer) shortestCached(j *reproJob) ([]browser.Entry, bool) {
+	var best []browser.Entry
+	within := map[int64]bool{}
+	for _, e := range j.full {
+		within[e.Seq] = true
+	}
+	for _, c := range m.cache {
+		if !c.sigs[j.sig] || (best != nil && len(c.seq) >= len(best)) || len(c.seq) >= len(j.full) {
+			continue
+		}
+		if !slices.ContainsFunc(c.seq, func(e browser.Entry) bool { return !within[e.Seq] }) {
+			best = c.seq
+		}
+	}
+	return best, best != nil
+}
+
+// candidates are the suffix heuristics, shortest first: most bugs show a
+// few steps after a navigation. plain: the last entry alone, the entries
+// from the last navigation on, and the suffixes from the 2nd, 4th, 8th…
+// last navigation. signed: when the tape signed in before such a suffix,
+// that sign-in (from the navigation before the password was typed to the
+// submit) in front of it.
+func candidates(full []browser.Entry) (plain, signed [][]browser.Entry) {
+	n := len(full)
+	if n < 2 {
+		return nil, nil
+	}
+	var navs []int // navigation indexes, latest first
+	for i := n - 1; i >= 0; i-- {
+		if full[i].Action == browser.ActNavigate {
+			navs = append(navs, i)
+		}
+	}
+	seen := map[string]bool{}
+	add := func(to *[][]browser.Entry, c []browser.Entry) {
+		if k := seqKey(c); len(c) > 0 && len(c) < n && !seen[k] {
+			seen[k] = true
+			*to = append(*to, c)
+		}
+	}
+	add(&plain, full[n-1:])
+	for k := 1; k <= len(navs); k *= 2 {
+		from := navs[k-1]
+		add(&plain, full[from:])
+		if in := signIn(full[:from]); in != nil {
+			add(&signed, append(in, full[from:]...))
+		}
+	}
+	return plain, signed
+}
+
+var rePasswordField = regexp.MustCompile(`(?i)passw|passphrase|pwd`)
+
+// signIn is the latest sign-in in tape: from the navigation before a
+// password field was filled to the first click or key press after it.
+func signIn(tape []browser.Entry) []browser.Entry {
+	for i := len(tape) - 1; i >= 0; i-- {
+		e := tape[i]
+		if e.Action != browser.ActFill || !rePasswordField.MatchString(e.Locator+" "+e.Params.Target) {
+			continue
+		}
+		end := -1
+		for j := i + 1; j < len(tape); j++ {
+			if a := tape[j].Action; a == browser.ActClick || a == browser.ActPress {
+				end = j
+				break
+			}
+		}
+		if end < 0 {
+			continue
+		}
+		from := 0
+		for j := i; j >= 0; j-- {
+			if tape[j].Action == browser.ActNavigate {
+				from = j
+				break
+			}
+		}
+		return slices.Clone(tape[from : end+1])
+	}
+	return nil
+}
+
+// Replaying recorded entries with the engine: snapshot refs do not survive
+// a fresh context, so a ref target is rebuilt from the Playwright locator
+// the engine recorded for it.
+
+var (
+	reLocCall = regexp.MustCompile(`^(getByTestId|getByLabel|getByText|getByPlaceholder|locator)\('((?:[^'\\]|\\.)*)'(, \{ exact: true \})?\)$`)
+	reLocRole = regexp.MustCompile(`^getByRole\('([a-z]+)'(?:, \{ name: '((?:[^'\\]|\\.)*)'(, exact: true)? \})?\)$`)
+)
+
+// targetOf turns a recorded locator (browser.JSLocator's forms) back into
+// a target the selector policy accepts.
+func targetOf(loc string) (string, error) {
+	quote := func(v string) (string, bool) {
+		switch {
+		case !strings.Contains(v, `"`):
+			return `"` + v + `"`, true
+		case !strings.Contains(v, `'`):
+			return `'` + v + `'`, true
+		}
+		return "", false
+	}
+	var t string
+	if m := reLocCall.FindStringSubmatch(loc); m != nil {
+		v, err := jsUnquote(m[2])
+		if err != nil {
+			return "", fmt.Errorf("locator %s: %w", loc, err)
+		}
+		switch m[1] {
+		case "getByTestId":
+			q, ok := quote(v)
+			if !ok {
+				return "", fmt.Errorf("locator %s: test id with both quote kinds", loc)
+			}
+			t = "[data-testid=" + q + "]"
+		case "getByLabel":
+			t = "label=" + v
+		case "getByText":
+			t = "text=" + v
+		case "getByPlaceholder":
+			t = "placeholder=" + v
+		case "locator":
+			t = v
+		}
+	} else if m := reLocRole.FindStringSubmatch(loc); m != nil {
+		t = "role=" + m[1]
+		if m[2] != "" {
+			v, err := jsUnquote(m[2])
+			if err != nil {
+				return "", fmt.Errorf("locator %s: %w", loc, err)
+			}
+			q, ok := quote(v)
+			if !ok {
+				return "", fmt.Errorf("locator %s: name with both quote kinds", loc)
+			}
+			flag := ""
+			if m[3] != "" {
+				flag = "s"
+			}
+			t += "[name=" + q + flag + "]"
+		}
+	} else {
+		return "", fmt.Errorf("locator %s: no stable target for it", loc)
+	}
+	pt, err := browser.ParseTarget(t)
+	if err != nil || pt.Kind == browser.TargetRef {
+		return "", fmt.Errorf("locator %s: %s is not a stable target", loc, t)
+	}
+	return t, nil
+}
+
+// jsUnquote reads the body of a single-quoted JavaScript string literal.
+func jsUnquote(s string) (string, error) {
+	if !strings.Contains(s, `\`) {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", errors.New("dangling backslash")
+		}
+		i++
+		switch c := s[i]; c {
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'x', 'u':
+			w := map[byte]int{'x': 2, 'u': 4}[c]
+			if i+w >= len(s) {
+				return "", fmt.Errorf("short \\%c escape", c)
+			}
+			r, err := strconv.ParseUint(s[i+1:i+1+w], 16, 32)
+			if err != nil {
+				return "", fmt.Errorf("bad \\%c escape: %w", c, err)
+			}
+			b.WriteRune(rune(r))
+			i += w
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+// replayIntents are the intents that replay e on a page served at origin:
+// ref targets rebuilt from the recorded locators (a hover first for a
+// hover-only control) and URLs of the recorded origin moved to origin.
+func replayIntents(e browser.Entry, recorded, origin string) ([]browser.Intent, error) {
+	in := e.Params
+	in.Action = e.Action
+	if in.URL != "" && recorded != "" && strings.HasPrefix(in.URL, recorded) {
+		in.URL = origin + strings.TrimPrefix(in.URL, recorded)
+	}
+	var out []browser.Intent
+	if in.Target != "" {
+		t, err := browser.ParseTarget(in.Target)
+		if err != nil {
+			return nil, err
+		}
+		if t.Kind == browser.TargetRef {
+			if e.Locator == "" {
+				return nil, fmt.Errorf("%s %s: no locator recorded", e.Action, in.Target)
+			}
+			if in.Target, err = targetOf(e.Locator); err != nil {
+				return nil, err
+			}
+		}
+		if e.HoverLocator != "" {
+			h, err := targetOf(e.HoverLocator)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, browser.Intent{Action: browser.ActHover, Target: h})
+		}
+	}
+	return append(out, in), nil
+}
+
+// replayer replays entries of a mission in fresh browser contexts, each
+// behind its own collector (the mission's oracles, no shared state), in
+// front of a fresh app when Config.ReplayTarget gives one (the demo app
+// always does) or else the live target.
+type replayer struct {
+	mr *missionRun
+}
+
+func (rp replayer) replay(ctx context.Context, seq []browser.Entry) (out replayed, err error) {
+	mr := rp.mr
+	t0 := time.Now()
+	why := ""
+	var steps []string // durations, for the debug log
+	defer func() {
+		mr.log.Debug("minimise: replay", "seqs", seqKey(seq), "took", time.Since(t0).Round(time.Millisecond), "steps", steps, "findings", len(out.sigs), "stopped", why, "err", err)
+	}()
+	target := mr.target
+	if mr.cfg.ReplayTarget != nil {
+		t, stop, err := mr.cfg.ReplayTarget(ctx)
+		if err != nil {
+			return out, fmt.Errorf("minimise: replay target: %w", err)
+		}
+		defer stop()
+		target = t
+	}
+	col, err := newCollector(target, mr.cfg.SlowThreshold, mr.log)
+	if err != nil {
+		return out, fmt.Errorf("minimise: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return out, fmt.Errorf("minimise: listen: %w", err)
+	}
+	hs := &http.Server{Handler: col, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	defer func() { _ = hs.Close() }()
+	origin := "http://" + ln.Addr().String()
+	cfg := mr.engineCfg
+	cfg.Origins = []string{origin}
+	cfg.Tape, cfg.StorageStatePath = nil, ""
+	steps = append(steps, "setup "+time.Since(t0).Round(time.Millisecond).String())
+	eng, err := mr.browser.NewEngine(cfg)
+	if err != nil {
+		return out, fmt.Errorf("minimise: browser engine: %w", err)
+	}
+	defer func() { _ = eng.Close() }()
+	s, err := eng.User(ctx, "minimise")
+	if err != nil {
+		return out, fmt.Errorf("minimise: browser context: %w", err)
+	}
+	steps = append(steps, "context "+time.Since(t0).Round(time.Millisecond).String())
+	sigs := map[string]bool{}
+	note := func(fs []browser.Finding, page string) {
+		for _, f := range append(pageFindings(fs), col.take()...) {
+			p := f.URL
+			if p == "" {
+				p = page
+			}
+			sigs[findingSig(string(f.Kind), p, bugEvidence(f))] = true
+		}
+	}
+	for i, e := range seq {
+		ins, err := replayIntents(e, mr.colURL, origin)
+		if err != nil {
+			why = fmt.Sprintf("#%d cannot be replayed: %v", e.Seq, err)
+			return replayed{failedAt: i}, nil
+		}
+		// A double submit: the mission held the first response, so that the
+		// second click lands while it is in flight.
+		if e.Action == browser.ActClick && i+1 < len(seq) && seq[i+1].Action == browser.ActClick && seq[i+1].Locator == e.Locator {
+			col.holdNextPost(settleTimeout + 700*time.Millisecond)
+		}
+		var res browser.Result
+		for _, in := range ins {
+			res = s.Do(ctx, in)
+			steps = append(steps, res.Duration.Round(time.Millisecond).String())
+			if !res.OK {
+				why = fmt.Sprintf("#%d failed: %s", e.Seq, clip(res.Error, 200))
+				return replayed{failedAt: i}, ctx.Err()
+			}
+			note(res.Findings, res.URL)
+		}
+		// Off the recorded path (e.g. sent to a sign-in page): this
+		// sequence does not replay the recording.
+		if i < len(seq)-1 && findingSig("", res.URL, "") != findingSig("", e.URL, "") {
+			why = fmt.Sprintf("#%d landed on %s, not %s", e.Seq, pathOf(res.URL), pathOf(e.URL))
+			return replayed{failedAt: i}, ctx.Err()
+		}
+		if e.Action == browser.ActClick {
+			col.waitQuiet(ctx, 150*time.Millisecond)
+		}
+	}
+	// Late reports of the in-page recorder (a11y after 400 ms, dead
+	// controls after 600 ms).
+	col.waitQuiet(ctx, 700*time.Millisecond)
+	res := s.Do(ctx, browser.Intent{Action: browser.ActCheckHealth})
+	note(res.Findings, res.URL)
+	return replayed{sigs: sigs, failedAt: -1}, ctx.Err()
+}
+
+// minimizeRepros minimises the reproduction of each of r's bugs (see
+// minimizer.minimize) and returns the entries to replay per bug id; bugs
+// left out keep their full tape. It sets each bug's ReproFullSteps and
+// ReproReplays.
+func (mr *missionRun) minimizeRepros(ctx context.Context, r *MissionResult) map[string][]browser.Entry {
+	if mr.cfg.MinimizeReplays < 0 || ctx.Err() != nil || len(r.Bugs) == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	m := newMinimizer(replayer{mr: mr}.replay, minimizeOptions{Replays: mr.cfg.MinimizeReplays, Time: mr.cfg.MinimizeTime})
+	var jobs []*reproJob
+	ids := map[*reproJob]int{}
+	for i, b := range r.Bugs {
+		full := replayable(r.Timeline, b.TapeSeq)
+		r.Bugs[i].ReproFullSteps = len(full)
+		if len(full) < 2 {
+			continue
+		}
+		j := &reproJob{sig: findingSig(b.Kind, b.URL, b.Evidence), full: full}
+		ids[j] = i
+		jobs = append(jobs, j)
+	}
+	m.minimize(ctx, jobs)
+	out := map[string][]browser.Entry{}
+	before, after := 0, 0
+	for _, j := range jobs {
+		b := &r.Bugs[ids[j]]
+		b.ReproReplays = j.replays
+		before += len(j.full)
+		after += len(j.best)
+		if j.confirmed {
+			out[b.ID] = j.best
+		}
+		mr.log.Info("explore: reproduction minimised", "bug", b.ID, "full", len(j.full), "minimised", len(j.best), "replays", j.replays, "confirmed", j.confirmed)
+	}
+	if mr.cfg.Progress != nil {
+		fmt.Fprintf(mr.cfg.Progress, "[%d/%d %s] minimised %d reproductions: %d → %d steps, %d replays, %s\n", mr.index+1, mr.total, mr.m.ThreadID,
+			len(out), before, after, m.replays, time.Since(t0).Round(100*time.Millisecond))
+	}
+	return out
+}

@@ -1,0 +1,108 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/internal/demoapp"
+)
+
+// TestMinimizeDemoApp explores the demo app with a small budget and checks
+// the minimised reproductions: none is longer than the tape up to its bug,
+// some are strictly shorter, and the shortened specs, run by `npx
+// playwright test` against a fresh demo app, pass under test.fail() with
+// their bugs on and fail with them off.
+func TestMinimizeDemoApp(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Config{Budget: 60, ReportDir: dir, Browser: testBrowser, MinimizeTime: 3 * time.Minute})
+	require.NoError(t, err)
+	require.Len(t, res.Missions, 1)
+	m := res.Missions[0]
+	require.Empty(t, m.Err)
+	require.NotEmpty(t, m.Bugs)
+
+	// Specs the engine's assertions cover today (page errors, 5xx,
+	// banners), shortened, naming one seeded bug.
+	var specs []string
+	var ids []demoapp.BugID
+	shorter := 0
+	for _, b := range m.Bugs {
+		t.Logf("%s: %d → %d steps, %d replays", b.ID, b.ReproFullSteps, b.ReproSteps, b.ReproReplays)
+		require.NotEmpty(t, b.Spec, b.ID)
+		assert.Positive(t, b.ReproSteps, b.ID)
+		assert.LessOrEqual(t, b.ReproSteps, b.ReproFullSteps, "%s: never longer than the full tape", b.ID)
+		assert.Equal(t, len(replayable(m.Timeline, b.TapeSeq)), b.ReproFullSteps, b.ID)
+		if b.ReproSteps >= b.ReproFullSteps {
+			continue
+		}
+		shorter++
+		found := demoapp.FindIDs(b.Evidence)
+		switch browser.FindingKind(b.Kind) {
+		case browser.FindPageError, browser.FindServerError, browser.FindErrorBanner:
+		default:
+			continue
+		}
+		if len(found) != 1 || slices.Contains(ids, found[0]) {
+			continue
+		}
+		ids = append(ids, found[0])
+		specs = append(specs, filepath.Join(dir, "explore", b.Spec))
+	}
+	assert.Positive(t, shorter, "at least one reproduction got shorter")
+	require.NotEmpty(t, specs, "a shortened spec of a bug class the specs assert")
+	t.Logf("replaying %d shortened specs for %v", len(specs), ids)
+
+	on, err := demoapp.Listen("", demoapp.Options{})
+	require.NoError(t, err)
+	defer func() { _ = on.Close(context.Background()) }()
+	out, err := runSpecs(ctx, t, specs, on.URL)
+	require.NoError(t, err, "the shortened reproductions pass (as expected failures) while the bugs exist:\n%s", out)
+	assert.Contains(t, out, fmt.Sprintf("%d passed", len(specs)))
+
+	off := map[demoapp.BugID]bool{}
+	for _, id := range ids {
+		off[id] = true
+	}
+	fixed, err := demoapp.Listen("", demoapp.Options{Disabled: off})
+	require.NoError(t, err)
+	defer func() { _ = fixed.Close(context.Background()) }()
+	out, err = runSpecs(ctx, t, specs, fixed.URL)
+	require.Error(t, err, "with the bugs fixed the reproductions fail:\n%s", out)
+	assert.Contains(t, out, fmt.Sprintf("%d failed", len(specs)))
+}
+
+// runSpecs runs specs with @playwright/test in Debian's Chromium against
+// baseURL and returns its output.
+func runSpecs(ctx context.Context, t *testing.T, specs []string, baseURL string) (string, error) {
+	t.Helper()
+	cli, found := browser.FindUp(mustWD(t), ".tools/node/node_modules/@playwright/test/cli.js")
+	require.True(t, found, "@playwright/test not installed; %s", browser.SetupHint)
+	run := t.TempDir()
+	require.NoError(t, os.Symlink(filepath.Dir(filepath.Dir(filepath.Dir(cli))), filepath.Join(run, "node_modules")))
+	for _, s := range specs {
+		src, err := os.ReadFile(s)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(run, filepath.Base(s)), src, 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(run, "playwright.config.ts"), []byte(playwrightConfig(t)), 0o644))
+	c, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(c, "npx", "--no-install", "playwright", "test")
+	cmd.Dir = run
+	cmd.Env = append(os.Environ(), "AGENTGRAPH_BASE_URL="+baseURL, "CI=1", "PLAYWRIGHT_BROWSERS_PATH=0")
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}

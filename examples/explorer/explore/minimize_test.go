@@ -1,0 +1,361 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentgraph/agentgraph/browser"
+)
+
+// isSubseq reports whether want appears in got in order.
+func isSubseq(want, got []int) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+func TestDDMin(t *testing.T) {
+	ten := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	needs := func(want ...int) func([]int) bool {
+		return func(got []int) bool { return isSubseq(want, got) }
+	}
+	tests := []struct {
+		name     string
+		items    []int
+		pred     func([]int) bool
+		maxTests int
+		want     []int // nil: only check it is accepted and 1-minimal
+		wantErr  error
+	}{
+		{name: "one item", items: ten, pred: needs(5), want: []int{5}},
+		{name: "two items far apart", items: ten, pred: needs(3, 7), want: []int{3, 7}},
+		{name: "an ordered pair", items: ten, pred: needs(2, 8), want: []int{2, 8}},
+		{name: "three items", items: ten, pred: needs(0, 4, 9), want: []int{0, 4, 9}},
+		{name: "everything needed", items: []int{0, 1, 2, 3}, pred: needs(0, 1, 2, 3), want: []int{0, 1, 2, 3}},
+		{name: "anything will do", items: ten, pred: func(got []int) bool { return len(got) > 0 }},
+		{name: "at least three items", items: ten, pred: func(got []int) bool { return len(got) >= 3 }},
+		{name: "a single item input", items: []int{4}, pred: needs(4), want: []int{4}},
+		{name: "the last item", items: ten, pred: needs(9), want: []int{9}},
+		{name: "budget spent", items: ten, pred: needs(3, 7), maxTests: 3, wantErr: errBudget},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked []string
+			test := func(_ context.Context, got []int) (bool, error) {
+				require.NotEmpty(t, got, "never asks about the empty sequence")
+				asked = append(asked, fmt.Sprint(got))
+				return tc.pred(got), nil
+			}
+			got, n, err := ddmin(context.Background(), tc.items, test, tc.maxTests)
+			if tc.wantErr != nil {
+				require.ErrorIs(t, err, tc.wantErr)
+				assert.Equal(t, tc.maxTests, n)
+				assert.LessOrEqual(t, len(got), len(tc.items), "never longer than the input")
+				assert.True(t, tc.pred(got), "the best so far still passes: %v", got)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, len(asked), n)
+			assert.Len(t, slices.Compact(slices.Sorted(slices.Values(asked))), len(asked), "no sequence asked twice")
+			assert.True(t, tc.pred(got), "the result passes: %v", got)
+			assert.True(t, slices.IsSorted(got), "order kept: %v", got)
+			if tc.want != nil {
+				assert.Equal(t, tc.want, got)
+			}
+			// 1-minimal: removing any single item makes the test fail.
+			for i := range got {
+				if len(got) > 1 {
+					assert.False(t, tc.pred(slices.Delete(slices.Clone(got), i, i+1)), "dropping %d of %v", got[i], got)
+				}
+			}
+		})
+	}
+}
+
+func TestDDMinStopsOnError(t *testing.T) {
+	boom := errors.New("browser gone")
+	calls := 0
+	got, _, err := ddmin(context.Background(), []int{0, 1, 2, 3, 4, 5, 6, 7}, func(_ context.Context, s []int) (bool, error) {
+		calls++
+		if calls == 3 {
+			return false, boom
+		}
+		return slices.Contains(s, 6), nil
+	}, 0)
+	require.ErrorIs(t, err, boom)
+	assert.Contains(t, got, 6, "the best sequence so far still holds the needed item")
+	assert.Less(t, len(got), 8, "the first reduction was kept")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	got, n, err := ddmin(ctx, []int{1, 2, 3}, func(context.Context, []int) (bool, error) { return true, nil }, 0)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Zero(t, n)
+	assert.Equal(t, []int{1, 2, 3}, got)
+}
+
+// tape builds a recorded tape: a sign-in, then some browsing.
+func tape() []browser.Entry {
+	steps := []struct {
+		a   browser.Action
+		arg string
+	}{
+		{browser.ActNavigate, "/"},                                // 1
+		{browser.ActClick, "getByTestId('home-signin')"},          // 2
+		{browser.ActFill, "getByTestId('signin-email')"},          // 3
+		{browser.ActFill, "getByTestId('signin-password')"},       // 4
+		{browser.ActClick, "getByTestId('signin-submit')"},        // 5
+		{browser.ActClick, "getByTestId('count-active')"},         // 6
+		{browser.ActNavigate, "/projects"},                        // 7
+		{browser.ActClick, "getByTestId('page-next')"},            // 8
+		{browser.ActNavigate, "/settings"},                        // 9
+		{browser.ActFill, "getByTestId('settings-display-name')"}, // 10
+		{browser.ActClick, "getByTestId('refresh')"},              // 11
+		{browser.ActClick, "getByTestId('settings-save')"},        // 12
+	}
+	var out []browser.Entry
+	for i, s := range steps {
+		e := browser.Entry{Seq: int64(i + 1), Action: s.a, OK: true}
+		if s.a == browser.ActNavigate {
+			e.Params = browser.Intent{Action: s.a, URL: s.arg}
+		} else {
+			e.Params = browser.Intent{Action: s.a, Target: fmt.Sprintf("e%d", i+1)}
+			e.Locator = s.arg
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// fakeApp reproduces a finding when the replayed seqs hold need, in order.
+type fakeApp struct {
+	needs   map[string][]int64
+	replays int
+	// flakyAfter, when positive, makes every replay after that many show
+	// nothing.
+	flakyAfter int
+	starts     []string // entryKey of each replay's first entry
+}
+
+func (f *fakeApp) replay(_ context.Context, seq []browser.Entry) (replayed, error) {
+	f.replays++
+	f.starts = append(f.starts, entryKey(seq[0]))
+	if f.flakyAfter > 0 && f.replays > f.flakyAfter {
+		return replayed{failedAt: -1}, nil
+	}
+	// A fresh context cannot click or fill before it opened a page.
+	if seq[0].Action != browser.ActNavigate {
+		return replayed{failedAt: 0}, nil
+	}
+	var got []int
+	for _, e := range seq {
+		got = append(got, int(e.Seq))
+	}
+	out := map[string]bool{}
+	for sig, need := range f.needs {
+		var want []int
+		for _, n := range need {
+			want = append(want, int(n))
+		}
+		if isSubseq(want, got) {
+			out[sig] = true
+		}
+	}
+	return replayed{sigs: out, failedAt: -1}, nil
+}
+
+func seqsOf(es []browser.Entry) []int64 {
+	var out []int64
+	for _, e := range es {
+		out = append(out, e.Seq)
+	}
+	return out
+}
+
+func TestMinimizer(t *testing.T) {
+	full := tape()
+	tests := []struct {
+		name       string
+		need       []int64
+		upTo       int
+		replays    int
+		flakyAfter int
+		want       []int64 // nil: the full tape
+		confirmed  bool
+		maxReplays int // replays the job may report, confirmation included
+	}{
+		{name: "the last entry alone", need: []int64{9}, upTo: 9, want: []int64{9}, confirmed: true, maxReplays: 2},
+		{name: "a suffix from the last navigation", need: []int64{9, 10, 12}, upTo: 12, want: []int64{9, 10, 12}, confirmed: true},
+		// A replay must open a page first: entry 1 stays.
+		{name: "signed in first", need: []int64{3, 4, 5, 7, 8}, upTo: 8, want: []int64{1, 3, 4, 5, 7, 8}, confirmed: true},
+		// ddmin over the full tape, cut short by the replay budget.
+		{name: "an early step the heuristics miss", need: []int64{1, 6, 9, 12}, upTo: 12, replays: DefaultMinimizeReplays, confirmed: true},
+		{name: "never reproduces", need: []int64{99}, upTo: 12, want: nil},
+		{name: "flaky: the confirmation fails", need: []int64{9}, upTo: 9, flakyAfter: 1, want: nil},
+		{name: "replay budget", need: []int64{3, 4, 5, 7, 8}, upTo: 8, replays: 3, maxReplays: 4, confirmed: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			app := &fakeApp{needs: map[string][]int64{"bug": tc.need}, flakyAfter: tc.flakyAfter}
+			replays := tc.replays
+			if replays == 0 {
+				replays = DefaultMinimizeReplays
+			}
+			m := newMinimizer(app.replay, minimizeOptions{Replays: replays, Time: time.Minute})
+			j := &reproJob{sig: "bug", full: full[:tc.upTo]}
+			m.minimize(context.Background(), []*reproJob{j})
+			assert.LessOrEqual(t, len(j.best), len(j.full), "never longer than the full tape")
+			assert.Equal(t, app.replays, j.replays, "every replay is counted")
+			failedFirst := map[string]int{}
+			for _, st := range app.starts {
+				if !strings.HasPrefix(st, string(browser.ActNavigate)) {
+					failedFirst[st]++
+				}
+			}
+			for st, n := range failedFirst {
+				assert.Equal(t, 1, n, "a start that failed once is not replayed again: %s", st)
+			}
+			assert.LessOrEqual(t, j.replays, replays+1, "the budget, plus one confirmation")
+			if tc.maxReplays > 0 {
+				assert.LessOrEqual(t, j.replays, tc.maxReplays)
+			}
+			switch {
+			case tc.want == nil && tc.replays == 0:
+				assert.Equal(t, seqsOf(j.full), seqsOf(j.best), "falls back to the full tape")
+				assert.False(t, j.confirmed)
+			case tc.want != nil:
+				assert.Equal(t, tc.want, seqsOf(j.best))
+				assert.Equal(t, tc.confirmed, j.confirmed)
+			default:
+				// Out of budget: whatever is kept still reproduces.
+				assert.Equal(t, tc.confirmed, j.confirmed)
+				if j.confirmed {
+					sigs, _ := app.replay(context.Background(), j.best)
+					assert.True(t, sigs.sigs["bug"])
+					assert.Less(t, len(j.best), len(j.full))
+				}
+			}
+		})
+	}
+}
+
+// Two bugs at the same step share replays: the second costs none.
+func TestMinimizerSharesReplays(t *testing.T) {
+	full := tape()
+	app := &fakeApp{needs: map[string][]int64{"a": {9, 12}, "b": {9, 12}}}
+	m := newMinimizer(app.replay, minimizeOptions{Replays: DefaultMinimizeReplays, Time: time.Minute})
+	a, b := &reproJob{sig: "a", full: full}, &reproJob{sig: "b", full: full}
+	m.minimize(context.Background(), []*reproJob{a, b})
+	assert.Equal(t, []int64{9, 12}, seqsOf(a.best))
+	assert.Equal(t, []int64{9, 12}, seqsOf(b.best))
+	assert.True(t, a.confirmed)
+	assert.True(t, b.confirmed)
+	assert.Positive(t, a.replays)
+	assert.Zero(t, b.replays, "answered from a's replays")
+	assert.Equal(t, app.replays, a.replays+b.replays)
+}
+
+// A spent time budget leaves the full tapes, and nothing is replayed.
+func TestMinimizerTimeBudget(t *testing.T) {
+	app := &fakeApp{needs: map[string][]int64{"a": {9}}}
+	m := newMinimizer(app.replay, minimizeOptions{Replays: DefaultMinimizeReplays, Time: time.Nanosecond})
+	j := &reproJob{sig: "a", full: tape()}
+	m.minimize(context.Background(), []*reproJob{j})
+	assert.Len(t, j.best, len(j.full))
+	assert.False(t, j.confirmed)
+	assert.Zero(t, app.replays)
+}
+
+func TestCandidates(t *testing.T) {
+	plain, signed := candidates(tape())
+	var ps, ss [][]int64
+	for _, c := range plain {
+		ps = append(ps, seqsOf(c))
+	}
+	for _, c := range signed {
+		ss = append(ss, seqsOf(c))
+	}
+	assert.Equal(t, [][]int64{{12}, {9, 10, 11, 12}, {7, 8, 9, 10, 11, 12}}, ps)
+	assert.Equal(t, [][]int64{{1, 2, 3, 4, 5, 9, 10, 11, 12}, {1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12}}, ss)
+	p, s := candidates(tape()[:1])
+	assert.Empty(t, p)
+	assert.Empty(t, s)
+}
+
+func TestTargetOf(t *testing.T) {
+	tests := []struct {
+		loc, want string
+		bad       bool
+	}{
+		{loc: `getByTestId('save')`, want: `[data-testid="save"]`},
+		{loc: `getByTestId('say "hi"')`, want: `[data-testid='say "hi"']`},
+		{loc: `getByRole('button', { name: 'Save settings' })`, want: `role=button[name="Save settings"]`},
+		{loc: `getByRole('button', { name: 'Save', exact: true })`, want: `role=button[name="Save"s]`},
+		{loc: `getByRole('navigation')`, want: `role=navigation`},
+		{loc: `getByLabel('E-mail')`, want: `label=E-mail`},
+		{loc: `getByText('It\'s here')`, want: `text=It's here`},
+		{loc: `getByPlaceholder('Search\u2026')`, want: "placeholder=Search\u2026"},
+		{loc: `locator('#email')`, want: `#email`},
+		{loc: `getByRole('row', { name: 'a' }).getByRole('button')`, bad: true},
+		{loc: `getByTestId('x').first()`, bad: true},
+		{loc: `locator('div.card > span')`, bad: true},
+		{loc: `getByRole('checkbox', { checked: true })`, bad: true},
+		{loc: ``, bad: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.loc, func(t *testing.T) {
+			got, err := targetOf(tc.loc)
+			if tc.bad {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+			_, err = browser.ParseTarget(got)
+			assert.NoError(t, err)
+		})
+	}
+}
+
+func TestReplayIntents(t *testing.T) {
+	v := "QA"
+	ins, err := replayIntents(browser.Entry{Action: browser.ActFill, Params: browser.Intent{Action: browser.ActFill, Target: "f2e7", Value: &v},
+		Locator: "getByTestId('name')", HoverLocator: "getByTestId('row-1')"}, "", "")
+	require.NoError(t, err)
+	require.Len(t, ins, 2)
+	assert.Equal(t, browser.Intent{Action: browser.ActHover, Target: `[data-testid="row-1"]`}, ins[0])
+	assert.Equal(t, `[data-testid="name"]`, ins[1].Target)
+	assert.Equal(t, "QA", ins[1].ValueOrEmpty())
+
+	ins, err = replayIntents(browser.Entry{Action: browser.ActNavigate, Params: browser.Intent{Action: browser.ActNavigate, URL: "http://127.0.0.1:1000/a?b=1"}},
+		"http://127.0.0.1:1000", "http://127.0.0.1:2000")
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:2000/a?b=1", ins[0].URL)
+
+	ins, err = replayIntents(browser.Entry{Action: browser.ActClick, Params: browser.Intent{Action: browser.ActClick, Target: `role=button[name="Go"]`}}, "", "")
+	require.NoError(t, err)
+	assert.Equal(t, `role=button[name="Go"]`, ins[0].Target, "a stable target is kept")
+
+	_, err = replayIntents(browser.Entry{Action: browser.ActClick, Params: browser.Intent{Action: browser.ActClick, Target: "e3"}}, "", "")
+	assert.ErrorContains(t, err, "no locator recorded")
+}
+
+func TestFindingSig(t *testing.T) {
+	a := findingSig("http_5xx", "http://127.0.0.1:4000/projects/28?x=1", "POST /projects/28 → 500; got 131 characters")
+	b := findingSig("http_5xx", "http://127.0.0.1:5000/projects/31", "POST /projects/31 → 500; got 131 characters")
+	assert.Equal(t, a, b, "record ids and ports do not count")
+	assert.NotEqual(t, a, findingSig("page_error", "http://127.0.0.1:5000/projects/31", "POST /projects/31 → 500; got 131 characters"))
+	assert.NotEqual(t, a, findingSig("http_5xx", "http://127.0.0.1:5000/settings", "POST /projects/31 → 500; got 131 characters"))
+}
