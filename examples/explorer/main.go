@@ -118,6 +118,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 			return explore.ExitSetup
 		}
 		cfg.Reflector = explore.ModelReflector{Model: summarizer}
+		// The planner role writes the --pr-url missions.
+		if cfg.PlannerModel, err = factory.For(ctx, llm.Role("planner")); err != nil {
+			fmt.Fprintln(stderr, "explorer:", err)
+			return explore.ExitSetup
+		}
 		fmt.Fprintf(stderr, "explorer: model-driven: %s (via %s); %s\n", factory.Detection.Provider, factory.Detection.Source, roleModels(cfg.Models, summarizer))
 	} else {
 		fmt.Fprintln(stderr, "explorer: offline: heuristic personas and rule supervisor (set an API key, e.g. OPENAI_API_KEY, for a model-driven team)")

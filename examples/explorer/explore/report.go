@@ -81,6 +81,7 @@ type summaryJSON struct {
 	Explored   []string   `json:"explored"`
 	Demo       *DemoScore `json:"demo,omitempty"`
 	Usage      *Usage     `json:"usage,omitempty"`
+	Retries    int        `json:"retries,omitempty"`
 	Error      string     `json:"error,omitempty"`
 }
 
@@ -96,7 +97,7 @@ func missionSummary(r MissionResult) summaryJSON {
 		bugs = []Bug{}
 	}
 	return summaryJSON{ThreadID: r.Mission.ThreadID, Prompt: r.Mission.Prompt, Team: r.Team, Target: r.Target, Steps: r.Steps,
-		DurationMS: r.Duration.Milliseconds(), Bugs: bugs, NewBugs: n, Explored: r.Explored, Demo: r.Demo, Usage: r.Usage, Error: r.Err}
+		DurationMS: r.Duration.Milliseconds(), Bugs: bugs, NewBugs: n, Explored: r.Explored, Demo: r.Demo, Usage: r.Usage, Retries: r.Retries, Error: r.Err}
 }
 
 func writeJSON(path string, v any) error {
