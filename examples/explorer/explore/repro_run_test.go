@@ -1,0 +1,149 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentgraph/agentgraph/browser/browsertest"
+	"github.com/agentgraph/agentgraph/internal/demoapp"
+)
+
+var reSpecBase = regexp.MustCompile(`process\.env\.AGENTGRAPH_BASE_URL \|\| '([^']*)'`)
+
+// TestDemoSpecsFailOnceFixed runs the explorer once on the demo app, then
+// runs the reproduction of every kind of finding per seeded bug with
+// `npx playwright test` (one invocation per app variant, each spec against
+// its own fresh demo app): with every bug on, each spec passes (the bug
+// reproduces under test.fail()); with only its own bug off, each spec whose
+// evidence names a seeded bug fails (test.fail() sees the correct
+// behaviour). The per-bug table is logged.
+func TestDemoSpecsFailOnceFixed(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Config{Budget: 150, ReportDir: dir, Browser: testBrowser})
+	require.NoError(t, err)
+	require.Len(t, res.Missions, 1)
+	m := res.Missions[0]
+	require.Empty(t, m.Err)
+
+	// One spec per (kind, seeded bugs named): the shortest.
+	type spec struct {
+		bug  Bug
+		ids  []demoapp.BugID
+		file string
+	}
+	picked := map[string]spec{}
+	var order []string
+	for _, b := range m.Bugs {
+		if b.Spec == "" {
+			continue
+		}
+		ids := demoapp.FindIDs(b.Evidence + "\n" + b.Title + "\n" + b.URL)
+		key := fmt.Sprint(b.Kind, ids)
+		if old, ok := picked[key]; ok && old.bug.ReproSteps <= b.ReproSteps {
+			continue
+		}
+		if _, ok := picked[key]; !ok {
+			order = append(order, key)
+		}
+		picked[key] = spec{bug: b, ids: ids, file: b.Spec}
+	}
+	require.NotEmpty(t, picked)
+
+	onDir, offDir := filepath.Join(dir, "on"), filepath.Join(dir, "off")
+	for _, d := range []string{onDir, offDir} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		require.NoError(t, browsertest.SpecDir(d))
+	}
+	// Each spec gets its own app: the recorded origin is swapped for it.
+	serve := func(d string, s spec, disabled map[demoapp.BugID]bool) {
+		app, err := demoapp.Listen("127.0.0.1:0", demoapp.Options{Disabled: disabled})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = app.Close(context.Background()) })
+		src, err := os.ReadFile(filepath.Join(dir, m.Mission.ThreadID, s.file))
+		require.NoError(t, err)
+		loc := reSpecBase.FindSubmatchIndex(src)
+		require.NotNil(t, loc, s.file)
+		out := string(src[:loc[2]]) + app.URL + string(src[loc[3]:])
+		require.NoError(t, os.WriteFile(filepath.Join(d, s.file), []byte(out), 0o644))
+	}
+	var offFiles []string
+	for _, k := range order {
+		s := picked[k]
+		serve(onDir, s, nil)
+		if len(s.ids) > 0 {
+			off := map[demoapp.BugID]bool{}
+			for _, id := range s.ids {
+				off[id] = true
+			}
+			serve(offDir, s, off)
+			offFiles = append(offFiles, s.file)
+		}
+	}
+	require.NotEmpty(t, offFiles, "specs that name a seeded bug")
+
+	outcome := func(d string) map[string]browsertest.Outcome {
+		outs, log, err := browsertest.RunSpecs(ctx, d, []string{"AGENTGRAPH_BASE_URL="})
+		require.NoError(t, err, log)
+		byFile := map[string]browsertest.Outcome{}
+		for _, o := range outs {
+			byFile[filepath.Base(o.File)] = o
+		}
+		return byFile
+	}
+	on, off := outcome(onDir), outcome(offDir)
+
+	var table strings.Builder
+	table.WriteString("| bug | kind | class | spec | bug on | bug off |\n|---|---|---|---|---|---|\n")
+	word := func(o browsertest.Outcome, ok bool) string {
+		switch {
+		case !ok:
+			return "-"
+		case o.Status == "expected":
+			return "pass"
+		}
+		return "fail"
+	}
+	for _, k := range order {
+		s := picked[k]
+		o, ok := on[s.file]
+		f, fok := off[s.file]
+		class := ""
+		for _, id := range s.ids {
+			if b, ok := demoapp.Lookup(id); ok {
+				class = string(b.Class)
+			}
+		}
+		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s | %s |\n", idList(s.ids), s.bug.Kind, class, s.file, word(o, ok), word(f, fok))
+		if assert.True(t, ok, "%s ran", s.file) {
+			assert.Equal(t, "expected", o.Status, "bug on: %s reproduces under test.fail(): %v", s.file, o.Errors)
+		}
+		if len(s.ids) > 0 && assert.True(t, fok, "%s ran with its bug off", s.file) {
+			assert.Equal(t, "unexpected", f.Status, "bug off: %s fails (test.fail() sees the correct behaviour): %v", s.file, f.Errors)
+		}
+	}
+	t.Logf("reproductions against the demo app (%d specs; found %v):\n%s", len(order), res.Demo.Found, table.String())
+}
+
+func idList(ids []demoapp.BugID) string {
+	if len(ids) == 0 {
+		return "(none named)"
+	}
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	slices.Sort(s)
+	return strings.Join(s, ",")
+}
