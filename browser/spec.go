@@ -120,7 +120,7 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 		b.WriteString("  // Asserts: " + comment(c.String()) + "\n")
 	}
 	writeLines(b, t.setup(r.SlowPosts))
-	steps, prevClick := 0, false
+	steps, chains, chained := 0, 0, map[int]string{}
 	for i, e := range r.Entries {
 		if e.OK && e.Action == ActNavigate && clearsSiteData(e, opts.ClearSiteData) {
 			steps++
@@ -142,17 +142,23 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 		}
 		steps++
 		if r.SlowPosts > 0 && e.Action == ActClick {
-			// The impatient double submit: the next click must land while
-			// this one's answer is still held, so it neither waits for the
-			// navigation nor, being a DOM click, lets Playwright wait for it.
-			switch {
-			case prevClick:
-				line = strings.TrimSuffix(line, ".click();") + ".evaluate((el) => (el as HTMLElement).click());"
-			case nextIsClick(r.Entries[i+1:]):
-				line = strings.TrimSuffix(line, ".click();") + ".click({ noWaitAfter: true });"
+			// The impatient double submit: the clicks right after this one
+			// must land while its answer is still held. Playwright waits for
+			// a pending navigation before it resolves a locator, so their
+			// elements are taken before this click and clicked in the page.
+			if v, ok := chained[i]; ok {
+				line = "await " + v + ".evaluate((el) => (el as HTMLElement).click());"
+			} else if next := clickChain(r.Entries, i); len(next) > 0 {
+				var pre []string
+				for _, j := range next {
+					chains++
+					v := fmt.Sprintf("again%d", chains)
+					chained[j] = v
+					pre = append(pre, "const "+v+" = await page."+r.Entries[j].Locator+".elementHandle();")
+				}
+				line = strings.Join(pre, "\n") + "\n" + strings.TrimSuffix(line, ".click();") + ".click({ noWaitAfter: true });"
 			}
 		}
-		prevClick = e.Action == ActClick
 		writeLines(b, strings.Split(line, "\n"))
 	}
 	if steps == 0 {
@@ -173,15 +179,20 @@ func writeLines(b *strings.Builder, lines []string) {
 	}
 }
 
-// nextIsClick reports whether the next replayed entry is a click.
-func nextIsClick(rest []Entry) bool {
-	for _, e := range rest {
-		if !e.OK {
+// clickChain returns the indexes of the successful clicks that follow the
+// click at i, up to the first other successful entry.
+func clickChain(es []Entry, i int) []int {
+	var out []int
+	for j := i + 1; j < len(es); j++ {
+		switch {
+		case !es[j].OK:
 			continue
+		case es[j].Action != ActClick || es[j].Locator == "":
+			return out
 		}
-		return e.Action == ActClick
+		out = append(out, j)
 	}
-	return false
+	return out
 }
 
 // clearsSiteData reports whether e navigated to one of the paths.
