@@ -120,7 +120,7 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 		b.WriteString("  // Asserts: " + comment(c.String()) + "\n")
 	}
 	writeLines(b, t.setup(r.SlowPosts))
-	steps, chains, chained := 0, 0, map[int]string{}
+	steps, chained := 0, map[int]bool{}
 	for i, e := range r.Entries {
 		if e.OK && e.Action == ActNavigate && clearsSiteData(e, opts.ClearSiteData) {
 			steps++
@@ -143,20 +143,21 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 		steps++
 		if r.SlowPosts > 0 && e.Action == ActClick {
 			// The impatient double submit: the clicks right after this one
-			// must land while its answer is still held. Playwright waits for
-			// a pending navigation before it resolves a locator, so their
-			// elements are taken before this click and clicked in the page.
-			if v, ok := chained[i]; ok {
-				line = "await " + v + ".evaluate((el) => (el as HTMLElement).click());"
-			} else if next := clickChain(r.Entries, i); len(next) > 0 {
+			// must land while its answer is still held. Playwright waits
+			// for a pending navigation before it acts, so they are armed in
+			// the page before this click and fire from there.
+			if chained[i] {
+				b.WriteString("  // clicked again from the page (armed above): " + comment(e.Locator) + "\n")
+				continue
+			}
+			if next := clickChain(r.Entries, i); len(next) > 0 {
 				var pre []string
-				for _, j := range next {
-					chains++
-					v := fmt.Sprintf("again%d", chains)
-					chained[j] = v
-					pre = append(pre, "const "+v+" = await page."+r.Entries[j].Locator+".elementHandle();")
+				for k, j := range next {
+					chained[j] = true
+					pre = append(pre, fmt.Sprintf("await page.%s.evaluate((el) => { setTimeout(() => (el as HTMLElement).click(), %d); });", r.Entries[j].Locator, (k+1)*chainGap))
 				}
-				line = strings.Join(pre, "\n") + "\n" + strings.TrimSuffix(line, ".click();") + ".click({ noWaitAfter: true });"
+				line = strings.Join(pre, "\n") + "\n" + strings.TrimSuffix(line, ".click();") + ".click({ noWaitAfter: true });" +
+					fmt.Sprintf("\nawait page.waitForTimeout(%d);", len(next)*chainGap+100)
 			}
 		}
 		writeLines(b, strings.Split(line, "\n"))
@@ -178,6 +179,9 @@ func writeLines(b *strings.Builder, lines []string) {
 		b.WriteString("  " + l + "\n")
 	}
 }
+
+// chainGap is the time in ms between the clicks of a double submit.
+const chainGap = 300
 
 // clickChain returns the indexes of the successful clicks that follow the
 // click at i, up to the first other successful entry.

@@ -261,13 +261,14 @@ func TestTranslateClearSiteDataAndDoubleSubmit(t *testing.T) {
 	assert.Contains(t, src, "await page.context().clearCookies();")
 	assert.NotContains(t, src, "goto('/__explorer/clear-site-data')")
 	assert.Contains(t, src, "setTimeout(done, 1500)")
-	assert.Contains(t, src, `  const again1 = await page.getByRole('button', { name: 'Create' }).elementHandle();
-  const again2 = await page.getByText('Next').elementHandle();
+	assert.Contains(t, src, `  await page.getByRole('button', { name: 'Create' }).evaluate((el) => { setTimeout(() => (el as HTMLElement).click(), 300); });
+  await page.getByText('Next').evaluate((el) => { setTimeout(() => (el as HTMLElement).click(), 600); });
   await page.getByRole('button', { name: 'Create' }).click({ noWaitAfter: true });
+  await page.waitForTimeout(700);
   // failed in the recorded session: click — gone
-  await again1.evaluate((el) => (el as HTMLElement).click());
-  await again2.evaluate((el) => (el as HTMLElement).click());
-`, "the clicks after the first land while its answer is held")
+  // clicked again from the page (armed above): getByRole('button', { name: 'Create' })
+  // clicked again from the page (armed above): getByText('Next')
+`, "the clicks after the first land from the page while its answer is held")
 }
 
 // TestTranslateEscapesPageText feeds text from a hostile page into every
