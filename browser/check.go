@@ -34,8 +34,9 @@ type NoConsoleError struct{ Contains string }
 
 // NoServerError asserts that no response has a status of 500 or more; when
 // Path is set, only responses whose URL path (as the browser encodes it,
-// e.g. "/projects") equals Path count.
-type NoServerError struct{ Path string }
+// e.g. "/projects") equals Path count, and when Method is set, only
+// requests with that method.
+type NoServerError struct{ Method, Path string }
 
 // NoNotFound asserts that no navigation within the app's origin (the
 // spec's baseURL) is answered 404; Path narrows it to one URL path.
@@ -102,7 +103,12 @@ func (c NoConsoleError) String() string {
 	return "no console error" + containing(c.Contains)
 }
 
-func (c NoServerError) String() string { return "no HTTP 5xx response" + onPath(c.Path) }
+func (c NoServerError) String() string {
+	if c.Method != "" {
+		return "no HTTP 5xx response to " + c.Method + onPath(c.Path)
+	}
+	return "no HTTP 5xx response" + onPath(c.Path)
+}
 
 func (c NoNotFound) String() string { return "no same-origin navigation answered 404" + onPath(c.Path) }
 
@@ -204,6 +210,12 @@ func (c NoServerError) render(t *testSpec) error {
 	}
 	t.watch[watchResponses] = true
 	cond := "r.status >= 500"
+	if c.Method != "" {
+		if !reIdent.MatchString(c.Method) {
+			return fmt.Errorf("no server error: method %q", c.Method)
+		}
+		cond += " && r.method === " + jsString(strings.ToUpper(c.Method))
+	}
 	if c.Path != "" {
 		cond += " && r.path === " + jsString(c.Path)
 	}

@@ -141,6 +141,12 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 			continue
 		}
 		steps++
+		if e.Action == ActNavigate && afterInput(r.Entries[:i]) {
+			// The recorded session settled after the previous action; a goto
+			// right after a click would cut short the navigation or the
+			// request it started.
+			b.WriteString("  await page.waitForLoadState('networkidle');\n")
+		}
 		if r.SlowPosts > 0 && e.Action == ActClick {
 			// The impatient double submit: the clicks right after this one
 			// must land while its answer is still held. Playwright waits
@@ -178,6 +184,22 @@ func writeLines(b *strings.Builder, lines []string) {
 	for _, l := range lines {
 		b.WriteString("  " + l + "\n")
 	}
+}
+
+// afterInput reports whether the last successful entry acted on the page
+// in a way that may start a navigation or a request.
+func afterInput(done []Entry) bool {
+	for i := len(done) - 1; i >= 0; i-- {
+		if !done[i].OK {
+			continue
+		}
+		switch done[i].Action {
+		case ActClick, ActPress, ActSelectOption:
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // chainGap is the time in ms between the clicks of a double submit.

@@ -177,6 +177,7 @@ func TestTranslateChecks(t *testing.T) {
 		{NoConsoleError{Contains: "BUG-1: x"}, []string{"if (m.type() === 'error') consoleErrors.push(m.text());", "consoleErrors.filter((m) => m.includes('BUG-1: x'))"}},
 		{NoServerError{Path: "/api/save"}, []string{"page.on('response'", "r.status >= 500 && r.path === '/api/save'"}},
 		{NoServerError{}, []string{"responses.filter((r) => r.status >= 500)"}},
+		{NoServerError{Method: "post", Path: "/p"}, []string{"r.status >= 500 && r.method === 'POST' && r.path === '/p'", "'no HTTP 5xx response to post on /p'"}},
 		{NoNotFound{Path: "/gone"}, []string{"async ({ page, baseURL }) =>", "r.status === 404 && r.navigation && (!baseURL || r.origin === new URL(baseURL).origin) && r.path === '/gone'"}},
 		{NoErrorBanner{Contains: "Export failed"}, []string{"const ERROR_BANNER = ", "filter({ visible: true, hasText: 'Export failed' })", "toHaveCount(0)"}},
 		{NoErrorBanner{}, []string{`hasText: /\S/`}},
@@ -236,7 +237,7 @@ func TestTranslateRejectsBadChecks(t *testing.T) {
 	for _, c := range []Check{
 		NoScriptRun{Marker: "x-y"}, NoScriptRun{}, NoScriptRun{Marker: "a);alert(1"},
 		FastResponse{Path: "/r"}, FastResponse{Within: time.Second},
-		NoServerError{Path: "api"}, NoNotFound{Path: "http://x/y"}, NoDuplicatePost{},
+		NoServerError{Path: "api"}, NoServerError{Method: "GET /"}, NoNotFound{Path: "http://x/y"}, NoDuplicatePost{},
 		ClickChanges{}, nil,
 	} {
 		_, err := Translate([]Reproduction{{Name: "r", Bug: true, Checks: []Check{c}}}, SpecOptions{})
@@ -259,6 +260,7 @@ func TestTranslateClearSiteDataAndDoubleSubmit(t *testing.T) {
 		SpecOptions{ClearSiteData: []string{"/__explorer/clear-site-data"}})
 	require.NoError(t, err)
 	assert.Contains(t, src, "await page.context().clearCookies();")
+	assert.Contains(t, src, "await page.getByText('Next').evaluate((el) => { setTimeout(() => (el as HTMLElement).click(), 600); });")
 	assert.NotContains(t, src, "goto('/__explorer/clear-site-data')")
 	assert.Contains(t, src, "setTimeout(done, 1500)")
 	assert.Contains(t, src, `  await page.getByRole('button', { name: 'Create' }).evaluate((el) => { setTimeout(() => (el as HTMLElement).click(), 300); });

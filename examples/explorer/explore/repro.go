@@ -38,7 +38,11 @@ func reproduction(b Bug, entries []browser.Entry) browser.Reproduction {
 	case browser.FindConsoleError:
 		r.Checks = []browser.Check{browser.NoConsoleError{Contains: stableText(msg)}}
 	case browser.FindServerError:
-		r.Checks = []browser.Check{browser.NoServerError{Path: path}}
+		method := ""
+		if m := reMethod.FindStringSubmatch(msg); m != nil {
+			method = m[1]
+		}
+		r.Checks = []browser.Check{browser.NoServerError{Method: method, Path: path}}
 	case browser.FindNotFound:
 		r.Checks = []browser.Check{browser.NoNotFound{Path: path}}
 	case browser.FindErrorBanner:
@@ -88,6 +92,7 @@ func reproduction(b Bug, entries []browser.Entry) browser.Reproduction {
 
 var (
 	reRule      = regexp.MustCompile(`\(rule ([a-z0-9-]+)\)`)
+	reMethod    = regexp.MustCompile(`^server error \d+ on ([A-Z]+) `)
 	reThreshold = regexp.MustCompile(`\(threshold ([0-9.]+[a-zµ]+)\)`)
 )
 

@@ -40,7 +40,7 @@ func TestReproductionChecks(t *testing.T) {
 		{"console error: the row number varies", bugOf(browser.FindConsoleError, app+"/projects?page=2", "BUG-CONSOLE-LIST-PAGE2: cannot hydrate row 18: owner is undefined", ""),
 			[]browser.Check{browser.NoConsoleError{Contains: "BUG-CONSOLE-LIST-PAGE2: cannot hydrate row"}}, 0},
 		{"5xx: the path, not the query", bugOf(browser.FindServerError, app+"/projects?status=all&sort=budget", "server error 500 on GET /projects", "GET /projects?status=all&sort=budget → 500; body: BUG-5XX-SORT"),
-			[]browser.Check{browser.NoServerError{Path: "/projects"}}, 0},
+			[]browser.Check{browser.NoServerError{Method: "GET", Path: "/projects"}}, 0},
 		{"404", bugOf(browser.FindNotFound, app+"/release-notes/BUG-404-RELEASE-NOTES", "page not found: /release-notes/BUG-404-RELEASE-NOTES", ""),
 			[]browser.Check{browser.NoNotFound{Path: "/release-notes/BUG-404-RELEASE-NOTES"}}, 0},
 		{"404 of an escaped path", bugOf(browser.FindNotFound, app+"/a%20b/c%27d", "page not found: /a b/c'd", ""),
