@@ -340,3 +340,18 @@ func stripLiteralsAndComments(t *testing.T, src string) string {
 	}
 	return out.String()
 }
+
+func TestTranslateSettlesBeforeGotoAfterClick(t *testing.T) {
+	ents := []Entry{
+		{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "/a"}},
+		{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "/b"}},
+		{Action: ActClick, OK: true, Locator: "getByTestId('submit')"},
+		{Action: ActClick, OK: false, Error: "gone"},
+		{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "/c"}},
+	}
+	src, err := Translate([]Reproduction{{Name: "r", Entries: ents}}, SpecOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, src, "  await page.goto('/a');\n  await page.goto('/b');\n")
+	assert.Contains(t, src, "— gone\n  await page.waitForLoadState('networkidle');\n  await page.goto('/c');\n")
+	assert.Equal(t, 1, strings.Count(src, "networkidle"))
+}
