@@ -143,7 +143,7 @@ func TestChecksRunForReal(t *testing.T) {
 		{"stack trace", []browser.Entry{nav("/trace")}, browser.NoStackTrace{Contains: "TypeError: Cannot read"}, 0},
 		{"xss", []browser.Entry{nav("/search?q=" + payload)}, browser.NoScriptRun{Marker: "__agxss"}, 0},
 		{"a11y", []browser.Entry{nav("/a11y")}, browser.NoA11yViolation{Rule: "button-name", Selector: `button[data-testid="it's \"icon\""]`}, 0},
-		{"slow", []browser.Entry{nav("/slow")}, browser.FastResponse{Path: "/slow", Within: 2 * time.Second}, 0},
+		{"slow", []browser.Entry{nav("/slow")}, browser.FastResponse{Path: "/slow", Within: 2 * time.Second, Fetch: true}, 0},
 		{"dead control", []browser.Entry{nav("/dead")}, browser.ClickChanges{Selector: `button[data-testid="save-draft"]`}, 0},
 		{"duplicate rows", []browser.Entry{nav("/rows")}, browser.NoDuplicateRows{}, 0},
 		{"duplicate post", []browser.Entry{nav("/form"), click("getByRole('button', { name: 'Create' })"), click("getByRole('button', { name: 'Create' })")}, browser.NoDuplicatePost{Path: "/items"}, time.Second},

@@ -82,6 +82,9 @@ func Translate(repros []Reproduction, opts SpecOptions) (string, error) {
 	if base != nil {
 		fmt.Fprintf(&b, "test.use({ baseURL: process.env.AGENTGRAPH_BASE_URL || %s });\n\n", jsString(base.String()))
 	}
+	if strings.Contains(tests.String(), "await visit(page, ") {
+		b.WriteString(visitTS + "\n")
+	}
 	if d := file.decls(); len(d) > 0 {
 		b.WriteString(strings.Join(d, "\n") + "\n\n")
 	}
@@ -141,12 +144,6 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 			continue
 		}
 		steps++
-		if e.Action == ActNavigate && afterInput(r.Entries[:i]) {
-			// The recorded session settled after the previous action; a goto
-			// right after a click would cut short the navigation or the
-			// request it started.
-			b.WriteString("  await page.waitForLoadState('networkidle');\n")
-		}
 		if r.SlowPosts > 0 && e.Action == ActClick {
 			// The impatient double submit: the clicks right after this one
 			// must land while its answer is still held. Playwright waits
@@ -186,21 +183,22 @@ func writeLines(b *strings.Builder, lines []string) {
 	}
 }
 
-// afterInput reports whether the last successful entry acted on the page
-// in a way that may start a navigation or a request.
-func afterInput(done []Entry) bool {
-	for i := len(done) - 1; i >= 0; i-- {
-		if !done[i].OK {
-			continue
-		}
-		switch done[i].Action {
-		case ActClick, ActPress, ActSelectOption:
-			return true
-		}
-		return false
-	}
-	return false
+// visitTS replays a recorded navigation. A navigation that turns into a
+// download is done; one cut short by a navigation the page started itself
+// (a form's redirect after the previous click) is tried again once that
+// one has loaded.
+const visitTS = `async function visit(page: { goto(url: string): Promise<unknown>; waitForLoadState(): Promise<void> }, url: string) {
+  const download = (e: unknown) => { if (!String(e).includes('Download is starting')) throw e; };
+  try {
+    await page.goto(url);
+  } catch (e) {
+    if (!/interrupted by another navigation|ERR_ABORTED|Download is starting/.test(String(e))) throw e;
+    if (String(e).includes('Download is starting')) return;
+    await page.waitForLoadState().catch(() => {});
+    await page.goto(url).catch(download);
+  }
 }
+`
 
 // chainGap is the time in ms between the clicks of a double submit.
 const chainGap = 300
@@ -266,7 +264,7 @@ func stepFor(e Entry, base *url.URL) (string, bool) {
 	}
 	switch e.Action {
 	case ActNavigate:
-		return "await page.goto(" + jsString(gotoTarget(p.URL, e.URL, base)) + ");", true
+		return "await visit(page, " + jsString(gotoTarget(p.URL, e.URL, base)) + ");", true
 	case ActClick:
 		return pre + "await " + loc + ".click();", e.Locator != ""
 	case ActFill:

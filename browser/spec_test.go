@@ -33,7 +33,7 @@ func TestTranslateShapes(t *testing.T) {
 		"import { test, expect } from '@playwright/test';",
 		"test.use({ baseURL: process.env.AGENTGRAPH_BASE_URL || 'http://app.test:8080' });",
 		"test('plain', async ({ page }) => {",
-		"await page.goto('/login?x=1');",
+		"await visit(page, '/login?x=1');",
 		`await page.getByLabel('Email').fill('a\'b');`,
 		"// failed in the recorded session: click getByTestId('gone') — no element matches */",
 		"await page.getByTestId('row-1').hover();\n  await page.getByRole('button', { name: 'Delete' }).click();",
@@ -185,6 +185,7 @@ func TestTranslateChecks(t *testing.T) {
 		{NoScriptRun{Marker: "__agxss"}, []string{"page.exposeFunction('__agentgraphScriptRan'", "page.addInitScript((m) =>", "}, '__agxss');", "r.marker === '__agxss'"}},
 		{NoA11yViolation{Rule: "button-name", Selector: `button[data-testid="x"]`}, []string{"import * as fs from 'fs';", "AGENTGRAPH_AXE_PATH || require.resolve('axe-core/axe.min.js')", "await page.evaluate(AXE_SOURCE);", "impact !== 'serious' && impact !== 'critical'", `}, ['button-name', 'button[data-testid="x"]']);`}},
 		{FastResponse{Path: "/reports", Within: 3 * time.Second}, []string{"page.on('requestfinished', timed);", "r.path === '/reports' && r.ms > 3000", "'every response of /reports within 3s'"}},
+		{FastResponse{Path: "/reports", Within: time.Second, Fetch: true}, []string{"const res = await page.request.get('/reports');", "r.path === '/reports' && r.ms > 1000"}},
 		{ClickChanges{Selector: `button[data-testid="save-draft"]`}, []string{"await page.locator('button[data-testid=\"save-draft\"]').first().click();", "await page.waitForTimeout(600);", "expect(calls > 0 || after !== before"}},
 		{NoDuplicateRows{}, []string{"querySelectorAll(sel)", "}, 'table');", "'no two identical table rows'"}},
 		{NoDuplicatePost{Path: "/projects"}, []string{"await page.route(() => true,", "route.fetch({ maxRedirects: 0 })", "p.path !== '/projects'", "setTimeout(done, 0)"}},
@@ -206,7 +207,7 @@ func TestTranslateChecks(t *testing.T) {
 				assert.NotContains(t, src, "pageErrors")
 			}
 			// The check's action comes after the replay, its assertion after the settle.
-			assert.Less(t, strings.Index(src, "await page.goto('/p');"), strings.Index(src, "await page.waitForLoadState('networkidle');"))
+			assert.Less(t, strings.Index(src, "await visit(page, '/p');"), strings.Index(src, "await page.waitForLoadState('networkidle');"))
 		})
 	}
 }
@@ -341,17 +342,18 @@ func stripLiteralsAndComments(t *testing.T, src string) string {
 	return out.String()
 }
 
-func TestTranslateSettlesBeforeGotoAfterClick(t *testing.T) {
+func TestTranslateVisitHelper(t *testing.T) {
 	ents := []Entry{
 		{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "/a"}},
-		{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "/b"}},
 		{Action: ActClick, OK: true, Locator: "getByTestId('submit')"},
-		{Action: ActClick, OK: false, Error: "gone"},
 		{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "/c"}},
 	}
 	src, err := Translate([]Reproduction{{Name: "r", Entries: ents}}, SpecOptions{})
 	require.NoError(t, err)
-	assert.Contains(t, src, "  await page.goto('/a');\n  await page.goto('/b');\n")
-	assert.Contains(t, src, "— gone\n  await page.waitForLoadState('networkidle');\n  await page.goto('/c');\n")
-	assert.Equal(t, 1, strings.Count(src, "networkidle"))
+	assert.Contains(t, src, "  await visit(page, '/a');\n  await page.getByTestId('submit').click();\n  await visit(page, '/c');\n")
+	assert.Equal(t, 1, strings.Count(src, "async function visit("), "the helper once per file")
+	assert.Contains(t, src, "interrupted by another navigation|ERR_ABORTED")
+	src, err = Translate([]Reproduction{{Name: "r", Entries: ents[1:2]}}, SpecOptions{})
+	require.NoError(t, err)
+	assert.NotContains(t, src, "function visit(", "no helper without a navigation")
 }

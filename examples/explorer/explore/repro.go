@@ -66,7 +66,7 @@ func reproduction(b Bug, entries []browser.Entry) browser.Reproduction {
 				within = d
 			}
 		}
-		r.Checks = []browser.Check{browser.FastResponse{Path: path, Within: within}}
+		r.Checks = []browser.Check{browser.FastResponse{Path: path, Within: within, Fetch: strings.HasPrefix(msg, "GET ")}}
 	case FindDeadControl:
 		el := bugDetail(b)
 		sel := cssFor(el)
