@@ -145,8 +145,8 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 		}
 		steps++
 		if r.SlowPosts > 0 && e.Action == ActClick {
-			// The impatient double submit: the clicks right after this one
-			// must land while its answer is still held. Playwright waits
+			// The impatient double submit: further clicks on the same control
+			// right after this one must land while its answer is still held. Playwright waits
 			// for a pending navigation before it acts, so they are armed in
 			// the page before this click and fire from there.
 			if chained[i] {
@@ -203,15 +203,16 @@ const visitTS = `async function visit(page: { goto(url: string): Promise<unknown
 // chainGap is the time in ms between the clicks of a double submit.
 const chainGap = 300
 
-// clickChain returns the indexes of the successful clicks that follow the
-// click at i, up to the first other successful entry.
+// clickChain returns the indexes of the successful clicks on the same
+// control (the same locator) that follow the click at i, up to the first
+// other successful entry.
 func clickChain(es []Entry, i int) []int {
 	var out []int
 	for j := i + 1; j < len(es); j++ {
 		switch {
 		case !es[j].OK:
 			continue
-		case es[j].Action != ActClick || es[j].Locator == "":
+		case es[j].Action != ActClick || es[j].Locator != es[i].Locator || es[j].HoverLocator != "":
 			return out
 		}
 		out = append(out, j)

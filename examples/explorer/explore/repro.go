@@ -80,9 +80,11 @@ func reproduction(b Bug, entries []browser.Entry) browser.Reproduction {
 	case FindDuplicate:
 		r.Checks = []browser.Check{browser.NoDuplicatePost{Path: path}}
 		r.SlowPosts = specSlowPosts
+		r.Entries = sameSubmit(entries)
 	case FindDuplicateRow:
 		r.Checks = []browser.Check{browser.NoDuplicateRows{}}
 		r.SlowPosts = specSlowPosts
+		r.Entries = sameSubmit(entries)
 	}
 	if r.Bug && len(r.Checks) == 0 {
 		r.Checks = browser.DefaultChecks()
@@ -257,4 +259,19 @@ func beforeClickOn(entries []browser.Entry, el string) []browser.Entry {
 		}
 	}
 	return entries
+}
+
+// sameSubmit marks the impatient persona's second submit click (by role and
+// name, right after a click) as a click on the same control as the first,
+// so the spec replays the pair as one double submit.
+func sameSubmit(entries []browser.Entry) []browser.Entry {
+	out := slices.Clone(entries)
+	for i := 1; i < len(out); i++ {
+		prev, e := out[i-1], out[i]
+		if prev.OK && prev.Action == browser.ActClick && e.OK && e.Action == browser.ActClick && strings.HasPrefix(e.Params.Target, "role=button[name=") {
+			out[i].Locator = prev.Locator
+			out[i].HoverLocator = prev.HoverLocator
+		}
+	}
+	return out
 }

@@ -134,3 +134,16 @@ func TestBeforeClickOn(t *testing.T) {
 	r := reproduction(bugOf(FindDeadControl, "http://h/checkout/2", `clicking "Save draft" changed nothing`, el), ents)
 	assert.Len(t, r.Entries, 3)
 }
+
+func TestSameSubmit(t *testing.T) {
+	ents := []browser.Entry{
+		{Action: browser.ActClick, OK: true, Locator: "getByTestId('signin-submit')", Params: browser.Intent{Target: "e3"}},
+		{Action: browser.ActClick, OK: true, Locator: "getByTestId('nav')", Params: browser.Intent{Target: "e7"}},
+		{Action: browser.ActClick, OK: true, Locator: "getByTestId('project-submit')", Params: browser.Intent{Target: "e9"}},
+		{Action: browser.ActClick, OK: true, Locator: "getByRole('button', { name: 'Create project' })", Params: browser.Intent{Target: `role=button[name="Create project"]`}},
+	}
+	got := sameSubmit(ents)
+	assert.Equal(t, "getByTestId('project-submit')", got[3].Locator, "the impatient second click is on the first's control")
+	assert.Equal(t, "getByTestId('nav')", got[1].Locator, "other clicks keep theirs")
+	assert.Equal(t, "getByRole('button', { name: 'Create project' })", ents[3].Locator, "the input is not changed")
+}
