@@ -29,7 +29,32 @@
 //     ([ref=dN]). Refs are recorded on the tape as the locator Playwright
 //     itself generates (getByTestId, getByRole…).
 //   - Translate turns entries into a .spec.ts for @playwright/test; a bug
-//     reproduction asserts the correct behaviour under test.fail().
+//     reproduction asserts the correct behaviour under test.fail(), so it
+//     passes while the bug is there and fails once it is fixed. What it
+//     asserts is Reproduction.Checks, typed values rendered after the
+//     replay: NoPageError and NoConsoleError (optionally only messages
+//     containing a text), NoServerError and NoNotFound (optionally one URL
+//     path; 404s only for same-origin navigations), NoErrorBanner and
+//     NoStackTrace (optionally containing a text), NoServerError may also
+//     name the method, NoScriptRun (an init
+//     script defines the marker an XSS probe calls; it must never run),
+//     NoA11yViolation (axe-core, from AGENTGRAPH_AXE_PATH or
+//     require.resolve('axe-core'), finds no serious or critical violation
+//     of a rule on an element matching a CSS selector), FastResponse
+//     (requests for a path finish within a duration; with Fetch the spec
+//     also GETs the path itself), ClickChanges (the
+//     spec clicks the control and expects the URL, text, elements or an
+//     open dialog to change, or a request to go out), NoDuplicateRows (no
+//     two identical body rows in a table) and NoDuplicatePost (two accepted
+//     POSTs of the same form, tokens aside, answer the same redirect).
+//     Without Checks a bug asserts DefaultChecks: no page error, no 5xx, no
+//     error banner. Reproduction.SlowPosts holds POST answers (page.route)
+//     to replay a double submit; SpecOptions.ClearSiteData turns a
+//     recorder's clear-site-data navigation into clearing cookies and
+//     storage. Recorded navigations replay through a visit() helper: a
+//     navigation that becomes a download is done, one cut short by the
+//     page's own navigation is retried. Every string from a page reaches
+//     the TypeScript as an escaped string literal.
 //   - Tools exposes it all as tools.Tool values: execute_browser_command,
 //     get_dom_snapshot, capture_screenshot, generate_reproduction_spec.
 //   - Harness hooks, not agent actions: Config.InitScripts run in every

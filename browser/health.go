@@ -142,6 +142,10 @@ const BannerSelector = `[role="alert"], .error, .alert-danger, .alert-error, .er
 // SpinnerSelector marks loading indicators.
 const SpinnerSelector = `[aria-busy="true"], .spinner, .loading, .loader, [role="progressbar"], [data-testid*="spinner"], [data-testid*="loading"]`
 
+// stackTraceRE is the JavaScript regular expression that finds a stack
+// trace (JS, Python, Go) in a page's text, for the probe and generated specs.
+const stackTraceRE = `/(Traceback \(most recent call last\)[\s\S]{0,300}|(?:^|\n)\s*(?:[A-Za-z]*Error|Exception)[^\n]{0,200}\n(?:\s+at [^\n]+\n?){2,}|(?:^|\n)\s*at [\w.$<>]+ \([^)\n]*:\d+:\d+\)(?:\n\s*at [^\n]+){1,}|panic: [^\n]+\n+goroutine \d+)/`
+
 // probeJS inspects the page for visible error banners, stack traces and
 // spinners. It returns {banners: [text], traces: [text], spinners: n}.
 const probeJS = `([bannerSel, spinnerSel]) => {
@@ -154,7 +158,7 @@ const probeJS = `([bannerSel, spinnerSel]) => {
   }
   const body = document.body ? document.body.innerText || '' : '';
   const traces = [];
-  const re = /(Traceback \(most recent call last\)[\s\S]{0,300}|(?:^|\n)\s*(?:[A-Za-z]*Error|Exception)[^\n]{0,200}\n(?:\s+at [^\n]+\n?){2,}|(?:^|\n)\s*at [\w.$<>]+ \([^)\n]*:\d+:\d+\)(?:\n\s*at [^\n]+){1,}|panic: [^\n]+\n+goroutine \d+)/;
+  const re = ` + stackTraceRE + `;
   const m = body.match(re);
   if (m) traces.push(m[0].trim().slice(0, 600));
   let spinners = 0;

@@ -33,7 +33,7 @@ func TestTranslateShapes(t *testing.T) {
 		"import { test, expect } from '@playwright/test';",
 		"test.use({ baseURL: process.env.AGENTGRAPH_BASE_URL || 'http://app.test:8080' });",
 		"test('plain', async ({ page }) => {",
-		"await page.goto('/login?x=1');",
+		"await visit(page, '/login?x=1');",
 		`await page.getByLabel('Email').fill('a\'b');`,
 		"// failed in the recorded session: click getByTestId('gone') — no element matches */",
 		"await page.getByTestId('row-1').hover();\n  await page.getByRole('button', { name: 'Delete' }).click();",
@@ -42,8 +42,8 @@ func TestTranslateShapes(t *testing.T) {
 		"await page.goBack();", "await page.reload();",
 		"test('plain (2)', async ({ page }) => {",
 		"test.fail();",
-		"expect(pageErrors, 'uncaught page errors').toEqual([]);",
-		"expect(serverErrors, 'HTTP 5xx responses').toEqual([]);",
+		"expect(pageErrors, 'no uncaught page error').toEqual([]);",
+		"expect(responses.filter((r) => r.status >= 500).map((r) => r.status + ' ' + r.method + ' ' + r.url), 'no HTTP 5xx response').toEqual([]);",
 		"toHaveCount(0)",
 	} {
 		assert.Contains(t, src, want)
@@ -165,4 +165,193 @@ func mustWD(t testing.TB) string {
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	return wd
+}
+
+func TestTranslateChecks(t *testing.T) {
+	nav := Entry{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "http://app.test/p"}}
+	tests := []struct {
+		check Check
+		want  []string
+	}{
+		{NoPageError{Contains: "boom"}, []string{"page.on('pageerror', (e) => pageErrors.push(String(e)));", "expect(pageErrors.filter((m) => m.includes('boom')), 'no uncaught page error containing \"boom\"').toEqual([]);"}},
+		{NoConsoleError{Contains: "BUG-1: x"}, []string{"if (m.type() === 'error') consoleErrors.push(m.text());", "consoleErrors.filter((m) => m.includes('BUG-1: x'))"}},
+		{NoServerError{Path: "/api/save"}, []string{"page.on('response'", "r.status >= 500 && r.path === '/api/save'"}},
+		{NoServerError{}, []string{"responses.filter((r) => r.status >= 500)"}},
+		{NoServerError{Method: "post", Path: "/p"}, []string{"r.status >= 500 && r.method === 'POST' && r.path === '/p'", "'no HTTP 5xx response to post on /p'"}},
+		{NoNotFound{Path: "/gone"}, []string{"async ({ page, baseURL }) =>", "r.status === 404 && r.navigation && (!baseURL || r.origin === new URL(baseURL).origin) && r.path === '/gone'"}},
+		{NoErrorBanner{Contains: "Export failed"}, []string{"const ERROR_BANNER = ", "filter({ visible: true, hasText: 'Export failed' })", "toHaveCount(0)"}},
+		{NoErrorBanner{}, []string{`hasText: /\S/`}},
+		{NoStackTrace{Contains: "TypeError"}, []string{"const STACK_TRACE = /(Traceback", "match(STACK_TRACE)", "trace.includes('TypeError')"}},
+		{NoScriptRun{Marker: "__agxss"}, []string{"page.exposeFunction('__agentgraphScriptRan'", "page.addInitScript((m) =>", "}, '__agxss');", "r.marker === '__agxss'"}},
+		{NoA11yViolation{Rule: "button-name", Selector: `button[data-testid="x"]`}, []string{"import * as fs from 'fs';", "AGENTGRAPH_AXE_PATH || require.resolve('axe-core/axe.min.js')", "await page.evaluate(AXE_SOURCE);", "impact !== 'serious' && impact !== 'critical'", `}, ['button-name', 'button[data-testid="x"]']);`}},
+		{FastResponse{Path: "/reports", Within: 3 * time.Second}, []string{"page.on('requestfinished', timed);", "r.path === '/reports' && r.ms > 3000", "'every response of /reports within 3s'"}},
+		{FastResponse{Path: "/reports", Within: time.Second, Fetch: true}, []string{"const res = await page.request.get('/reports');", "r.path === '/reports' && r.ms > 1000"}},
+		{ClickChanges{Selector: `button[data-testid="save-draft"]`}, []string{"await page.locator('button[data-testid=\"save-draft\"]').first().click();", "await page.waitForTimeout(600);", "expect(calls > 0 || after !== before"}},
+		{NoDuplicateRows{}, []string{"querySelectorAll(sel)", "}, 'table');", "'no two identical table rows'"}},
+		{NoDuplicatePost{Path: "/projects"}, []string{"await page.route(() => true,", "route.fetch({ maxRedirects: 0 })", "p.path !== '/projects'", "setTimeout(done, 0)"}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%T", tt.check), func(t *testing.T) {
+			src, err := Translate([]Reproduction{{Name: "r", Entries: []Entry{nav}, Bug: true, Checks: []Check{tt.check}}}, SpecOptions{BaseURL: "http://app.test"})
+			require.NoError(t, err)
+			for _, w := range tt.want {
+				assert.Contains(t, src, w)
+			}
+			assert.Contains(t, src, "  test.fail();\n")
+			assert.Contains(t, src, "// Asserts: "+tt.check.String())
+			// Only this check: none of the defaults.
+			if _, ok := tt.check.(NoServerError); !ok {
+				assert.NotContains(t, src, "r.status >= 500")
+			}
+			if _, ok := tt.check.(NoPageError); !ok {
+				assert.NotContains(t, src, "pageErrors")
+			}
+			// The check's action comes after the replay, its assertion after the settle.
+			assert.Less(t, strings.Index(src, "await visit(page, '/p');"), strings.Index(src, "await page.waitForLoadState('networkidle');"))
+		})
+	}
+}
+
+func TestTranslateDefaultsAndRegressions(t *testing.T) {
+	nav := Entry{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "/"}}
+	src, err := Translate([]Reproduction{{Name: "bug", Entries: []Entry{nav}, Bug: true}}, SpecOptions{})
+	require.NoError(t, err)
+	for _, c := range DefaultChecks() {
+		assert.Contains(t, src, "// Asserts: "+c.String())
+	}
+	assert.Contains(t, src, "expect(pageErrors, 'no uncaught page error').toEqual([]);")
+
+	// Checks without Bug: a plain regression test.
+	src, err = Translate([]Reproduction{{Name: "fixed", Entries: []Entry{nav}, Checks: []Check{NoConsoleError{}}}}, SpecOptions{})
+	require.NoError(t, err)
+	assert.NotContains(t, src, "test.fail()")
+	assert.Contains(t, src, "expect(consoleErrors, 'no console error').toEqual([]);")
+
+	// Neither: a replay without assertions.
+	src, err = Translate([]Reproduction{{Name: "plain", Entries: []Entry{nav}}}, SpecOptions{})
+	require.NoError(t, err)
+	assert.NotContains(t, src, "expect(")
+	assert.NotContains(t, src, "networkidle")
+}
+
+func TestTranslateRejectsBadChecks(t *testing.T) {
+	for _, c := range []Check{
+		NoScriptRun{Marker: "x-y"}, NoScriptRun{}, NoScriptRun{Marker: "a);alert(1"},
+		FastResponse{Path: "/r"}, FastResponse{Within: time.Second},
+		NoServerError{Path: "api"}, NoServerError{Method: "GET /"}, NoNotFound{Path: "http://x/y"}, NoDuplicatePost{},
+		ClickChanges{}, nil,
+	} {
+		_, err := Translate([]Reproduction{{Name: "r", Bug: true, Checks: []Check{c}}}, SpecOptions{})
+		assert.Error(t, err, "%#v", c)
+	}
+	_, err := Translate([]Reproduction{{Name: "r", Bug: true, SlowPosts: -time.Second}}, SpecOptions{})
+	assert.Error(t, err)
+}
+
+func TestTranslateClearSiteDataAndDoubleSubmit(t *testing.T) {
+	ents := []Entry{
+		{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "/__explorer/clear-site-data"}},
+		{Action: ActReload, OK: true},
+		{Action: ActClick, OK: true, Locator: "getByRole('button', { name: 'Create' })"},
+		{Action: ActClick, OK: false, Error: "gone"},
+		{Action: ActClick, OK: true, Locator: "getByRole('button', { name: 'Create' })"},
+		{Action: ActClick, OK: true, Locator: "getByText('Next')"},
+	}
+	src, err := Translate([]Reproduction{{Name: "r", Entries: ents, Bug: true, Checks: []Check{NoDuplicatePost{Path: "/items"}}, SlowPosts: 1500 * time.Millisecond}},
+		SpecOptions{ClearSiteData: []string{"/__explorer/clear-site-data"}})
+	require.NoError(t, err)
+	assert.Contains(t, src, "await page.context().clearCookies();")
+	assert.NotContains(t, src, "goto('/__explorer/clear-site-data')")
+	assert.Contains(t, src, "setTimeout(done, 1500)")
+	assert.Contains(t, src, `  await page.getByRole('button', { name: 'Create' }).evaluate((el) => { setTimeout(() => (el as HTMLElement).click(), 300); });
+  await page.getByRole('button', { name: 'Create' }).click({ noWaitAfter: true });
+  await page.waitForTimeout(400);
+  // failed in the recorded session: click — gone
+  // clicked again from the page (armed above): getByRole('button', { name: 'Create' })
+  await page.getByText('Next').click();
+`, "the second click on the control lands from the page while the first answer is held; another control is clicked as usual")
+}
+
+// TestTranslateEscapesPageText feeds text from a hostile page into every
+// string a check renders: after removing string literals and comments, none
+// of it is left in the code.
+func TestTranslateEscapesPageText(t *testing.T) {
+	const evil = "x' + alert(1) + '\" `${alert(2)}` </script><script>alert(3)</script>\n}); alert(4); //\u2028alert(5)\\"
+	checks := []Check{
+		NoPageError{Contains: evil}, NoConsoleError{Contains: evil}, NoServerError{Path: "/" + evil}, NoNotFound{Path: "/" + evil},
+		NoErrorBanner{Contains: evil}, NoStackTrace{Contains: evil}, NoA11yViolation{Rule: evil, Selector: evil},
+		FastResponse{Path: "/" + evil, Within: time.Second}, ClickChanges{Selector: evil}, NoDuplicateRows{Selector: evil},
+		NoDuplicatePost{Path: "/" + evil},
+	}
+	v := evil
+	ents := []Entry{{Action: ActFill, OK: true, Locator: "getByLabel('Name')", Params: Intent{Action: ActFill, Target: "label=Name", Value: &v}},
+		{Action: ActClick, OK: false, Error: evil}}
+	src, err := Translate([]Reproduction{{Name: evil, Entries: ents, Bug: true, Checks: checks}}, SpecOptions{BaseURL: "http://app.test"})
+	require.NoError(t, err)
+	assert.Contains(t, src, jsString(evil))
+	code := stripLiteralsAndComments(t, src)
+	for _, bad := range []string{"alert(", "</script>", "`", "${"} {
+		assert.NotContains(t, code, bad, "page text leaked into code")
+	}
+}
+
+// stripLiteralsAndComments removes '…' and "…" strings, /…/ regular
+// expressions after = or ( and // comments from TypeScript source, failing
+// on an unterminated string.
+func stripLiteralsAndComments(t *testing.T, src string) string {
+	t.Helper()
+	var out strings.Builder
+	prev := byte(' ')
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := i + 1
+			for ; j < len(src) && src[j] != c; j++ {
+				if src[j] == '\\' {
+					j++
+				}
+				require.NotEqual(t, byte('\n'), src[j], "line break in a string literal at %d: %q", j, src[i:j])
+			}
+			require.Less(t, j, len(src), "unterminated string")
+			i = j
+			out.WriteString("S")
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			out.WriteByte('\n')
+		case c == '/' && strings.ContainsRune("=(,", rune(prev)):
+			j := i + 1
+			for ; j < len(src) && src[j] != '/'; j++ {
+				if src[j] == '\\' {
+					j++
+				}
+			}
+			i = j
+			out.WriteString("R")
+		default:
+			out.WriteByte(c)
+		}
+		if c != ' ' {
+			prev = c
+		}
+	}
+	return out.String()
+}
+
+func TestTranslateVisitHelper(t *testing.T) {
+	ents := []Entry{
+		{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "/a"}},
+		{Action: ActClick, OK: true, Locator: "getByTestId('submit')"},
+		{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "/c"}},
+	}
+	src, err := Translate([]Reproduction{{Name: "r", Entries: ents}}, SpecOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, src, "  await visit(page, '/a');\n  await page.getByTestId('submit').click();\n  await visit(page, '/c');\n")
+	assert.Equal(t, 1, strings.Count(src, "async function visit("), "the helper once per file")
+	assert.Contains(t, src, "interrupted by another navigation|ERR_ABORTED")
+	src, err = Translate([]Reproduction{{Name: "r", Entries: ents[1:2]}}, SpecOptions{})
+	require.NoError(t, err)
+	assert.NotContains(t, src, "function visit(", "no helper without a navigation")
 }

@@ -97,6 +97,22 @@
 // carries demo: {seeded, found}, found being the seeded ids named by the
 // findings' evidence (demoapp.FindIDs) and nothing else. Per batch: <ReportDir>/junit.xml and <ReportDir>/summary.json.
 //
+// Each reproduction asserts what fails once THAT bug is fixed
+// (reproduction, in repro.go), narrowed to the bug's evidence so that other
+// noise on the way does not keep it passing: a page error or console error
+// containing the stable start of its message (up to the first number, as
+// ids and counts vary between runs); a 5xx or a 404 on the finding's URL
+// path; an error banner containing its text, a stack trace containing its
+// first line; the XSS probe's marker (__agxss) never called; no serious or
+// critical axe-core violation of the reported rule on the reported element
+// (its test id, id or name); the slow path answering within the threshold;
+// a dead control, clicked by the spec itself after the steps before the
+// recorded click, changing the page; no identical table rows; the same
+// form post not accepted twice (both replayed with POST answers held, as
+// the collector's slow network did). Kinds without a check of their own
+// keep browser.DefaultChecks. The collector's ClearSiteDataPath replays as
+// clearing cookies and storage.
+//
 // Specs record the collector's origin; run them against any deployment
 // with AGENTGRAPH_BASE_URL set, e.g.
 // AGENTGRAPH_BASE_URL=http://127.0.0.1:8080 npx playwright test.

@@ -49,13 +49,14 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 		if len(entries) == 0 {
 			continue
 		}
-		spec, err := browser.Translate([]browser.Reproduction{{Name: b.ID + ": " + b.Title, Entries: entries, Bug: true}}, browser.SpecOptions{BaseURL: mr.colURL})
+		repro := reproduction(*b, entries)
+		spec, err := browser.Translate([]browser.Reproduction{repro}, browser.SpecOptions{BaseURL: mr.colURL, ClearSiteData: []string{ClearSiteDataPath}})
 		if err != nil {
 			mr.trace.Warn("translate", "bug", b.ID, "err", err)
 			continue
 		}
 		b.Spec = SpecName(b.ID)
-		b.ReproSteps = len(entries)
+		b.ReproSteps = len(repro.Entries)
 		if err := os.WriteFile(filepath.Join(r.Dir, b.Spec), []byte(spec), 0o644); err != nil {
 			return err
 		}

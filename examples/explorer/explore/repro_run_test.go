@@ -1,0 +1,178 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentgraph/agentgraph/browser/browsertest"
+	"github.com/agentgraph/agentgraph/internal/demoapp"
+)
+
+var reSpecBase = regexp.MustCompile(`process\.env\.AGENTGRAPH_BASE_URL \|\| '([^']*)'`)
+
+// TestDemoSpecsFailOnceFixed runs the explorer once on the demo app, then
+// runs the reproduction of every kind of finding per seeded bug with
+// `npx playwright test` (one invocation per app variant, each spec against
+// its own fresh demo app): with every bug on, and with only the spec's own
+// bug off. The per-bug table is logged; for each oracle class whose replays
+// are reliable, at least one spec passes with its bug on (it reproduces
+// under test.fail()) and fails with it off (test.fail() sees the correct
+// behaviour).
+func TestDemoSpecsFailOnceFixed(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Config{Budget: 150, ReportDir: dir, Browser: testBrowser})
+	require.NoError(t, err)
+	require.Len(t, res.Missions, 1)
+	m := res.Missions[0]
+	require.Empty(t, m.Err)
+
+	// One spec per (kind, seeded bugs named): the shortest.
+	type spec struct {
+		bug  Bug
+		ids  []demoapp.BugID
+		file string
+	}
+	picked := map[string]spec{}
+	var order []string
+	for _, b := range m.Bugs {
+		if b.Spec == "" {
+			continue
+		}
+		ids := demoapp.FindIDs(b.Evidence + "\n" + b.Title + "\n" + b.URL)
+		key := fmt.Sprint(b.Kind, ids)
+		if old, ok := picked[key]; ok && old.bug.ReproSteps <= b.ReproSteps {
+			continue
+		}
+		if _, ok := picked[key]; !ok {
+			order = append(order, key)
+		}
+		picked[key] = spec{bug: b, ids: ids, file: b.Spec}
+	}
+	require.NotEmpty(t, picked)
+
+	onDir, offDir := filepath.Join(dir, "on"), filepath.Join(dir, "off")
+	for _, d := range []string{onDir, offDir} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		require.NoError(t, browsertest.SpecDir(d))
+	}
+	// Each spec gets its own app: the recorded origin is swapped for it.
+	serve := func(d string, s spec, disabled map[demoapp.BugID]bool) {
+		app, err := demoapp.Listen("127.0.0.1:0", demoapp.Options{Disabled: disabled})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = app.Close(context.Background()) })
+		src, err := os.ReadFile(filepath.Join(dir, m.Mission.ThreadID, s.file))
+		require.NoError(t, err)
+		loc := reSpecBase.FindSubmatchIndex(src)
+		require.NotNil(t, loc, s.file)
+		out := string(src[:loc[2]]) + app.URL + string(src[loc[3]:])
+		require.NoError(t, os.WriteFile(filepath.Join(d, s.file), []byte(out), 0o644))
+	}
+	var offFiles []string
+	for _, k := range order {
+		s := picked[k]
+		serve(onDir, s, nil)
+		if len(s.ids) > 0 {
+			off := map[demoapp.BugID]bool{}
+			for _, id := range s.ids {
+				off[id] = true
+			}
+			serve(offDir, s, off)
+			offFiles = append(offFiles, s.file)
+		}
+	}
+	require.NotEmpty(t, offFiles, "specs that name a seeded bug")
+
+	outcome := func(d string) map[string]browsertest.Outcome {
+		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+		defer cancel()
+		outs, log, err := browsertest.RunSpecs(ctx, d, []string{"AGENTGRAPH_BASE_URL="})
+		require.NoError(t, err, log)
+		byFile := map[string]browsertest.Outcome{}
+		for _, o := range outs {
+			byFile[filepath.Base(o.File)] = o
+		}
+		return byFile
+	}
+	on := outcome(onDir)
+	t.Logf("bug on: %d specs ran", len(on))
+	off := outcome(offDir)
+
+	var table strings.Builder
+	table.WriteString("| bug | kind | class | spec | bug on | bug off |\n|---|---|---|---|---|---|\n")
+	word := func(o browsertest.Outcome, ok bool) string {
+		switch {
+		case !ok:
+			return "-"
+		case o.Status == "expected":
+			return "pass"
+		}
+		return "fail"
+	}
+	good := map[demoapp.Class]bool{}
+	for _, k := range order {
+		s := picked[k]
+		o, ok := on[s.file]
+		f, fok := off[s.file]
+		class := ""
+		for _, id := range s.ids {
+			if b, ok := demoapp.Lookup(id); ok {
+				class = string(b.Class)
+			}
+		}
+		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s | %s |\n", idList(s.ids), s.bug.Kind, class, s.file, word(o, ok), word(f, fok))
+		assert.True(t, ok, "%s ran", s.file)
+		if class == "" || !ok || !fok {
+			continue
+		}
+		if o.Status == "expected" && f.Status == "unexpected" {
+			good[demoapp.Class(class)] = true
+		} else {
+			t.Logf("%s does not yet tell its bug on from off (on: %s %v; off: %s %v)", s.file, o.Status, o.Errors, f.Status, f.Errors)
+		}
+	}
+	t.Logf("reproductions against the demo app (%d specs; found %v):\n%s", len(order), res.Demo.Found, table.String())
+	// The classes whose replays are reliable today: for each found, at
+	// least one spec passes with its bug on and fails with it off. (Known
+	// gaps, logged above: replays racing a page's own navigation after a
+	// fetch-submitted form, an XSS check that any payload on the page
+	// trips, and the expired-session replay.)
+	for _, c := range []demoapp.Class{demoapp.ClassA11y, demoapp.ClassConsoleError, demoapp.ClassXSS, demoapp.ClassSlowPage,
+		demoapp.ClassPageError, demoapp.ClassBrokenLink, demoapp.ClassLongInput, demoapp.ClassDoubleSubmit} {
+		if foundClass(res.Demo.Found, c) {
+			assert.True(t, good[c], "class %s: a spec that passes with its bug on and fails with it off", c)
+		}
+	}
+}
+
+func foundClass(found []string, c demoapp.Class) bool {
+	for _, id := range found {
+		if b, ok := demoapp.Lookup(demoapp.BugID(id)); ok && b.Class == c {
+			return true
+		}
+	}
+	return false
+}
+
+func idList(ids []demoapp.BugID) string {
+	if len(ids) == 0 {
+		return "(none named)"
+	}
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	slices.Sort(s)
+	return strings.Join(s, ",")
+}
