@@ -233,7 +233,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 
 	// First run: kill it after a few steps.
 	first := exec.CommandContext(ctx, bin, args...)
-	var stderr1 strings.Builder
+	var stderr1 lockedBuffer
 	first.Stderr = &stderr1
 	stdout, err := first.StdoutPipe()
 	require.NoError(t, err)
@@ -251,7 +251,9 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	for steps < 8 {
 		select {
 		case l, ok := <-lines:
-			require.True(t, ok, "the explorer ended before 8 steps; stderr: %s", stderr1.String())
+			if !ok {
+				t.Fatalf("the explorer ended before 8 steps; stderr: %s", stderr1.String())
+			}
 			if m := reStep.FindStringSubmatch(l); m != nil {
 				steps, _ = strconv.Atoi(m[1])
 			}
@@ -438,4 +440,22 @@ func BenchmarkSaveBrowserState(b *testing.B) {
 			require.NoError(b, err)
 		}
 	})
+}
+
+// lockedBuffer collects a child's output while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
