@@ -562,22 +562,16 @@ func (g *gremlinsRun) collect(res browser.Result) {
 // title and evidence), without memory, screenshot or spec.
 func findingBug(f browser.Finding, pageURL string) (Bug, bool) {
 	title, ok := bugKinds[f.Kind]
-	if !ok || (f.Kind == browser.FindServerError && f.Evidence == "") {
-		return Bug{}, false
-	}
-	if f.Kind == browser.FindServerError && !strings.Contains(f.Evidence, "body:") {
+	// The collector reports every 5xx with its body; the browser's copy
+	// without one is skipped.
+	if !ok || (f.Kind == browser.FindServerError && !strings.Contains(f.Evidence, "body:")) {
 		return Bug{}, false
 	}
 	page := f.URL
 	if page == "" {
 		page = pageURL
 	}
-	evidence := f.Evidence
-	if evidence == "" {
-		evidence = f.Message
-	} else if !strings.Contains(evidence, f.Message) {
-		evidence = f.Message + " — " + evidence
-	}
+	evidence := bugEvidence(f)
 	return Bug{Fingerprint: memory.Fingerprint(string(f.Kind), pathOf(page), evidence), Kind: string(f.Kind),
 		Title: title + " on " + pathOf(page) + ": " + clip(f.Message, 120), URL: page, Evidence: evidence, New: true, SeenCount: 1}, true
 }

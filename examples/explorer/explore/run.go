@@ -633,28 +633,15 @@ var bugKinds = map[browser.FindingKind]string{
 
 // bug turns a finding into a Bug when it is a new one for this mission.
 func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e browser.Entry) (Bug, bool) {
-	title, ok := bugKinds[f.Kind]
-	if !ok || (f.Kind == browser.FindServerError && f.Evidence == "") {
+	b, ok := findingBug(f, e.URL)
+	if !ok || mr.bugSeen[b.Fingerprint] {
 		return Bug{}, false
 	}
-	if f.Kind == browser.FindServerError && !strings.Contains(f.Evidence, "body:") {
-		// The collector reports every 5xx with its body; skip the
-		// browser's copy without one.
-		return Bug{}, false
-	}
-	page := f.URL
-	if page == "" {
-		page = e.URL
-	}
-	evidence := bugEvidence(f)
-	fp := memory.Fingerprint(string(f.Kind), pathOf(page), evidence)
-	if mr.bugSeen[fp] {
-		return Bug{}, false
-	}
+	fp, page, evidence := b.Fingerprint, b.URL, b.Evidence
 	mr.bugSeen[fp] = true
 	mr.bugs++
-	b := Bug{ID: fmt.Sprintf("bug-%02d-%s", mr.bugs, strings.ReplaceAll(string(f.Kind), "_", "-")), Fingerprint: fp, Kind: string(f.Kind),
-		Title: title + " on " + pathOf(page) + ": " + clip(f.Message, 120), URL: page, Evidence: evidence, Persona: m.p.Name, Step: mr.steps, TapeSeq: e.Seq, New: true, SeenCount: 1}
+	b.ID = fmt.Sprintf("bug-%02d-%s", mr.bugs, strings.ReplaceAll(string(f.Kind), "_", "-"))
+	b.Persona, b.Step, b.TapeSeq = m.p.Name, mr.steps, e.Seq
 	// Memory fingerprints the evidence: give it the run-independent part
 	// (numbers such as record ids, ports and timings removed).
 	// A bug this run already gave to memory (before a retry went back to
