@@ -426,15 +426,28 @@ func (t *testSpec) setup(slowPosts time.Duration) []string {
 	if t.posts || slowPosts > 0 {
 		out = append(out, "// Every POST goes through here: its answer is recorded"+slowNote(slowPosts)+".",
 			"const posts: { path: string; body: string; status: number; location: string }[] = [];",
+			"let pendingPosts = 0;",
 			"await page.route(() => true, async (route) => {",
 			"  const req = route.request();",
 			"  if (req.method() !== 'POST') return route.fallback();",
-			"  const res = await route.fetch({ maxRedirects: 0 }).catch(() => null);",
-			"  if (!res) return route.abort().catch(() => {});",
-			"  posts.push({ path: new URL(req.url()).pathname, body: (req.postData() || '').replace(/(^|&)[a-z_]*(token|csrf|nonce)[a-z_]*=[^&]*/g, ''), status: res.status(), location: res.headers()['location'] || '' });",
-			fmt.Sprintf("  await new Promise((done) => setTimeout(done, %d));", slowPosts.Milliseconds()),
-			"  await route.fulfill({ response: res }).catch(() => {});",
-			"});")
+			"  pendingPosts++;",
+			"  try {",
+			"    const res = await route.fetch({ maxRedirects: 0 }).catch(() => null);",
+			"    if (!res) return await route.abort().catch(() => {});",
+			"    posts.push({ path: new URL(req.url()).pathname, body: (req.postData() || '').replace(/(^|&)[a-z_]*(token|csrf|nonce)[a-z_]*=[^&]*/g, ''), status: res.status(), location: res.headers()['location'] || '' });",
+			fmt.Sprintf("    await new Promise((done) => setTimeout(done, %d));", slowPosts.Milliseconds()),
+			"    await route.fulfill({ response: res }).catch(() => {});",
+			"  } finally {",
+			"    pendingPosts--;",
+			"  }",
+			"});",
+			"// Returns once no POST has been in flight for 300 ms (at most 15 s).",
+			"const settlePosts = async () => {",
+			"  for (let quiet = 0, i = 0; quiet < 6 && i < 300; i++) {",
+			"    await page.waitForTimeout(50);",
+			"    quiet = pendingPosts > 0 ? 0 : quiet + 1;",
+			"  }",
+			"};")
 	}
 	return out
 }

@@ -157,10 +157,14 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 				var pre []string
 				for k, j := range next {
 					chained[j] = true
-					pre = append(pre, fmt.Sprintf("await page.%s.evaluate((el) => { setTimeout(() => (el as HTMLElement).click(), %d); });", r.Entries[j].Locator, (k+1)*chainGap))
+					pre = append(pre, fmt.Sprintf("await page.%s.evaluate((el) => { const w = window as unknown as { __agChain?: Promise<void>[] }; (w.__agChain ||= []).push(new Promise<void>((done) => setTimeout(() => { (el as HTMLElement).click(); done(); }, %d))); });", r.Entries[j].Locator, (k+1)*chainGap))
 				}
+				// Wait until the page has fired them (on a slow machine the
+				// first click may take longer than the gap), then for the
+				// held answers (see settlePosts).
 				line = strings.Join(pre, "\n") + "\n" + strings.TrimSuffix(line, ".click();") + ".click({ noWaitAfter: true });" +
-					fmt.Sprintf("\nawait page.waitForTimeout(%d);", len(next)*chainGap+100)
+					"\nawait page.evaluate(() => Promise.all((window as unknown as { __agChain?: Promise<void>[] }).__agChain || [])).catch(() => {});" +
+					"\nawait settlePosts();"
 			}
 		}
 		writeLines(b, strings.Split(line, "\n"))
@@ -169,6 +173,9 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 		b.WriteString("  // (no replayable actions were recorded)\n")
 	}
 	writeLines(b, t.act)
+	if t.posts || r.SlowPosts > 0 {
+		b.WriteString("  await settlePosts();\n")
+	}
 	if len(checks) > 0 {
 		b.WriteString("  await page.waitForLoadState('networkidle');\n")
 	}

@@ -263,9 +263,10 @@ func TestTranslateClearSiteDataAndDoubleSubmit(t *testing.T) {
 	assert.Contains(t, src, "await page.context().clearCookies();")
 	assert.NotContains(t, src, "goto('/__explorer/clear-site-data')")
 	assert.Contains(t, src, "setTimeout(done, 1500)")
-	assert.Contains(t, src, `  await page.getByRole('button', { name: 'Create' }).evaluate((el) => { setTimeout(() => (el as HTMLElement).click(), 300); });
+	assert.Contains(t, src, `  await page.getByRole('button', { name: 'Create' }).evaluate((el) => { const w = window as unknown as { __agChain?: Promise<void>[] }; (w.__agChain ||= []).push(new Promise<void>((done) => setTimeout(() => { (el as HTMLElement).click(); done(); }, 300))); });
   await page.getByRole('button', { name: 'Create' }).click({ noWaitAfter: true });
-  await page.waitForTimeout(400);
+  await page.evaluate(() => Promise.all((window as unknown as { __agChain?: Promise<void>[] }).__agChain || [])).catch(() => {});
+  await settlePosts();
   // failed in the recorded session: click — gone
   // clicked again from the page (armed above): getByRole('button', { name: 'Create' })
   await page.getByText('Next').click();
