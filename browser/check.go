@@ -3,7 +3,9 @@ package browser
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,8 +55,10 @@ type NoStackTrace struct{ Contains string }
 // NoScriptRun asserts that injected markup never executed: an init script
 // defines the global function Marker (the name an XSS probe calls, e.g.
 // "__agxss" for `<img src=x onerror="__agxss(this)">`) on every page, and
-// the spec fails if anything called it.
-type NoScriptRun struct{ Marker string }
+// the spec fails if anything called it. When Within (a CSS selector) is
+// set, only calls whose element (the argument) sits inside an element
+// matching it count: the reported injection point, not another one.
+type NoScriptRun struct{ Marker, Within string }
 
 // NoA11yViolation runs axe-core on the final page and asserts that it finds
 // no serious or critical violation of Rule ("" for every rule) on an
@@ -119,7 +123,12 @@ func (c NoErrorBanner) String() string { return "no visible error banner" + cont
 
 func (c NoStackTrace) String() string { return "no stack trace on the page" + containing(c.Contains) }
 
-func (c NoScriptRun) String() string { return "injected script " + c.Marker + "() never runs" }
+func (c NoScriptRun) String() string {
+	if c.Within != "" {
+		return "injected script " + c.Marker + "() never runs inside " + c.Within
+	}
+	return "injected script " + c.Marker + "() never runs"
+}
 
 func (c NoA11yViolation) String() string {
 	s := "no serious or critical axe-core violation"
@@ -166,12 +175,12 @@ func onPath(p string) string {
 // testSpec collects what the checks of one test need.
 type testSpec struct {
 	file    *specFile
-	watch   map[string]bool // event collectors to declare
-	markers []string        // NoScriptRun markers
-	posts   bool            // POSTs go through page.route
-	baseURL bool            // the test reads the baseURL fixture
-	act     []string        // after the recorded steps, before the settle
-	assert  []string        // after the settle
+	watch   map[string]bool     // event collectors to declare
+	markers map[string][]string // NoScriptRun markers and their Within selectors
+	posts   bool                // POSTs go through page.route
+	baseURL bool                // the test reads the baseURL fixture
+	act     []string            // after the recorded steps, before the settle
+	assert  []string            // after the settle
 }
 
 // specFile collects the file-level declarations the checks need.
@@ -263,8 +272,13 @@ func (c NoScriptRun) render(t *testSpec) error {
 	if !reIdent.MatchString(c.Marker) {
 		return fmt.Errorf("no script run: marker %q is not a JavaScript identifier", c.Marker)
 	}
-	t.markers = append(t.markers, c.Marker)
-	t.assert = append(t.assert, "expect(scriptRuns.filter((r) => r.marker === "+jsString(c.Marker)+").map((r) => r.where), "+jsString(c.String())+").toEqual([]);")
+	if t.markers == nil {
+		t.markers = map[string][]string{}
+	}
+	if !slices.Contains(t.markers[c.Marker], c.Within) {
+		t.markers[c.Marker] = append(t.markers[c.Marker], c.Within)
+	}
+	t.assert = append(t.assert, "expect(scriptRuns.filter((r) => r.marker === "+jsString(c.Marker)+" && r.within.includes("+jsString(c.Within)+")).map((r) => r.where), "+jsString(c.String())+").toEqual([]);")
 	return nil
 }
 
@@ -417,10 +431,15 @@ func (t *testSpec) setup(slowPosts time.Duration) []string {
 	}
 	if len(t.markers) > 0 {
 		out = append(out, "// Injected markup calls a marker function: define it on every page and record each call.",
-			"const scriptRuns: { marker: string; where: string }[] = [];",
-			"await page.exposeFunction('__agentgraphScriptRan', (marker: string, where: string) => { scriptRuns.push({ marker, where }); });")
-		for _, m := range t.markers {
-			out = append(out, "await page.addInitScript((m) => { (window as any)[m] = (el?: Element) => (window as any).__agentgraphScriptRan(m, String(el && el.parentElement ? el.parentElement.outerHTML : el).slice(0, 300)); }, "+jsString(m)+");")
+			"// A call lists the selectors (of the checks' Within, '' for any) its element is inside.",
+			"const scriptRuns: { marker: string; where: string; within: string[] }[] = [];",
+			"await page.exposeFunction('__agentgraphScriptRan', (marker: string, where: string, within: string[]) => { scriptRuns.push({ marker, where, within }); });")
+		for _, m := range slices.Sorted(maps.Keys(t.markers)) {
+			var sels []string
+			for _, w := range t.markers[m] {
+				sels = append(sels, jsString(w))
+			}
+			out = append(out, "await page.addInitScript(([m, sels]) => { (window as any)[m] = (el?: Element) => (window as any).__agentgraphScriptRan(m, String(el && el.parentElement ? el.parentElement.outerHTML : el).slice(0, 300), sels.filter((s: string) => { try { return s === '' || !!(el && el.closest && el.closest(s)); } catch { return false; } })); }, ["+jsString(m)+", ["+strings.Join(sels, ", ")+"]] as [string, string[]]);")
 		}
 	}
 	if t.posts || slowPosts > 0 {

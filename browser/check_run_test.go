@@ -74,7 +74,8 @@ func checksApp(t *testing.T, bug *atomic.Bool) *httptest.Server {
 	})
 	mux.HandleFunc("GET /search", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query().Get("q")
-		page(w, `<h1>Search</h1><p>Results for `+on(q, html.EscapeString(q))+`</p>`)
+		// Noise: a payload that always runs, outside the reported element.
+		page(w, `<h1>Search</h1><p data-testid="summary">Results for `+on(q, html.EscapeString(q))+`</p><aside><img src="/nope.png" onerror="__agxss(this)" alt="noise"></aside>`)
 	})
 	mux.HandleFunc("GET /a11y", func(w http.ResponseWriter, r *http.Request) {
 		page(w, `<h1>Icons</h1><button data-testid="other"></button>`+on(`<button data-testid="it's &quot;icon&quot;"></button>`, `<button data-testid="it's &quot;icon&quot;" aria-label="Refresh"></button>`))
@@ -141,7 +142,7 @@ func TestChecksRunForReal(t *testing.T) {
 		{"404 link", []browser.Entry{nav("/links"), click("getByRole('link', { name: 'What\\'s new' })")}, browser.NoNotFound{Path: "/gone"}, 0},
 		{"banner", []browser.Entry{nav("/banner")}, browser.NoErrorBanner{Contains: "Export failed: " + hostile[:12]}, 0},
 		{"stack trace", []browser.Entry{nav("/trace")}, browser.NoStackTrace{Contains: "TypeError: Cannot read"}, 0},
-		{"xss", []browser.Entry{nav("/search?q=" + payload)}, browser.NoScriptRun{Marker: "__agxss"}, 0},
+		{"xss", []browser.Entry{nav("/search?q=" + payload)}, browser.NoScriptRun{Marker: "__agxss", Within: `p[data-testid="summary"]`}, 0},
 		{"a11y", []browser.Entry{nav("/a11y")}, browser.NoA11yViolation{Rule: "button-name", Selector: `button[data-testid="it's \"icon\""]`}, 0},
 		{"slow", []browser.Entry{nav("/slow")}, browser.FastResponse{Path: "/slow", Within: 2 * time.Second, Fetch: true}, 0},
 		{"dead control", []browser.Entry{nav("/dead")}, browser.ClickChanges{Selector: `button[data-testid="save-draft"]`}, 0},

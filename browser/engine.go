@@ -410,6 +410,12 @@ func (s *Session) URL() string { return s.page.URL() }
 // Findings is the bounded health history of this user's session.
 func (s *Session) Findings() []Finding { return s.h.history() }
 
+// TakeFindings returns the findings that arrived since the last call to Do
+// (or TakeFindings) and clears them, so they are reported once: the late
+// ones, such as a page's own timer logging an error after the action that
+// caused it had returned. Without it they ride on the next Do's Result.
+func (s *Session) TakeFindings() []Finding { return s.h.drain() }
+
 // SaveStorageState writes cookies and localStorage to path (Playwright's
 // storage-state JSON), e.g. to seed later engines via Config.StorageStatePath.
 func (s *Session) SaveStorageState(path string) error {

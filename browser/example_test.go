@@ -42,14 +42,15 @@ func ExampleTranslate() {
 	// test.use({ baseURL: process.env.AGENTGRAPH_BASE_URL || 'http://127.0.0.1:8080' });
 	//
 	// async function visit(page: { goto(url: string): Promise<unknown>; waitForLoadState(): Promise<void> }, url: string) {
-	//   const download = (e: unknown) => { if (!String(e).includes('Download is starting')) throw e; };
-	//   try {
-	//     await page.goto(url);
-	//   } catch (e) {
-	//     if (!/interrupted by another navigation|ERR_ABORTED|Download is starting/.test(String(e))) throw e;
-	//     if (String(e).includes('Download is starting')) return;
-	//     await page.waitForLoadState().catch(() => {});
-	//     await page.goto(url).catch(download);
+	//   for (let attempt = 1; ; attempt++) {
+	//     try {
+	//       await page.goto(url);
+	//       return;
+	//     } catch (e) {
+	//       if (String(e).includes('Download is starting')) return;
+	//       if (attempt > 3 || !/interrupted by another navigation|ERR_ABORTED/.test(String(e))) throw e;
+	//       await page.waitForLoadState().catch(() => {});
+	//     }
 	//   }
 	// }
 	//

@@ -191,18 +191,19 @@ func writeLines(b *strings.Builder, lines []string) {
 }
 
 // visitTS replays a recorded navigation. A navigation that turns into a
-// download is done; one cut short by a navigation the page started itself
-// (a form's redirect after the previous click) is tried again once that
-// one has loaded.
+// download is done; one cut short by navigations the page started itself
+// (a form's fetch, then its redirect, after the previous click) is tried
+// again once those have loaded, up to three times.
 const visitTS = `async function visit(page: { goto(url: string): Promise<unknown>; waitForLoadState(): Promise<void> }, url: string) {
-  const download = (e: unknown) => { if (!String(e).includes('Download is starting')) throw e; };
-  try {
-    await page.goto(url);
-  } catch (e) {
-    if (!/interrupted by another navigation|ERR_ABORTED|Download is starting/.test(String(e))) throw e;
-    if (String(e).includes('Download is starting')) return;
-    await page.waitForLoadState().catch(() => {});
-    await page.goto(url).catch(download);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.goto(url);
+      return;
+    } catch (e) {
+      if (String(e).includes('Download is starting')) return;
+      if (attempt > 3 || !/interrupted by another navigation|ERR_ABORTED/.test(String(e))) throw e;
+      await page.waitForLoadState().catch(() => {});
+    }
   }
 }
 `

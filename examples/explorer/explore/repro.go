@@ -52,7 +52,9 @@ func reproduction(b Bug, entries []browser.Entry) browser.Reproduction {
 	case browser.FindStackTrace:
 		r.Checks = []browser.Check{browser.NoStackTrace{Contains: stableText(bugDetail(b))}}
 	case FindXSS:
-		r.Checks = []browser.Check{browser.NoScriptRun{Marker: xssMarker}}
+		// Narrowed to the element the payload ran in (by its test id, id or
+		// name), so a payload stored elsewhere on the way does not count.
+		r.Checks = []browser.Check{browser.NoScriptRun{Marker: xssMarker, Within: cssFor(bugDetail(b))}}
 	case FindA11y:
 		rule := ""
 		if m := reRule.FindStringSubmatch(msg); m != nil {

@@ -53,6 +53,8 @@ func TestReproductionChecks(t *testing.T) {
 		{"stack trace", bugOf(browser.FindStackTrace, app+"/projects/export", "stack trace visible on the page", "TypeError: Cannot read properties of null (reading 'budget')\n    at serializeRow (/srv/csv.js:41:22)"),
 			[]browser.Check{browser.NoStackTrace{Contains: "TypeError: Cannot read properties of null (reading 'budget')"}}, 0},
 		{"xss", bugOf(FindXSS, app+"/search?q=x", "an injected script executed in p", `<p data-testid="search-summary">1 results for <img src="x" onerror="__agxss(this)"></p>`),
+			[]browser.Check{browser.NoScriptRun{Marker: "__agxss", Within: `p[data-testid="search-summary"]`}}, 0},
+		{"xss in an unnamed element", bugOf(FindXSS, app+"/search?q=x", "an injected script executed in td", `<td>1 results for <img src="x" onerror="__agxss(this)"></td>`),
 			[]browser.Check{browser.NoScriptRun{Marker: "__agxss"}}, 0},
 		{"a11y button", bugOf(FindA11y, app+"/projects", "button has no accessible name (rule button-name)", `<button type="button" class="icon" data-testid="refresh-list"><img src="/r.svg" alt=""></button>`),
 			[]browser.Check{browser.NoA11yViolation{Rule: "button-name", Selector: `button[data-testid="refresh-list"]`}}, 0},

@@ -367,6 +367,13 @@ type missionRun struct {
 	full         []TimelineEntry
 	seq          int64
 	bugs         int
+
+	// prevActor and prevEntry are the latest action (for findings that
+	// arrive after it); late holds findings drained by screenshots and
+	// snapshots before they are reported.
+	prevActor *member
+	prevEntry browser.Entry
+	late      []browser.Finding
 }
 
 func (mr *missionRun) run(ctx context.Context) MissionResult {
@@ -660,6 +667,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	}
 	// Screenshot of the page as it is now.
 	shot := mr.sess.Do(ctx, browser.Intent{Action: browser.ActScreenshot})
+	mr.late = append(mr.late, shot.Findings...)
 	if len(shot.Screenshot) > 0 {
 		rel := filepath.Join("screenshots", b.ID+".png")
 		if err := os.WriteFile(filepath.Join(mr.dir, rel), shot.Screenshot, 0o644); err == nil {

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -290,15 +291,32 @@ func (mr *missionRun) turnStep(ctx context.Context, m *member, out *State) (bool
 // look snapshots the page and updates the team's coverage: pages visited,
 // links seen, pages with forms.
 func (mr *missionRun) look(ctx context.Context, out *State) (*view, error) {
-	snap, err := mr.sess.Snapshot(ctx)
+	snap, err := mr.snapshot(ctx, out)
 	if err != nil {
 		// Mid-navigation: try once more.
 		mr.col.waitQuiet(ctx, 300*time.Millisecond)
-		if snap, err = mr.sess.Snapshot(ctx); err != nil {
+		if snap, err = mr.snapshot(ctx, out); err != nil {
 			return nil, err
 		}
 	}
 	return mr.observe(ctx, snap, out), nil
+}
+
+// snapshot reads the page. Findings that arrived since the last action
+// (a page's late timers) are reported as bugs of that action.
+func (mr *missionRun) snapshot(ctx context.Context, out *State) (browser.Snapshot, error) {
+	r := mr.sess.Do(ctx, browser.Intent{Action: browser.ActSnapshot})
+	if fs := pageFindings(r.Findings); len(fs) > 0 {
+		if mr.prevActor != nil {
+			mr.report(ctx, mr.prevActor, mr.prevEntry, fs, out)
+		} else {
+			mr.late = append(mr.late, fs...)
+		}
+	}
+	if !r.OK || r.Snapshot == nil {
+		return browser.Snapshot{}, errors.New(r.Error)
+	}
+	return *r.Snapshot, nil
 }
 
 // observe updates the team's coverage from a snapshot.
@@ -359,10 +377,25 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 		}
 	}()
 	mr.progress(m.p.Name, st, res)
-	fs := append(pageFindings(res.Findings), mr.col.take()...)
+	// Findings that arrived while the page was watched (the recorder's
+	// dead-control and late a11y reports) belong to this action too.
+	fs := append(pageFindings(res.Findings), pageFindings(mr.sess.TakeFindings())...)
+	fs = append(fs, mr.col.take()...)
+	mr.prevActor, mr.prevEntry = m, entry
+	return mr.report(ctx, m, entry, fs, out)
+}
+
+// report turns findings into bugs of member m's action e, appends the new
+// ones to out.Bugs and returns them. Findings that the bugs' screenshots
+// drained from the session (mr.late) are reported too.
+func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs []browser.Finding, out *State) []Bug {
 	var bugs []Bug
-	for _, f := range fs {
-		if b, ok := mr.bug(ctx, m, f, entry); ok {
+	for len(fs) > 0 || len(mr.late) > 0 {
+		fs = append(fs, pageFindings(mr.late)...)
+		mr.late = nil
+		f := fs[0]
+		fs = fs[1:]
+		if b, ok := mr.bug(ctx, m, f, e); ok {
 			out.Bugs = append(out.Bugs, b)
 			bugs = append(bugs, b)
 		}
