@@ -219,13 +219,55 @@ type Session struct {
 	page playwright.Page
 	h    *health
 
-	mu       sync.Mutex // one action at a time
-	refs     map[string]bool
-	refsGen  int64
-	navGen   atomic.Int64 // bumped on every main-frame navigation
-	inflight atomic.Int64
-	lastNet  atomic.Int64 // unix nanos of the last request start/end
-	blocked  sync.Map     // URLs the engine aborted (not request failures)
+	mu      sync.Mutex // one action at a time
+	refs    map[string]bool
+	refsGen int64
+	navGen  atomic.Int64 // bumped on every main-frame navigation
+	net     inflight
+	lastNet atomic.Int64 // unix nanos of the last request start/end
+	blocked sync.Map     // URLs the engine aborted (not request failures)
+}
+
+// inflight is the set of the page's requests that have started and not
+// finished or failed (event streams and web sockets aside).
+type inflight struct {
+	mu  sync.Mutex
+	req map[playwright.Request]bool // value: a navigation request
+}
+
+func (f *inflight) start(r playwright.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.req == nil {
+		f.req = map[playwright.Request]bool{}
+	}
+	f.req[r] = r.IsNavigationRequest()
+}
+
+func (f *inflight) done(r playwright.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.req, r)
+}
+
+// newDocument forgets the requests of the document the main frame left:
+// Chromium reports neither the end nor the failure of some of them (the
+// answer of a redirected fetch whose body the page never read before it
+// navigated), and they would keep the page from ever looking idle.
+func (f *inflight) newDocument() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for r, nav := range f.req {
+		if !nav {
+			delete(f.req, r)
+		}
+	}
+}
+
+func (f *inflight) len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.req)
 }
 
 func (e *Engine) newSession(user string) (*Session, error) {
@@ -303,6 +345,7 @@ func (s *Session) listen(p playwright.Page) {
 	p.OnFrameNavigated(func(f playwright.Frame) {
 		if f.ParentFrame() == nil {
 			s.navGen.Add(1)
+			s.net.newDocument()
 		}
 	})
 	p.OnPageError(func(err error) {
@@ -323,14 +366,12 @@ func (s *Session) listen(p playwright.Page) {
 	})
 	p.OnRequest(func(r playwright.Request) {
 		if rt := r.ResourceType(); rt != "eventsource" && rt != "websocket" {
-			s.inflight.Add(1)
+			s.net.start(r)
 		}
 		s.touchNet()
 	})
 	done := func(r playwright.Request) {
-		if rt := r.ResourceType(); rt != "eventsource" && rt != "websocket" {
-			s.inflight.Add(-1)
-		}
+		s.net.done(r)
 		s.touchNet()
 	}
 	p.OnRequestFinished(done)
@@ -446,7 +487,7 @@ func (s *Session) settle(ctx context.Context) {
 			last = start
 		}
 		idleFor := time.Since(last)
-		if s.inflight.Load() <= 0 && idleFor >= quiet {
+		if s.net.len() == 0 && idleFor >= quiet {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -213,11 +213,8 @@
 //
 // # Work-arounds
 //
-// The engine's network-idle wait stays stuck after a fetch that followed a
-// redirect (every later action waits the whole settle timeout); the
-// explorer then moves cookies and storage into a fresh browser context
-// (rotateSession). In-page reports travel as console messages, so that no
-// request of the explorer's own outlives a page.
+// In-page reports travel as console messages, so that no request of the
+// explorer's own outlives a page.
 //
 // # Side by side with gremlins.js
 //

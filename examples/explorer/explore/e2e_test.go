@@ -17,6 +17,30 @@ import (
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 )
 
+// TestExploreFixedDemoApp runs the offline explorer against the demo app
+// with every seeded bug switched off: the same personas and oracles that
+// find them all report nothing (no false positives).
+func TestExploreFixedDemoApp(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var off []string
+	for _, b := range demoapp.Bugs() {
+		off = append(off, string(b.ID))
+	}
+	res, err := Run(ctx, Config{Budget: 150, ReportDir: dir, Browser: testBrowser, MinimizeReplays: -1, DemoDisabled: off})
+	require.NoError(t, err)
+	require.Len(t, res.Missions, 1)
+	m := res.Missions[0]
+	require.Empty(t, m.Err)
+	assert.Greater(t, m.Steps, 50, "it explored")
+	for _, b := range m.Bugs {
+		t.Errorf("false positive: %s %s: %s", b.Kind, b.URL, clip(b.Evidence, 300))
+	}
+	require.NotNil(t, res.Demo)
+	assert.Empty(t, res.Demo.Found)
+}
+
 // TestExploreDemoApp runs the offline explorer against the demo app, as
 // `go run ./examples/explorer` does, with a smaller budget, and checks the
 // seeded bugs it finds (matched by id from the evidence alone) and every
@@ -37,7 +61,7 @@ func TestExploreDemoApp(t *testing.T) {
 	t.Logf("found %d/%d seeded bugs in %s and %d steps: %v", len(res.Demo.Found), len(res.Demo.Seeded), res.Duration, m.Steps, res.Demo.Found)
 	assert.GreaterOrEqual(t, len(res.Demo.Found), 11, "a substantial set of the seeded bugs")
 	for _, id := range []demoapp.BugID{demoapp.BugConsoleSettings, demoapp.Bug5xxSort, demoapp.Bug404ReleaseNotes, demoapp.BugBannerExport,
-		demoapp.BugXSSSearch, demoapp.BugLongName, demoapp.BugA11yIconButton, demoapp.BugSlowReports} {
+		demoapp.BugXSSSearch, demoapp.BugLongName, demoapp.BugA11yIconButton, demoapp.BugSlowReports, demoapp.BugDeadSaveDraft} {
 		assert.Contains(t, res.Demo.Found, string(id))
 	}
 	assert.LessOrEqual(t, m.Steps, 150+20, "the budget holds (a turn may finish its last form)")

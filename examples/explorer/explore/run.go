@@ -338,7 +338,6 @@ type missionRun struct {
 	browser      *browser.Browser
 	engineCfg    browser.Config
 	engine       *browser.Engine
-	rotations    int
 	sess         *browser.Session
 	col          *collector
 	qa           *memory.QA
@@ -730,30 +729,4 @@ func (mr *missionRun) openSession(ctx context.Context, statePath string) error {
 	}
 	mr.engine, mr.sess = e, s
 	return nil
-}
-
-// rotateSession works around the engine's network-idle wait getting stuck
-// after a fetch that followed a redirect (every later action then waits the
-// full settle timeout): it moves cookies and storage into a fresh browser
-// context and reopens the current page there.
-func (mr *missionRun) rotateSession(ctx context.Context) {
-	here := mr.sess.URL()
-	mr.rotations++
-	path := filepath.Join(mr.dir, fmt.Sprintf(".storage-%d.json", mr.rotations))
-	if err := mr.sess.SaveStorageState(path); err != nil {
-		mr.trace.Warn("save storage state", "err", err)
-		return
-	}
-	defer os.Remove(path)
-	old := mr.engine
-	if err := mr.openSession(ctx, path); err != nil {
-		mr.trace.Warn("rotate browser context", "err", err)
-		return
-	}
-	_ = old.Close()
-	res := mr.sess.Do(ctx, nav(pathQuery(here)))
-	if e, ok := mr.lastEntry(); ok {
-		mr.record(e, "explorer")
-	}
-	mr.trace.Info("browser context rotated (stuck network-idle wait)", "url", pathQuery(here), "ok", res.OK)
 }

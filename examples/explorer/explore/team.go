@@ -370,12 +370,6 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 	case st.in.Action == browser.ActClick:
 		mr.col.waitQuiet(ctx, 150*time.Millisecond)
 	}
-	defer func() {
-		// The first click of a double submit waits on purpose.
-		if res.Duration >= settleTimeout && st.before == nil {
-			mr.rotateSession(ctx)
-		}
-	}()
 	mr.progress(m.p.Name, st, res)
 	// Findings that arrived while the page was watched (the recorder's
 	// dead-control and late a11y reports) belong to this action too.
