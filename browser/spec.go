@@ -85,6 +85,9 @@ func Translate(repros []Reproduction, opts SpecOptions) (string, error) {
 	if strings.Contains(tests.String(), "await visit(page, ") {
 		b.WriteString(visitTS + "\n")
 	}
+	if strings.Contains(tests.String(), "await leaving(page, ") {
+		b.WriteString(leavingTS + "\n")
+	}
 	if d := file.decls(); len(d) > 0 {
 		b.WriteString(strings.Join(d, "\n") + "\n\n")
 	}
@@ -124,7 +127,12 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 	}
 	writeLines(b, t.setup(r.SlowPosts))
 	steps, chained := 0, map[int]bool{}
+	prevURL := ""
 	for i, e := range r.Entries {
+		from := prevURL
+		if e.OK && e.URL != "" {
+			prevURL = e.URL
+		}
 		if e.OK && e.Action == ActNavigate && clearsSiteData(e, opts.ClearSiteData) {
 			steps++
 			b.WriteString("  // The recorded session cleared the site's cookies and storage here.\n")
@@ -167,6 +175,11 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 					"\nawait settlePosts();"
 			}
 		}
+		if leftPage(e, from) && strings.HasPrefix(line, "await page.") && !strings.Contains(line, "\n") {
+			// The recorded session left the page here: wait for the
+			// replay to leave it too before the next step.
+			line = "await leaving(page, () => " + strings.TrimSuffix(strings.TrimPrefix(line, "await "), ";") + ");"
+		}
 		writeLines(b, strings.Split(line, "\n"))
 	}
 	if steps == 0 {
@@ -207,6 +220,32 @@ const visitTS = `async function visit(page: { goto(url: string): Promise<unknown
   }
 }
 `
+
+// leavingTS runs a step after which the recorded session was on another
+// page, and waits until the replay has left the page too: a form that posts
+// with fetch navigates only once its answer is in, after the click has
+// returned, and the next step must not race that navigation.
+const leavingTS = `async function leaving(page: { url(): string; waitForURL(url: (u: URL) => boolean, opts: { timeout: number }): Promise<void> }, step: () => Promise<unknown>) {
+  const before = page.url();
+  await step();
+  await page.waitForURL((u) => u.href !== before, { timeout: 10000 }).catch(() => {});
+}
+`
+
+// leftPage reports whether the click or key press e took the recorded
+// session from the page at URL from to another page (fragments aside).
+func leftPage(e Entry, from string) bool {
+	if !e.OK || (e.Action != ActClick && e.Action != ActPress) || from == "" || e.URL == "" {
+		return false
+	}
+	a, errA := url.Parse(from)
+	b, errB := url.Parse(e.URL)
+	if errA != nil || errB != nil {
+		return false
+	}
+	a.Fragment, b.Fragment = "", ""
+	return a.String() != b.String()
+}
 
 // chainGap is the time in ms between the clicks of a double submit.
 const chainGap = 300

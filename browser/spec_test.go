@@ -357,3 +357,30 @@ func TestTranslateVisitHelper(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, src, "function visit(", "no helper without a navigation")
 }
+
+// TestTranslateWaitsToLeavePage: a click or key press after which the
+// recorded session was on another page waits until the replay has left the
+// page as well (a fetch-submitted form navigates after the click returns);
+// a click that stayed (or only changed the fragment) does not wait.
+func TestTranslateWaitsToLeavePage(t *testing.T) {
+	ents := []Entry{
+		{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "http://app.test/new"}, URL: "http://app.test/new"},
+		{Action: ActClick, OK: true, Locator: "getByTestId('tab')", URL: "http://app.test/new#b"},
+		{Action: ActClick, OK: true, Locator: "getByTestId('submit')", URL: "http://app.test/items/3?created=1"},
+		{Action: ActClick, OK: true, Locator: "getByTestId('star')", URL: "http://app.test/items/3?created=1"},
+		{Action: ActClick, OK: false, Locator: "getByTestId('gone')", URL: "http://app.test/x", Error: "timeout"},
+		{Action: ActPress, OK: true, Locator: "getByLabel('Search')", Params: Intent{Action: ActPress, Key: "Enter"}, URL: "http://app.test/search?q=a"},
+	}
+	src, err := Translate([]Reproduction{{Name: "r", Entries: ents}}, SpecOptions{BaseURL: "http://app.test"})
+	require.NoError(t, err)
+	assert.Contains(t, src, "async function leaving(page")
+	assert.Contains(t, src, "  await page.getByTestId('tab').click();\n")
+	assert.Contains(t, src, "  await leaving(page, () => page.getByTestId('submit').click());\n")
+	assert.Contains(t, src, "  await page.getByTestId('star').click();\n")
+	assert.Contains(t, src, "  await leaving(page, () => page.keyboard.press('Enter'));\n")
+
+	// Without navigations, no helper.
+	src, err = Translate([]Reproduction{{Name: "r", Entries: ents[:2]}}, SpecOptions{BaseURL: "http://app.test"})
+	require.NoError(t, err)
+	assert.NotContains(t, src, "leaving")
+}
