@@ -479,6 +479,7 @@ func (m *minimizer) shortestCached(j *reproJob) ([]browser.Entry, bool) {
 	within := map[int64]bool{}
 	for _, e := range j.full {
 		within[e.Seq] = true
+		within[-e.Seq] = true // a jump to the page before e
 	}
 	for _, c := range m.cache {
 		if !c.sigs[j.sig] || (best != nil && len(c.seq) >= len(best)) || len(c.seq) >= len(j.full) {
@@ -523,7 +524,50 @@ func candidates(full []browser.Entry) (plain, signed [][]browser.Entry) {
 			add(&signed, append(in, full[from:]...))
 		}
 	}
+	// Jumps: most pages can be opened by their URL, so a page reached by
+	// clicks need not be reached the same way. For the latest pages the
+	// tape arrived on by a click (1st, 2nd, 4th… latest), a navigation to
+	// the page's recorded URL, then the actions taken there and after.
+	arrivals := pageArrivals(full)
+	for k := 1; k <= len(arrivals); k *= 2 {
+		from := arrivals[k-1]
+		c := append([]browser.Entry{jumpTo(full[from-1], full[from])}, full[from:]...)
+		add(&plain, c)
+		if in := signIn(full[:from]); in != nil {
+			add(&signed, append(in, c...))
+		}
+	}
+	byLen := func(a, b []browser.Entry) int { return len(a) - len(b) }
+	slices.SortStableFunc(plain, byLen)
+	slices.SortStableFunc(signed, byLen)
 	return plain, signed
+}
+
+// pageArrivals are the indexes k, latest first, of the first action the
+// tape took on a page it reached by a click or key press (not by a
+// navigation): full[k-1] left the previous page for full[k-1].URL.
+func pageArrivals(full []browser.Entry) []int {
+	var out []int
+	for k := len(full) - 1; k >= 1; k-- {
+		prev := full[k-1]
+		if full[k].Action == browser.ActNavigate || prev.Action == browser.ActNavigate || prev.URL == "" {
+			continue
+		}
+		if k >= 2 && full[k-2].URL != "" && pathQuery(full[k-2].URL) == pathQuery(prev.URL) {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// jumpTo is a navigation straight to the page entry prev ended on, made to
+// stand in for the steps that led there; it takes the negated seq of next
+// (the entry it precedes), so that replays and caches can tell it apart.
+func jumpTo(prev, next browser.Entry) browser.Entry {
+	u := pathQuery(prev.URL)
+	return browser.Entry{Seq: -next.Seq, Action: browser.ActNavigate, OK: true,
+		Params: browser.Intent{Action: browser.ActNavigate, URL: u}, URL: prev.URL, Time: prev.Time}
 }
 
 var rePasswordField = regexp.MustCompile(`(?i)passw|passphrase|pwd`)

@@ -359,3 +359,33 @@ func TestFindingSig(t *testing.T) {
 	assert.NotEqual(t, a, findingSig("page_error", "http://127.0.0.1:5000/projects/31", "POST /projects/31 → 500; got 131 characters"))
 	assert.NotEqual(t, a, findingSig("http_5xx", "http://127.0.0.1:5000/settings", "POST /projects/31 → 500; got 131 characters"))
 }
+
+// TestCandidatesJump: pages reached by a click are also reached by a
+// navigation to their recorded URL, standing in for the clicks before.
+func TestCandidatesJump(t *testing.T) {
+	const app = "http://127.0.0.1:9/"
+	full := tape()
+	urls := []string{"", "signin", "signin", "signin", "dashboard", "projects?status=active", "projects", "projects?page=2", "settings", "settings", "settings", "settings?saved=1"}
+	for i := range full {
+		full[i].URL = app + urls[i]
+	}
+	plain, signed := candidates(full)
+	var ps, ss [][]int64
+	for _, c := range plain {
+		ps = append(ps, seqsOf(c))
+	}
+	for _, c := range signed {
+		ss = append(ss, seqsOf(c))
+	}
+	// Arrivals by click: 3 (/signin), 6 (/dashboard) and 9 would be, but 9
+	// is a navigation; 7 and 8 follow the navigation 7.
+	assert.Equal(t, [][]int64{{12}, {9, 10, 11, 12}, {7, 8, 9, 10, 11, 12}, {-6, 6, 7, 8, 9, 10, 11, 12}, {-3, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}, ps)
+	// (Behind the sign-in, the jump would be longer than the tape.)
+	assert.Equal(t, [][]int64{{1, 2, 3, 4, 5, 9, 10, 11, 12}, {1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12}}, ss)
+	for _, c := range plain {
+		if c[0].Seq == -6 {
+			assert.Equal(t, browser.ActNavigate, c[0].Action)
+			assert.Equal(t, "/dashboard", c[0].Params.URL)
+		}
+	}
+}
