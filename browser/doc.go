@@ -37,7 +37,8 @@
 //     path; 404s only for same-origin navigations), NoErrorBanner and
 //     NoStackTrace (optionally containing a text), NoServerError may also
 //     name the method, NoScriptRun (an init
-//     script defines the marker an XSS probe calls; it must never run),
+//     script defines the marker an XSS probe calls; it must never run, or
+//     with Within never from inside an element matching a selector),
 //     NoA11yViolation (axe-core, from AGENTGRAPH_AXE_PATH or
 //     require.resolve('axe-core'), finds no serious or critical violation
 //     of a rule on an element matching a CSS selector), FastResponse
@@ -53,7 +54,9 @@
 //     recorder's clear-site-data navigation into clearing cookies and
 //     storage. Recorded navigations replay through a visit() helper: a
 //     navigation that becomes a download is done, one cut short by the
-//     page's own navigation is retried. Every string from a page reaches
+//     page's own navigation is retried; a click or key press after which
+//     the recording was on another page waits until the replay has left
+//     the page too (leaving()). Every string from a page reaches
 //     the TypeScript as an escaped string literal.
 //   - Tools exposes it all as tools.Tool values: execute_browser_command,
 //     get_dom_snapshot, capture_screenshot, generate_reproduction_spec.
