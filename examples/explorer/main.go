@@ -62,6 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 	fs.IntVar(&cfg.MissionRetries, "mission-retries", 2, "continue a mission from its checkpoint this often after transient model errors (0: never)")
 	fs.IntVar(&cfg.MinimizeReplays, "minimize-replays", explore.DefaultMinimizeReplays, "replays to shorten one bug's reproduction (negative: off)")
 	fs.DurationVar(&cfg.MinimizeTime, "minimize-time", explore.DefaultMinimizeTime, "time to shorten one mission's reproductions")
+	fs.IntVar(&cfg.MinimizeWorkers, "minimize-workers", explore.DefaultMinimizeWorkers, "minimisation replays run at once")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return explore.ExitClean

@@ -165,6 +165,10 @@ type Config struct {
 	// MinimizeTime bounds the minimisation of one mission's reproductions,
 	// confirmations included (DefaultMinimizeTime).
 	MinimizeTime time.Duration
+	// MinimizeWorkers is how many minimisation replays run at once, each
+	// in its own browser context (DefaultMinimizeWorkers). Replays mostly
+	// wait on the page, so a few share a core well.
+	MinimizeWorkers int
 	// ReplayTarget, when set, gives each minimisation replay a fresh
 	// instance of the app (its origin, and a func that stops it), so that a
 	// shortened reproduction cannot lean on records the mission or an
@@ -203,6 +207,9 @@ func (c *Config) defaults() {
 	}
 	if c.MinimizeTime <= 0 {
 		c.MinimizeTime = DefaultMinimizeTime
+	}
+	if c.MinimizeWorkers <= 0 {
+		c.MinimizeWorkers = DefaultMinimizeWorkers
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

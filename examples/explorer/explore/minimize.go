@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
@@ -19,7 +20,8 @@ import (
 // Config.MinimizeTime).
 const (
 	DefaultMinimizeReplays = 24
-	DefaultMinimizeTime    = 90 * time.Second
+	DefaultMinimizeTime    = 2 * time.Minute
+	DefaultMinimizeWorkers = 3
 )
 
 // errBudget stops a search whose replay budget is spent.
@@ -152,12 +154,16 @@ type minimizeOptions struct {
 	Replays int
 	// Time bounds the whole search; confirmations must fit in it too.
 	Time time.Duration
+	// Workers is how many replays may run at once (≤ 0: one).
+	Workers int
 }
 
 // reproJob is the minimisation of one bug's reproduction.
 type reproJob struct {
-	sig     string
-	full    []browser.Entry
+	sig  string
+	full []browser.Entry
+	// best, found and replays are written under the minimizer's lock (by
+	// the goroutine working on the job).
 	best    []browser.Entry
 	replays int
 	// found: a shorter sequence reproduced in a replay; confirmed: and it
@@ -166,13 +172,20 @@ type reproJob struct {
 }
 
 // minimizer shares replays between the bugs of a mission: a replay's
-// findings answer the question for every bug whose finding it shows.
+// findings answer the question for every bug whose finding it shows. Up
+// to opts.Workers replays run at once; the same sequence is never replayed
+// twice at the same time.
 type minimizer struct {
 	replay replayFunc
 	opts   minimizeOptions
-	cache  map[string]cached
-	// replayed counts replays and the entries they replayed, to estimate
-	// the cost of the confirmations still to come.
+	slots  chan struct{} // one token per running replay
+
+	mu    sync.Mutex
+	cache map[string]cached
+	// running holds the sequences being replayed, closed when done.
+	running map[string]chan struct{}
+	// replays and entries count replays and the entries they replayed, to
+	// estimate the cost of the confirmations still to come.
 	replays, entries int
 	spent            time.Duration
 	// deadEnds are the starts (by entryKey) of sequences that could not be
@@ -180,8 +193,9 @@ type minimizer struct {
 	// sequence that starts the same way fails the same way.
 	deadEnds map[string]bool
 	// firstFailed: a replay failed at its first navigation (e.g. sent to
-	// a sign-in page), so jobs try the candidates behind the tape's
-	// sign-in first.
+	// a sign-in page) or at the first action on the page it opened (an
+	// app that shows an error page in its place), so jobs try the
+	// candidates behind the tape's sign-in first.
 	firstFailed bool
 }
 
@@ -191,7 +205,9 @@ type cached struct {
 }
 
 func newMinimizer(replay replayFunc, opts minimizeOptions) *minimizer {
-	return &minimizer{replay: replay, opts: opts, cache: map[string]cached{}, deadEnds: map[string]bool{}}
+	opts.Workers = max(opts.Workers, 1)
+	return &minimizer{replay: replay, opts: opts, slots: make(chan struct{}, opts.Workers),
+		cache: map[string]cached{}, running: map[string]chan struct{}{}, deadEnds: map[string]bool{}}
 }
 
 func seqKey(seq []browser.Entry) string {
@@ -215,6 +231,12 @@ func entryKey(e browser.Entry) string {
 // deadEnd reports whether seq cannot replay: it does not open a page first
 // (a fresh context is blank) or it starts like a sequence that failed.
 func (m *minimizer) deadEnd(seq []browser.Entry) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.deadEndLocked(seq)
+}
+
+func (m *minimizer) deadEndLocked(seq []browser.Entry) bool {
 	if len(seq) == 0 || seq[0].Action != browser.ActNavigate {
 		return true
 	}
@@ -229,14 +251,36 @@ func (m *minimizer) deadEnd(seq []browser.Entry) bool {
 	return false
 }
 
-// run replays seq and notes where it failed.
-func (m *minimizer) run(ctx context.Context, seq []browser.Entry) (map[string]bool, error) {
+// errNotRun: admit turned a replay away before it started.
+var errNotRun = errors.New("explore: minimise: replay not run")
+
+// run replays seq when a worker slot is free and notes where it failed.
+// admit, when given, is asked once the slot is taken whether the replay
+// should still go ahead (errNotRun wrapped in its error when not) and
+// gives the context to replay in.
+func (m *minimizer) run(ctx context.Context, seq []browser.Entry, admit func() (context.Context, context.CancelFunc, error)) (map[string]bool, error) {
+	select {
+	case m.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %w", errNotRun, ctx.Err())
+	}
+	defer func() { <-m.slots }()
+	if admit != nil {
+		actx, cancel, err := admit()
+		if err != nil {
+			return nil, err
+		}
+		defer cancel()
+		ctx = actx
+	}
 	t0 := time.Now()
 	out, err := m.replay(ctx, seq)
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.replays++
 	m.entries += len(seq)
 	m.spent += time.Since(t0)
-	if err == nil && out.failedAt == 0 {
+	if err == nil && (out.failedAt == 0 || out.failedAt == 1 && len(seq) > 1) {
 		m.firstFailed = true
 	}
 	if err == nil && out.failedAt >= 0 && out.failedAt < len(seq) {
@@ -251,33 +295,107 @@ func (m *minimizer) run(ctx context.Context, seq []browser.Entry) (map[string]bo
 }
 
 // test answers whether seq reproduces job's finding, charging a replay to
-// the job unless the cache knows.
-func (m *minimizer) test(ctx context.Context, job *reproJob, seq []browser.Entry) (bool, error) {
+// the job unless the cache knows (or another worker is replaying seq
+// already: then it waits for that answer). fits, when given, is asked once
+// a worker slot is free whether the replay fits in the time left, and
+// when it does gives the time it must end by.
+func (m *minimizer) test(ctx context.Context, job *reproJob, seq []browser.Entry, fits func([]browser.Entry) (time.Time, bool)) (bool, error) {
 	k := seqKey(seq)
-	if c, ok := m.cache[k]; ok {
-		return c.sigs[job.sig], nil
+	for {
+		m.mu.Lock()
+		if c, ok := m.cache[k]; ok {
+			m.mu.Unlock()
+			return c.sigs[job.sig], nil
+		}
+		if m.deadEndLocked(seq) {
+			m.mu.Unlock()
+			return false, nil
+		}
+		if wait, ok := m.running[k]; ok {
+			m.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return false, ctx.Err()
+			}
+		}
+		if job.replays >= m.opts.Replays {
+			m.mu.Unlock()
+			return false, errBudget
+		}
+		if err := ctx.Err(); err != nil {
+			m.mu.Unlock()
+			return false, err
+		}
+		job.replays++
+		done := make(chan struct{})
+		m.running[k] = done
+		m.mu.Unlock()
+
+		// Once a slot is free: a dead end found meanwhile is not replayed,
+		// nor a replay that no longer fits.
+		admit := func() (context.Context, context.CancelFunc, error) {
+			if m.deadEnd(seq) {
+				return nil, nil, errNotRun
+			}
+			if fits == nil {
+				return ctx, func() {}, nil
+			}
+			stop, ok := fits(seq)
+			if !ok {
+				return nil, nil, fmt.Errorf("%w: %w", errNotRun, context.DeadlineExceeded)
+			}
+			c, cancel := context.WithDeadline(ctx, stop)
+			return c, cancel, nil
+		}
+		sigs, err := m.run(ctx, seq, admit)
+		m.mu.Lock()
+		delete(m.running, k)
+		close(done)
+		if errors.Is(err, errNotRun) {
+			job.replays--
+		} else if err == nil {
+			m.cache[k] = cached{seq: seq, sigs: sigs}
+		}
+		m.mu.Unlock()
+		switch {
+		case errors.Is(err, errNotRun) && m.deadEnd(seq):
+			return false, nil
+		case errors.Is(err, errNotRun):
+			return false, context.DeadlineExceeded
+		case err != nil:
+			return false, err
+		}
+		return sigs[job.sig], nil
 	}
-	if m.deadEnd(seq) {
-		return false, nil
+}
+
+func (m *minimizer) isFound(j *reproJob) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return j.found
+}
+
+// setBest records that seq reproduces j's finding, unless a shorter
+// sequence did already.
+func (m *minimizer) setBest(j *reproJob, seq []browser.Entry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !j.found || len(seq) < len(j.best) {
+		j.best, j.found = seq, true
 	}
-	if job.replays >= m.opts.Replays {
-		return false, errBudget
-	}
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	job.replays++
-	sigs, err := m.run(ctx, seq)
-	if err != nil {
-		return false, err
-	}
-	m.cache[k] = cached{seq: seq, sigs: sigs}
-	return sigs[job.sig], nil
 }
 
 // estimate is the expected duration of replaying seq, from the replays so
 // far (a guess of a second a step before any).
 func (m *minimizer) estimate(seq []browser.Entry) time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.estimateLocked(seq)
+}
+
+func (m *minimizer) estimateLocked(seq []browser.Entry) time.Duration {
 	if m.replays == 0 {
 		return time.Duration(len(seq)+1) * time.Second
 	}
@@ -295,36 +413,40 @@ func (m *minimizer) estimate(seq []browser.Entry) time.Duration {
 //  3. one more replay of each result: a sequence that does not reproduce
 //     again falls back to the full tape.
 //
+// Each stage keeps opts.Workers replays going: a goroutine per group of
+// jobs in stage 1, per job in stage 2, per result in stage 3.
+//
 // A job whose finding no shorter replay showed keeps its full tape. A
 // sequence that starts like one that could not be replayed is not tried.
 func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 	start := time.Now()
 	deadline := start.Add(m.opts.Time)
-	// Time the confirmations will need, with a margin.
+	workers := time.Duration(m.opts.Workers)
+	// Time the confirmations will need, with a margin: they run on every
+	// worker at once.
 	reserve := func() time.Duration {
+		m.mu.Lock()
+		defer m.mu.Unlock()
 		var d time.Duration
 		seen := map[string]bool{}
 		for _, j := range jobs {
 			if k := seqKey(j.best); j.found && !seen[k] {
 				seen[k] = true
-				d += m.estimate(j.best)
+				d += m.estimateLocked(j.best)
 			}
 		}
-		return d + d/2
+		return (d + d/2) / workers
 	}
 	searchCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	left := func() bool { return time.Until(deadline) > reserve() && searchCtx.Err() == nil }
-	// try tests seq for j if its replay fits in the time left before the
-	// confirmations; the replay is cut short when it overruns.
-	try := func(ctx context.Context, j *reproJob, seq []browser.Entry) (bool, error) {
+	// fits: a replay of seq that starts now ends before the confirmations.
+	fits := func(seq []browser.Entry) (time.Time, bool) {
 		stop := deadline.Add(-reserve())
-		if time.Until(stop) < m.estimate(seq) {
-			return false, context.DeadlineExceeded
-		}
-		tctx, tcancel := context.WithDeadline(ctx, stop)
-		defer tcancel()
-		return m.test(tctx, j, seq)
+		return stop, time.Until(stop) >= m.estimate(seq)
+	}
+	try := func(ctx context.Context, j *reproJob, seq []browser.Entry) (bool, error) {
+		return m.test(ctx, j, seq, fits)
 	}
 
 	// The longest tapes first: they gain the most.
@@ -335,10 +457,12 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 	}
 	// 1. The heuristics, breadth first: every job's shortest candidate,
 	// then every job's next one…, so that a tight budget goes to the cheap
-	// candidates of all bugs. A replay may answer for several jobs.
-	// Jobs with the same tape (bugs found at one step) share candidates.
+	// candidates of all bugs (the groups' goroutines queue for the workers
+	// in turn). A replay may answer for several jobs. Jobs with the same
+	// tape (bugs found at one step) share candidates.
 	type group struct {
 		jobs          []*reproJob
+		mu            sync.Mutex // guards plain and signed
 		plain, signed [][]browser.Entry
 	}
 	var groups []*group
@@ -358,54 +482,73 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 	// sign-in first once the app turned a replay away at its first page.
 	next := func(g *group) ([]browser.Entry, bool) {
 		pop := func(l *[][]browser.Entry) []browser.Entry { c := (*l)[0]; *l = (*l)[1:]; return c }
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		m.mu.Lock()
+		signedFirst := m.firstFailed
+		m.mu.Unlock()
 		switch {
-		case len(g.signed) > 0 && (m.firstFailed || len(g.plain) == 0 || len(g.signed[0]) < len(g.plain[0])):
+		case len(g.signed) > 0 && (signedFirst || len(g.plain) == 0 || len(g.signed[0]) < len(g.plain[0])):
 			return pop(&g.signed), true
 		case len(g.plain) > 0:
 			return pop(&g.plain), true
 		}
 		return nil, false
 	}
-	for left() {
-		more := false
-		for _, g := range groups {
-			var open []*reproJob
-			for _, j := range g.jobs {
-				if j.found {
-					continue
-				}
-				if s, ok := m.shortestCached(j); ok {
-					j.best, j.found = s, true
-					continue
-				}
-				open = append(open, j)
-			}
-			if len(open) == 0 || !left() {
+	// step tries g's next candidate for its open jobs; false when g has
+	// nothing left to try.
+	step := func(g *group) bool {
+		var open []*reproJob
+		for _, j := range g.jobs {
+			if m.isFound(j) {
 				continue
 			}
-			c, ok := next(g)
-			for ok && m.deadEnd(c) {
-				c, ok = next(g)
-			}
-			if !ok {
+			if s, ok := m.shortestCached(j); ok {
+				m.setBest(j, s)
 				continue
 			}
-			more = true
-			// One replay answers for the whole group.
-			for _, j := range open {
-				if ok, err := try(searchCtx, j, c); err == nil && ok {
-					j.best, j.found = c, true
-				}
+			open = append(open, j)
+		}
+		if len(open) == 0 {
+			return false
+		}
+		c, ok := next(g)
+		for ok && m.deadEnd(c) {
+			c, ok = next(g)
+		}
+		if !ok {
+			return false
+		}
+		// One replay answers for the whole group.
+		for _, j := range open {
+			if ok, err := try(searchCtx, j, c); err == nil && ok {
+				m.setBest(j, c)
 			}
 		}
-		if !more {
-			break
+		return true
+	}
+	// The first replay alone: when the app turns it away at its first page
+	// (a sign-in wall), the others start behind the sign-in.
+	if len(groups) > 0 && left() {
+		step(groups[0])
+	}
+	// A group of three or more bugs gets two turns for one of the others.
+	var wg sync.WaitGroup
+	for _, g := range groups {
+		for range 1 + min(len(g.jobs)/3, 1) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for left() && step(g) {
+				}
+			}()
 		}
 	}
-	// 2. Shorter candidates not tried yet, then ddmin, one job at a time,
+	wg.Wait()
+	// 2. Shorter candidates not tried yet, then ddmin, one job per worker,
 	// each within a share of the time left. Then, with time to spare, the
 	// jobs whose heuristics all failed: the full tape, and ddmin over it.
-	polish := func(i int, j *reproJob) {
+	polish := func(j *reproJob, remaining int) {
 		plain, _ := candidates(j.full)
 		for _, c := range plain {
 			if len(c) >= len(j.best) || !left() {
@@ -414,57 +557,100 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 			if ok, err := try(searchCtx, j, c); err != nil {
 				break
 			} else if ok {
-				j.best = c
+				m.setBest(j, c)
 			}
 		}
 		if len(j.best) < 2 || !left() {
 			return
 		}
-		share := time.Until(deadline) - reserve()
-		share /= time.Duration(min(len(jobs)-i, 4))
+		share := (time.Until(deadline) - reserve()) * workers
+		share /= time.Duration(min(remaining, 4*m.opts.Workers))
 		jctx, jcancel := context.WithTimeout(searchCtx, share)
 		defer jcancel()
-		j.best, _, _ = ddmin(jctx, j.best, func(ctx context.Context, seq []browser.Entry) (bool, error) {
+		best, _, _ := ddmin(jctx, j.best, func(ctx context.Context, seq []browser.Entry) (bool, error) {
 			if !left() {
 				return false, context.DeadlineExceeded
 			}
 			return try(ctx, j, seq)
 		}, 0)
+		m.setBest(j, best)
 	}
-	for i, j := range jobs {
-		if j.found && len(j.best) >= 2 && left() {
-			polish(i, j)
+	var queue []*reproJob
+	for _, j := range jobs {
+		if j.found && len(j.best) >= 2 {
+			queue = append(queue, j)
 		}
 	}
-	for i, j := range jobs {
-		if j.found || !left() {
+	for _, j := range jobs {
+		if !j.found {
+			queue = append(queue, j)
+		}
+	}
+	var qmu sync.Mutex
+	take := func() (*reproJob, int, bool) {
+		qmu.Lock()
+		defer qmu.Unlock()
+		if len(queue) == 0 || !left() {
+			return nil, 0, false
+		}
+		j := queue[0]
+		queue = queue[1:]
+		return j, len(queue) + 1, true
+	}
+	for range m.opts.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j, remaining, ok := take(); ok; j, remaining, ok = take() {
+				if !j.found {
+					ok, err := try(searchCtx, j, j.full)
+					if err != nil || !ok {
+						continue
+					}
+					m.setBest(j, j.full)
+				}
+				polish(j, remaining)
+			}
+		}()
+	}
+	wg.Wait()
+	// 3. Confirm each distinct result with a fresh replay.
+	type confirmation struct {
+		seq  []browser.Entry
+		by   *reproJob // charged with the replay
+		sigs map[string]bool
+	}
+	confirms := map[string]*confirmation{}
+	for _, j := range jobs {
+		if k := seqKey(j.best); j.found && confirms[k] == nil {
+			confirms[k] = &confirmation{seq: j.best, by: j}
+		}
+	}
+	for _, c := range confirms {
+		if time.Until(deadline) <= 0 || ctx.Err() != nil {
 			continue
 		}
-		if ok, err := try(searchCtx, j, j.full); err == nil && ok {
-			j.found = true
-			polish(i, j)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cctx, ccancel := context.WithDeadline(ctx, deadline)
+			defer ccancel()
+			sigs, err := m.run(cctx, c.seq, nil)
+			if errors.Is(err, errNotRun) {
+				return
+			}
+			m.mu.Lock()
+			c.sigs = sigs
+			c.by.replays++
+			m.mu.Unlock()
+		}()
 	}
-	// 3. Confirm each distinct result with a fresh replay.
-	confirmed := map[string]map[string]bool{}
+	wg.Wait()
 	for _, j := range jobs {
 		if !j.found {
 			continue
 		}
-		k := seqKey(j.best)
-		sigs, ok := confirmed[k]
-		if !ok {
-			if time.Until(deadline) <= 0 || ctx.Err() != nil {
-				sigs = nil
-			} else {
-				cctx, ccancel := context.WithDeadline(ctx, deadline)
-				sigs, _ = m.run(cctx, j.best)
-				ccancel()
-				j.replays++
-			}
-			confirmed[k] = sigs
-		}
-		if sigs[j.sig] {
+		if confirms[seqKey(j.best)].sigs[j.sig] {
 			j.confirmed = true
 		} else {
 			j.best = j.full
@@ -475,6 +661,8 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 // shortestCached is the shortest sequence replayed so far that showed the
 // job's finding and lies within its tape.
 func (m *minimizer) shortestCached(j *reproJob) ([]browser.Entry, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	var best []browser.Entry
 	within := map[int64]bool{}
 	for _, e := range j.full {
@@ -537,10 +725,133 @@ func candidates(full []browser.Entry) (plain, signed [][]browser.Entry) {
 			add(&signed, append(in, c...))
 		}
 	}
+	// Records: a candidate that opens a record the mission created (an
+	// edit page of a project it added) cannot replay on a fresh app, so
+	// it also gets a variant that first creates the records it names, the
+	// way the tape did.
+	if makers := recordMakers(full); len(makers) > 0 {
+		for _, c := range slices.Clone(plain) {
+			pre := makersFor(makers, full, c)
+			if len(pre) == 0 {
+				continue
+			}
+			with := append(slices.Clone(pre), c...)
+			add(&plain, with)
+			if in := signIn(full[:firstIndex(full, pre[0])]); in != nil {
+				add(&signed, append(in, with...))
+			}
+		}
+	}
 	byLen := func(a, b []browser.Entry) int { return len(a) - len(b) }
 	slices.SortStableFunc(plain, byLen)
 	slices.SortStableFunc(signed, byLen)
 	return plain, signed
+}
+
+// reRecord matches a record in a URL path: a collection and a number
+// (/projects/28).
+var reRecord = regexp.MustCompile(`/[A-Za-z][A-Za-z0-9_-]*/[0-9]+`)
+
+func recordsOf(u string) []string { return reRecord.FindAllString(pathOf(u), -1) }
+
+// maker is a record the tape created: rec first showed in the URL a form
+// submit (tape index at) led to, and steps fill and submit that form from
+// a navigation to its page on.
+type maker struct {
+	rec   string
+	at    int
+	steps []browser.Entry
+}
+
+// recordMakers are the records the tape created, in tape order. A record
+// that first shows after a click with no form filled before it on that
+// page (a link to a record the app had) is not one.
+func recordMakers(full []browser.Entry) []maker {
+	seen := map[string]bool{}
+	var out []maker
+	for i, e := range full {
+		for _, u := range []string{e.Params.URL, e.URL} {
+			for _, r := range recordsOf(u) {
+				if seen[r] {
+					continue
+				}
+				seen[r] = true
+				if u != e.URL || i == 0 || (e.Action != browser.ActClick && e.Action != browser.ActPress) {
+					continue
+				}
+				if steps := formSteps(full, i); steps != nil {
+					out = append(out, maker{rec: r, at: i, steps: steps})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// formSteps are the steps that submitted a form at tape index i: a
+// navigation to the page it was on (the recorded one, or a jump when the
+// tape came by a click), then what the tape did there up to i; nil when it
+// filled nothing there.
+func formSteps(full []browser.Entry, i int) []browser.Entry {
+	page := pathOf(full[i-1].URL)
+	k := i - 1 // full[k] arrived on the page
+	for k > 0 && pathOf(full[k-1].URL) == page {
+		k--
+	}
+	if !slices.ContainsFunc(full[k+1:i], func(e browser.Entry) bool { return e.Action == browser.ActFill }) {
+		return nil
+	}
+	if full[k].Action == browser.ActNavigate {
+		return slices.Clone(full[k : i+1])
+	}
+	return append([]browser.Entry{jumpTo(full[k], full[k+1])}, full[k+1:i+1]...)
+}
+
+// makersFor are the steps that create, in tape order, the records c names
+// that the tape created before c and c does not create itself, and every
+// record of the same collection created before them (a fresh app hands
+// out the same numbers only when they are created in the same order).
+func makersFor(makers []maker, full []browser.Entry, c []browser.Entry) []browser.Entry {
+	in := map[int64]bool{}
+	named := map[string]bool{}
+	for _, e := range c {
+		in[e.Seq] = true
+		for _, u := range []string{e.Params.URL, e.URL} {
+			for _, r := range recordsOf(u) {
+				named[r] = true
+			}
+		}
+	}
+	start := firstIndex(full, c[0])
+	collection := func(rec string) string { return rec[:strings.LastIndexByte(rec, '/')+1] }
+	upTo := map[string]int{} // collection → index of its latest maker needed
+	for _, m := range makers {
+		if named[m.rec] && m.at < start && !in[full[m.at].Seq] {
+			upTo[collection(m.rec)] = m.at
+		}
+	}
+	var out []browser.Entry
+	for _, m := range makers {
+		if at, ok := upTo[collection(m.rec)]; ok && m.at <= at {
+			out = append(out, m.steps...)
+		}
+	}
+	return out
+}
+
+// firstIndex is the tape index of e (by seq; a jump stands for the entry
+// it precedes), or len(full).
+func firstIndex(full []browser.Entry, e browser.Entry) int {
+	seq := e.Seq
+	if seq < 0 {
+		seq = -seq
+	}
+	for i, f := range full {
+		if f.Seq == seq {
+			return i
+		}
+	}
+	return len(full)
 }
 
 // pageArrivals are the indexes k, latest first, of the first action the
@@ -855,7 +1166,7 @@ func (mr *missionRun) minimizeRepros(ctx context.Context, r *MissionResult) map[
 		return nil
 	}
 	t0 := time.Now()
-	m := newMinimizer(replayer{mr: mr}.replay, minimizeOptions{Replays: mr.cfg.MinimizeReplays, Time: mr.cfg.MinimizeTime})
+	m := newMinimizer(replayer{mr: mr}.replay, minimizeOptions{Replays: mr.cfg.MinimizeReplays, Time: mr.cfg.MinimizeTime, Workers: mr.cfg.MinimizeWorkers})
 	var jobs []*reproJob
 	ids := map[*reproJob]int{}
 	for i, b := range r.Bugs {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -141,6 +142,12 @@ func tape() []browser.Entry {
 
 // fakeApp reproduces a finding when the replayed seqs hold need, in order.
 type fakeApp struct {
+	// delay, when positive, is how long a replay takes.
+	delay time.Duration
+
+	mu      sync.Mutex
+	running int // replays under way
+	peak    int // the most replays under way at once
 	needs   map[string][]int64
 	replays int
 	// flakyAfter, when positive, makes every replay after that many show
@@ -150,6 +157,14 @@ type fakeApp struct {
 }
 
 func (f *fakeApp) replay(_ context.Context, seq []browser.Entry) (replayed, error) {
+	f.mu.Lock()
+	f.running++
+	f.peak = max(f.peak, f.running)
+	f.mu.Unlock()
+	time.Sleep(f.delay)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.running--
 	f.replays++
 	f.starts = append(f.starts, entryKey(seq[0]))
 	if f.flakyAfter > 0 && f.replays > f.flakyAfter {
@@ -265,6 +280,43 @@ func TestMinimizerSharesReplays(t *testing.T) {
 	assert.Positive(t, a.replays)
 	assert.Zero(t, b.replays, "answered from a's replays")
 	assert.Equal(t, app.replays, a.replays+b.replays)
+}
+
+// Several workers replay at once, never more than asked, and the results
+// are those of one worker: every job still gets its shortest sequence (a
+// replay opens a page first, so "last" keeps the navigation before it).
+func TestMinimizerWorkers(t *testing.T) {
+	full := tape()
+	needs := map[string][]int64{
+		"last":     {12},
+		"suffix":   {9, 10, 12},
+		"signed":   {3, 4, 5, 7, 8},
+		"settings": {9},
+	}
+	upTo := map[string]int{"last": 12, "suffix": 12, "signed": 8, "settings": 9}
+	want := map[string][]int64{"last": {9, 12}, "suffix": {9, 10, 12}, "signed": {1, 3, 4, 5, 7, 8}, "settings": {9}}
+	for _, workers := range []int{1, 3} {
+		t.Run(fmt.Sprint(workers), func(t *testing.T) {
+			app := &fakeApp{needs: needs, delay: 5 * time.Millisecond}
+			m := newMinimizer(app.replay, minimizeOptions{Replays: DefaultMinimizeReplays, Time: time.Minute, Workers: workers})
+			var jobs []*reproJob
+			for _, sig := range []string{"last", "suffix", "signed", "settings"} {
+				jobs = append(jobs, &reproJob{sig: sig, full: full[:upTo[sig]]})
+			}
+			m.minimize(context.Background(), jobs)
+			total := 0
+			for _, j := range jobs {
+				assert.Equal(t, want[j.sig], seqsOf(j.best), j.sig)
+				assert.True(t, j.confirmed, j.sig)
+				total += j.replays
+			}
+			assert.Equal(t, app.replays, total, "every replay is counted once")
+			assert.LessOrEqual(t, app.peak, workers)
+			if workers > 1 {
+				assert.Greater(t, app.peak, 1, "replays overlapped")
+			}
+		})
+	}
 }
 
 // A spent time budget leaves the full tapes, and nothing is replayed.
@@ -387,5 +439,69 @@ func TestCandidatesJump(t *testing.T) {
 			assert.Equal(t, browser.ActNavigate, c[0].Action)
 			assert.Equal(t, "/dashboard", c[0].Params.URL)
 		}
+	}
+}
+
+// A candidate that opens a record the tape created gets a variant that
+// creates it first (and the records of its collection created before it,
+// so that a fresh app hands out the same numbers).
+func TestCandidatesRecords(t *testing.T) {
+	const app = "http://127.0.0.1:9"
+	type st struct {
+		a        browser.Action
+		arg, url string
+	}
+	steps := []st{
+		{browser.ActNavigate, "/", "/"},                                               // 1
+		{browser.ActClick, "getByTestId('home-signin')", "/signin"},                   // 2
+		{browser.ActFill, "getByTestId('signin-email')", "/signin"},                   // 3
+		{browser.ActFill, "getByTestId('signin-password')", "/signin"},                // 4
+		{browser.ActClick, "getByTestId('signin-submit')", "/dashboard"},              // 5
+		{browser.ActClick, "getByTestId('recent-27')", "/projects/27"},                // 6: a record the app had
+		{browser.ActClick, "getByTestId('new-project')", "/projects/new"},             // 7
+		{browser.ActFill, "getByTestId('project-name-input')", "/projects/new"},       // 8
+		{browser.ActClick, "getByTestId('project-submit')", "/projects/28?created=1"}, // 9: creates 28
+		{browser.ActNavigate, "/projects/new", "/projects/new"},                       // 10
+		{browser.ActFill, "getByTestId('project-name-input')", "/projects/new"},       // 11
+		{browser.ActClick, "getByTestId('project-submit')", "/projects/29?created=1"}, // 12: creates 29
+		{browser.ActNavigate, "/settings", "/settings"},                               // 13
+		{browser.ActNavigate, "/projects/29/edit", "/projects/29/edit"},               // 14
+		{browser.ActFill, "getByTestId('project-name-input')", "/projects/29/edit"},   // 15
+		{browser.ActClick, "getByTestId('project-submit')", "/projects/29"},           // 16
+	}
+	var full []browser.Entry
+	for i, s := range steps {
+		e := browser.Entry{Seq: int64(i + 1), Action: s.a, OK: true, URL: app + s.url}
+		if s.a == browser.ActNavigate {
+			e.Params = browser.Intent{Action: s.a, URL: s.arg}
+		} else {
+			e.Params = browser.Intent{Action: s.a, Target: fmt.Sprintf("e%d", i+1)}
+			e.Locator = s.arg
+		}
+		full = append(full, e)
+	}
+	makers := recordMakers(full)
+	require.Len(t, makers, 2, "27 was followed by a link, not created")
+	assert.Equal(t, "/projects/28", makers[0].rec)
+	assert.Equal(t, []int64{-8, 8, 9}, seqsOf(makers[0].steps), "a jump to the form, then its steps")
+	assert.Equal(t, "/projects/new", makers[0].steps[0].Params.URL)
+	assert.Equal(t, []int64{10, 11, 12}, seqsOf(makers[1].steps), "the recorded navigation to the form")
+
+	plain, signed := candidates(full)
+	var ps, ss [][]int64
+	for _, c := range plain {
+		ps = append(ps, seqsOf(c))
+	}
+	for _, c := range signed {
+		ss = append(ss, seqsOf(c))
+	}
+	// The suffix from /projects/29/edit needs 29, so 28 before it.
+	assert.Contains(t, ps, []int64{-8, 8, 9, 10, 11, 12, 14, 15, 16})
+	assert.Contains(t, ss, []int64{1, 2, 3, 4, 5, -8, 8, 9, 10, 11, 12, 14, 15, 16})
+	assert.Contains(t, ps, []int64{-8, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	// A candidate that creates its record itself gets no variant.
+	assert.NotContains(t, ps, []int64{-8, 8, 9, -7, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	for _, c := range append(plain, signed...) {
+		assert.Less(t, len(c), len(full), "no longer than the tape")
 	}
 }
