@@ -23,6 +23,9 @@ type Element struct {
 	Options []string
 	// Flags are the bracketed states: checked, disabled, selected, expanded…
 	Flags []string
+	// InMain: the element sits inside the page's main landmark (not in its
+	// banner, navigation or footer).
+	InMain bool
 }
 
 // Has reports whether the element carries the flag, e.g. "disabled".
@@ -67,11 +70,21 @@ func ParseElements(snap browser.Snapshot) []Element {
 	var out []Element
 	last := -1
 	lastIndent := 0
+	mainIndent := -1 // indent of the main landmark's line while inside it
 	for _, ln := range strings.Split(snap.Text, "\n") {
 		if last >= 0 && strings.Contains(ln, "- /url: ") {
 			if m := reURL.FindStringSubmatch(ln); m != nil {
-				out[last].URL = strings.TrimSpace(m[1])
+				out[last].URL = unquoteScalar(strings.TrimSpace(m[1]))
 				continue
+			}
+		}
+		if t := strings.TrimLeft(ln, " "); strings.HasPrefix(t, "- ") {
+			indent := len(ln) - len(t)
+			if mainIndent >= 0 && indent <= mainIndent {
+				mainIndent = -1
+			}
+			if r := strings.TrimPrefix(t, "- main"); r != t && (r == "" || r[0] == ' ' || r[0] == ':') {
+				mainIndent = indent
 			}
 		}
 		if last >= 0 && strings.Contains(ln, "- option ") {
@@ -102,8 +115,9 @@ func ParseElements(snap browser.Snapshot) []Element {
 		}
 		el.URL = m[5]
 		if v := strings.TrimSpace(m[6]); v != "" && (el.Role == "textbox" || el.Role == "searchbox" || el.Role == "spinbutton") {
-			el.Value = v
+			el.Value = unquoteScalar(v)
 		}
+		el.InMain = mainIndent >= 0 && len(m[1]) > mainIndent
 		out = append(out, el)
 		last, lastIndent = len(out)-1, len(m[1])
 	}
@@ -118,6 +132,15 @@ func unquote(s string) string {
 	}
 	if u, err := strconv.Unquote(`"` + s + `"`); err == nil {
 		return u
+	}
+	return s
+}
+
+// unquoteScalar reads a YAML scalar of the snapshot: the snapshot quotes
+// a value (a URL, a textbox's text) that would not read back plainly.
+func unquoteScalar(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return unquote(s[1 : len(s)-1])
 	}
 	return s
 }

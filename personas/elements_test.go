@@ -33,7 +33,7 @@ func TestParseElements(t *testing.T) {
 		byRef[e.Ref] = e
 	}
 	require.Contains(t, byRef, "e26")
-	assert.Equal(t, Element{Role: "link", Name: "Next page", Ref: "e26", URL: "/items?page=3"}, byRef["e26"])
+	assert.Equal(t, Element{Role: "link", Name: "Next page", Ref: "e26", URL: "/items?page=3", InMain: true}, byRef["e26"])
 	assert.Equal(t, "/old", byRef["e27"].URL)
 	assert.Equal(t, "def", byRef["e7"].Value)
 	assert.Equal(t, `Say "hi"`, byRef["e8"].Name)
@@ -47,7 +47,42 @@ func TestParseElements(t *testing.T) {
 	require.Contains(t, byRef, "h1")
 	assert.Equal(t, "Delete", byRef["h1"].Name)
 	assert.True(t, byRef["e7"].Fillable())
+	assert.False(t, byRef["h1"].InMain, "after the main landmark")
 	assert.Empty(t, ParseElements(browser.Snapshot{Text: "garbage\n- \n[ref=]"}))
+}
+
+// The main landmark, quoted URLs and values, as a real page's snapshot
+// shows them.
+func TestParseElementsLandmarks(t *testing.T) {
+	const snap = `page: "Sign in · Acme Projects" http://127.0.0.1:43125/signin
+- generic [ref=e1]:
+  - link "Skip to content" [ref=e2]:
+    - /url: "#main"
+  - banner [ref=e3]:
+    - navigation "Main" [ref=e5]:
+      - link "Sign in" [ref=e8] → /signin
+  - main [ref=e11]:
+    - heading "Sign in" [level=1] [ref=e12]
+    - textbox "Email" [ref=f1e19]: "a: b"
+    - textbox "Password" [ref=e21]
+    - button "Sign in" [ref=e22]
+  - mainframe "not the landmark" [ref=e30]:
+    - button "Other" [ref=e31]
+  - contentinfo [ref=e40]:
+    - link "Help" [ref=e41] → /help
+`
+	byName := map[string]Element{}
+	for _, e := range ParseElements(browser.Snapshot{Text: snap}) {
+		byName[e.Role+":"+e.Name] = e
+	}
+	assert.Equal(t, "#main", byName["link:Skip to content"].URL, "quotes dropped")
+	assert.False(t, byName["link:Skip to content"].InMain)
+	assert.False(t, byName["link:Sign in"].InMain, "in the banner")
+	assert.True(t, byName["textbox:Email"].InMain)
+	assert.Equal(t, "a: b", byName["textbox:Email"].Value)
+	assert.True(t, byName["button:Sign in"].InMain)
+	assert.False(t, byName["button:Other"].InMain, "a role that only starts with main")
+	assert.False(t, byName["link:Help"].InMain, "in the footer after main")
 }
 
 func TestStateHash(t *testing.T) {

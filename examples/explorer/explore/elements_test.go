@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/personas"
 )
 
 const sampleSnap = `page: "Sign in · Acme Projects" http://127.0.0.1:43125/signin
@@ -36,8 +37,8 @@ const sampleSnap = `page: "Sign in · Acme Projects" http://127.0.0.1:43125/sign
 `
 
 func TestParseElements(t *testing.T) {
-	els := parseElements(browser.Snapshot{URL: "http://127.0.0.1:43125/signin", Text: sampleSnap})
-	byName := map[string]element{}
+	els := personas.ParseElements(browser.Snapshot{URL: "http://127.0.0.1:43125/signin", Text: sampleSnap})
+	byName := map[string]personas.Element{}
 	for _, e := range els {
 		byName[e.Role+":"+e.Name] = e
 	}
@@ -48,7 +49,7 @@ func TestParseElements(t *testing.T) {
 	assert.Equal(t, "typed", byName["textbox:Email"].Value)
 	assert.Equal(t, "f1e19", byName["textbox:Email"].Ref)
 	assert.True(t, byName["textbox:Password"].InMain)
-	assert.Equal(t, []string{"Newest first", "Budget (low to high)"}, byName["combobox:Sort"].Opts)
+	assert.Equal(t, []string{"Newest first", "Budget (low to high)"}, byName["combobox:Sort"].Options)
 	assert.True(t, byName["button:Sign in"].InMain)
 	c := guessCredentials(sampleSnap, Credentials{})
 	assert.Equal(t, Credentials{Email: "demo@example.com", Password: "demo1234"}, c)

@@ -19,6 +19,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/memory"
+	"github.com/agentgraph/agentgraph/personas"
 )
 
 // GremlinsVersion is the gremlins.js release the comparison is pinned to
@@ -589,7 +590,7 @@ func (g *gremlinsRun) signInFirst(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	for _, e := range parseElements(snap) {
+	for _, e := range personas.ParseElements(snap) {
 		if e.Role == "link" && reSignInLink.MatchString(e.Name) {
 			g.do(ctx, clickRef(e.Ref), true)
 			g.signInHere(ctx)
@@ -607,15 +608,15 @@ func (g *gremlinsRun) signInHere(ctx context.Context) {
 		g.signIn = false
 		return
 	}
-	els := parseElements(snap)
+	els := personas.ParseElements(snap)
 	for i, e := range els {
-		if !e.fillable() || !strings.Contains(strings.ToLower(e.Name), "password") {
+		if !e.Fillable() || !strings.Contains(strings.ToLower(e.Name), "password") {
 			continue
 		}
 		creds := guessCredentials(snap.Text, Credentials{})
 		for _, f := range els[:i] {
 			name := strings.ToLower(f.Name)
-			if f.fillable() && f.InMain && (strings.Contains(name, "mail") || strings.Contains(name, "user")) {
+			if f.Fillable() && f.InMain && (strings.Contains(name, "mail") || strings.Contains(name, "user")) {
 				g.do(ctx, fillRef(f.Ref, creds.Email), true)
 			}
 		}

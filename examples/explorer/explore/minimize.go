@@ -254,17 +254,29 @@ func (m *minimizer) deadEndLocked(seq []browser.Entry) bool {
 // errNotRun: admit turned a replay away before it started.
 var errNotRun = errors.New("explore: minimise: replay not run")
 
-// run replays seq when a worker slot is free and notes where it failed.
-// admit, when given, is asked once the slot is taken whether the replay
-// should still go ahead (errNotRun wrapped in its error when not) and
-// gives the context to replay in.
-func (m *minimizer) run(ctx context.Context, seq []browser.Entry, admit func() (context.Context, context.CancelFunc, error)) (map[string]bool, error) {
+// acquire takes a worker slot; release gives it back.
+func (m *minimizer) acquire(ctx context.Context) error {
 	select {
 	case m.slots <- struct{}{}:
+		return nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %w", errNotRun, ctx.Err())
+		return fmt.Errorf("%w: %w", errNotRun, ctx.Err())
 	}
-	defer func() { <-m.slots }()
+}
+
+func (m *minimizer) release() { <-m.slots }
+
+// run replays seq when a worker slot is free (held: the caller holds one)
+// and notes where it failed. admit, when given, is asked once the slot is
+// taken whether the replay should still go ahead (errNotRun wrapped in its
+// error when not) and gives the context to replay in.
+func (m *minimizer) run(ctx context.Context, seq []browser.Entry, held bool, admit func() (context.Context, context.CancelFunc, error)) (map[string]bool, error) {
+	if !held {
+		if err := m.acquire(ctx); err != nil {
+			return nil, err
+		}
+		defer m.release()
+	}
 	if admit != nil {
 		actx, cancel, err := admit()
 		if err != nil {
@@ -298,8 +310,9 @@ func (m *minimizer) run(ctx context.Context, seq []browser.Entry, admit func() (
 // the job unless the cache knows (or another worker is replaying seq
 // already: then it waits for that answer). fits, when given, is asked once
 // a worker slot is free whether the replay fits in the time left, and
-// when it does gives the time it must end by.
-func (m *minimizer) test(ctx context.Context, job *reproJob, seq []browser.Entry, fits func([]browser.Entry) (time.Time, bool)) (bool, error) {
+// when it does gives the time it must end by. held: the caller holds a
+// worker slot for it.
+func (m *minimizer) test(ctx context.Context, job *reproJob, seq []browser.Entry, held bool, fits func([]browser.Entry) (time.Time, bool)) (bool, error) {
 	k := seqKey(seq)
 	for {
 		m.mu.Lock()
@@ -349,7 +362,7 @@ func (m *minimizer) test(ctx context.Context, job *reproJob, seq []browser.Entry
 			c, cancel := context.WithDeadline(ctx, stop)
 			return c, cancel, nil
 		}
-		sigs, err := m.run(ctx, seq, admit)
+		sigs, err := m.run(ctx, seq, held, admit)
 		m.mu.Lock()
 		delete(m.running, k)
 		close(done)
@@ -446,7 +459,7 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 		return stop, time.Until(stop) >= m.estimate(seq)
 	}
 	try := func(ctx context.Context, j *reproJob, seq []browser.Entry) (bool, error) {
-		return m.test(ctx, j, seq, fits)
+		return m.test(ctx, j, seq, false, fits)
 	}
 
 	// The longest tapes first: they gain the most.
@@ -512,6 +525,12 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 		if len(open) == 0 {
 			return false
 		}
+		// The candidate is picked once a worker is free, so that it is
+		// picked knowing what the replays before it learnt (a sign-in wall).
+		if m.acquire(searchCtx) != nil {
+			return false
+		}
+		defer m.release()
 		c, ok := next(g)
 		for ok && m.deadEnd(c) {
 			c, ok = next(g)
@@ -521,16 +540,11 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 		}
 		// One replay answers for the whole group.
 		for _, j := range open {
-			if ok, err := try(searchCtx, j, c); err == nil && ok {
+			if ok, err := m.test(searchCtx, j, c, true, fits); err == nil && ok {
 				m.setBest(j, c)
 			}
 		}
 		return true
-	}
-	// The first replay alone: when the app turns it away at its first page
-	// (a sign-in wall), the others start behind the sign-in.
-	if len(groups) > 0 && left() {
-		step(groups[0])
 	}
 	// A group of three or more bugs gets two turns for one of the others.
 	var wg sync.WaitGroup
@@ -635,7 +649,7 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 			defer wg.Done()
 			cctx, ccancel := context.WithDeadline(ctx, deadline)
 			defer ccancel()
-			sigs, err := m.run(cctx, c.seq, nil)
+			sigs, err := m.run(cctx, c.seq, false, nil)
 			if errors.Is(err, errNotRun) {
 				return
 			}

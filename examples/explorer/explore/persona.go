@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/personas"
 )
 
 // Persona is one member of the offline QA team: who it is and the tricks it
@@ -203,7 +204,7 @@ func newMember(p Persona, creds Credentials, hold func()) *member {
 type view struct {
 	URL   string
 	Snap  browser.Snapshot
-	Els   []element
+	Els   []personas.Element
 	Cov   *coverage
 	Rand  *rand.Rand
 	Start string
@@ -224,9 +225,9 @@ func (m *member) pendingForms(c *coverage) int {
 	return n
 }
 
-func hasPassword(els []element) bool {
+func hasPassword(els []personas.Element) bool {
 	for _, e := range els {
-		if e.fillable() && strings.Contains(strings.ToLower(e.Name), "password") {
+		if e.Fillable() && strings.Contains(strings.ToLower(e.Name), "password") {
 			return true
 		}
 	}
@@ -304,11 +305,11 @@ func submitRank(name string) int {
 
 // submitButton is the in-main button after the fields that most looks like
 // it submits them.
-func submitButton(els []element, after int) (element, bool) {
+func submitButton(els []personas.Element, after int) (personas.Element, bool) {
 	best, rank := -1, len(submitWords)+1
 	for i := after; i < len(els); i++ {
 		e := els[i]
-		if e.Role != "button" || !e.InMain || e.has("disabled") {
+		if e.Role != "button" || !e.InMain || e.Has("disabled") {
 			continue
 		}
 		if r := submitRank(e.Name); r < rank {
@@ -316,7 +317,7 @@ func submitButton(els []element, after int) (element, bool) {
 		}
 	}
 	if best < 0 {
-		return element{}, false
+		return personas.Element{}, false
 	}
 	return els[best], true
 }
@@ -340,16 +341,16 @@ func value(name string, r *rand.Rand) string {
 }
 
 // formPlan fills the page's in-main fields with fill(name) and submits.
-func formPlan(v *view, fill func(e element) (string, bool), double bool, hold func()) []step {
+func formPlan(v *view, fill func(e personas.Element) (string, bool), double bool, hold func()) []step {
 	var out []step
 	last := -1
 	radios := map[string]bool{}
 	for i, e := range v.Els {
-		if !e.InMain || e.has("disabled") {
+		if !e.InMain || e.Has("disabled") {
 			continue
 		}
 		switch {
-		case e.fillable():
+		case e.Fillable():
 			val, ok := fill(e)
 			if !ok {
 				continue
@@ -357,7 +358,7 @@ func formPlan(v *view, fill func(e element) (string, bool), double bool, hold fu
 			out = append(out, step{in: fillRef(e.Ref, val), why: "fill " + e.Name})
 			last = i
 		case e.Role == "radio":
-			if !radios["any"] && !e.has("checked") {
+			if !radios["any"] && !e.Has("checked") {
 				out = append(out, step{in: clickRef(e.Ref), why: "choose " + e.Name})
 			}
 			radios["any"] = true
@@ -381,9 +382,9 @@ func formPlan(v *view, fill func(e element) (string, bool), double bool, hold fu
 	return out
 }
 
-func hasFields(els []element) bool {
+func hasFields(els []personas.Element) bool {
 	for _, e := range els {
-		if e.InMain && e.fillable() {
+		if e.InMain && e.Fillable() {
 			return true
 		}
 	}
@@ -398,11 +399,11 @@ func (m *member) plan(t Trick, v *view) []step {
 	case TrickClickButtons:
 		primary, _ := submitButton(v.Els, 0)
 		if submitRank(primary.Name) == len(submitWords) {
-			primary = element{} // nothing that looks like a submit button
+			primary = personas.Element{} // nothing that looks like a submit button
 		}
 		for _, e := range v.Els {
 			k := "btn:" + path + ":" + e.Name
-			if e.Role != "button" || !e.InMain || primary.Ref != "" && e.Ref == primary.Ref || m.tried[k] || e.has("disabled") {
+			if e.Role != "button" || !e.InMain || primary.Ref != "" && e.Ref == primary.Ref || m.tried[k] || e.Has("disabled") {
 				continue
 			}
 			if strings.Contains(strings.ToLower(e.Name), "delete") || strings.Contains(strings.ToLower(e.Name), "sign out") {
@@ -416,7 +417,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			return nil
 		}
 		m.tried[key] = true
-		return formPlan(v, func(e element) (string, bool) {
+		return formPlan(v, func(e personas.Element) (string, bool) {
 			if e.Value != "" {
 				return "", false
 			}
@@ -427,7 +428,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			return nil
 		}
 		m.tried[key] = true
-		return formPlan(v, func(e element) (string, bool) {
+		return formPlan(v, func(e personas.Element) (string, bool) {
 			if e.Role == "spinbutton" {
 				return value(e.Name, v.Rand), true
 			}
@@ -443,7 +444,7 @@ func (m *member) plan(t Trick, v *view) []step {
 		m.tried[key] = true
 		long := strings.Repeat("Lorem ipsum dolor sit amet ", 6) // 162 characters
 		first := true
-		return formPlan(v, func(e element) (string, bool) {
+		return formPlan(v, func(e personas.Element) (string, bool) {
 			if e.Role == "textbox" && first && !strings.Contains(strings.ToLower(e.Name), "mail") {
 				first = false
 				return long, true
@@ -458,7 +459,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			return nil
 		}
 		m.tried[key] = true
-		return formPlan(v, func(e element) (string, bool) {
+		return formPlan(v, func(e personas.Element) (string, bool) {
 			if e.Value != "" {
 				return "", false
 			}
@@ -470,7 +471,7 @@ func (m *member) plan(t Trick, v *view) []step {
 				continue
 			}
 			// The options at the end of a list are the least tried.
-			for _, o := range slices.Backward(e.Opts) {
+			for _, o := range slices.Backward(e.Options) {
 				k := "sel:" + path + ":" + e.Name + ":" + o
 				if m.tried[k] {
 					continue
@@ -520,7 +521,7 @@ func (m *member) plan(t Trick, v *view) []step {
 	return nil
 }
 
-func hasRole(els []element, role string) bool {
+func hasRole(els []personas.Element, role string) bool {
 	for _, e := range els {
 		if e.Role == role && e.InMain {
 			return true
@@ -529,7 +530,7 @@ func hasRole(els []element, role string) bool {
 	return false
 }
 
-func indexOf(els []element, ref string) int {
+func indexOf(els []personas.Element, ref string) int {
 	for i, e := range els {
 		if e.Ref == ref {
 			return i
@@ -539,9 +540,9 @@ func indexOf(els []element, ref string) int {
 }
 
 // sortFirst puts sort controls first: power users sort before they filter.
-func sortFirst(els []element) []element {
+func sortFirst(els []personas.Element) []personas.Element {
 	out := slices.Clone(els)
-	slices.SortStableFunc(out, func(a, b element) int {
+	slices.SortStableFunc(out, func(a, b personas.Element) int {
 		as, bs := strings.Contains(strings.ToLower(a.Name), "sort"), strings.Contains(strings.ToLower(b.Name), "sort")
 		switch {
 		case as && !bs:
@@ -563,7 +564,7 @@ func (m *member) next(v *view) (step, bool) {
 	}
 	// Sign in when the page asks for a password.
 	for i, e := range v.Els {
-		if e.fillable() && strings.Contains(strings.ToLower(e.Name), "password") && e.Value == "" {
+		if e.Fillable() && strings.Contains(strings.ToLower(e.Name), "password") && e.Value == "" {
 			k := fmt.Sprintf("signin:%d:%s", v.Cov.gen, pathOf(v.URL))
 			if m.tried[k] {
 				break
@@ -575,7 +576,7 @@ func (m *member) next(v *view) (step, bool) {
 			creds := guessCredentials(v.Snap.Text, m.creds)
 			var macro []step
 			for j := range i {
-				if f := v.Els[j]; f.fillable() && f.InMain && strings.Contains(strings.ToLower(f.Name), "mail") || f.fillable() && f.InMain && strings.Contains(strings.ToLower(f.Name), "user") {
+				if f := v.Els[j]; f.Fillable() && f.InMain && strings.Contains(strings.ToLower(f.Name), "mail") || f.Fillable() && f.InMain && strings.Contains(strings.ToLower(f.Name), "user") {
 					macro = append(macro, step{in: fillRef(f.Ref, creds.Email), why: "sign in: email"})
 				}
 			}
@@ -681,7 +682,7 @@ func formSig(v *view) string {
 	var b strings.Builder
 	b.WriteString(templateOf(pathOf(v.URL)))
 	for _, e := range v.Els {
-		if e.InMain && (e.fillable() || e.Role == "radio" || e.Role == "combobox") {
+		if e.InMain && (e.Fillable() || e.Role == "radio" || e.Role == "combobox") {
 			b.WriteString("|" + e.Role + ":" + reNum.ReplaceAllString(e.Name, "#"))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/personas"
 	"github.com/agentgraph/agentgraph/state"
 )
 
@@ -321,7 +322,7 @@ func (mr *missionRun) snapshot(ctx context.Context, out *State) (browser.Snapsho
 
 // observe updates the team's coverage from a snapshot.
 func (mr *missionRun) observe(ctx context.Context, snap browser.Snapshot, out *State) *view {
-	els := parseElements(snap)
+	els := personas.ParseElements(snap)
 	here := pathQuery(snap.URL)
 	if !strings.HasPrefix(here, collectorPrefix) && mr.cov.visit(here) {
 		mr.freshPage = true
