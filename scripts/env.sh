@@ -4,6 +4,10 @@ _ag_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PLAYWRIGHT_NODEJS_PATH="${PLAYWRIGHT_NODEJS_PATH:-$(command -v node)}"
 export PLAYWRIGHT_CLI_PATH="${PLAYWRIGHT_CLI_PATH:-$_ag_root/.tools/node/node_modules/playwright-core/cli.js}"
 export AGENTGRAPH_CHROMIUM="${AGENTGRAPH_CHROMIUM:-/usr/bin/chromium}"
+# axe-core, for the accessibility checks of personas and the explorer.
+if [ -z "${AGENTGRAPH_AXE_PATH:-}" ] && [ -f "$_ag_root/.tools/node/node_modules/axe-core/axe.min.js" ]; then
+  export AGENTGRAPH_AXE_PATH="$_ag_root/.tools/node/node_modules/axe-core/axe.min.js"
+fi
 if [ -z "${AGENTGRAPH_PLAYWRIGHT_MCP:-}" ] && [ -f "$_ag_root/.tools/mcp/node_modules/@playwright/mcp/cli.js" ]; then
   export AGENTGRAPH_PLAYWRIGHT_MCP="$_ag_root/.tools/mcp/node_modules/@playwright/mcp/cli.js"
 fi

@@ -80,11 +80,15 @@
 // (a reverse proxy in front of the app, which the browser is pointed at)
 // adds what needs no model either: 5xx bodies and X-… response headers as
 // evidence, responses slower than Config.SlowThreshold, one form accepted
-// twice as two records, and, through a small script injected into every
-// page, executed XSS probes (XSSPayload), controls without an accessible
-// name or label, clicks that change nothing, and identical table rows. It
-// also serves ClearSiteDataPath, which drops the session the way an expired
-// browser session does.
+// twice as two records, and, through axe-core and a small script injected
+// into every page, executed XSS probes (XSSPayload), axe-core's serious and
+// critical violations (each element once, the rule id in the message; the
+// XSS probe's own rendered image is left to the XSS finding), clicks that
+// change nothing, and identical table rows. axe-core is found the way
+// personas.FindAxe finds it (`make setup` installs it; scripts/env.sh
+// exports AGENTGRAPH_AXE_PATH); without it Run fails at set-up. It also
+// serves ClearSiteDataPath, which drops the session the way an expired
+// browser session does. Snapshots are read with personas.ParseElements.
 //
 // # Outputs
 //

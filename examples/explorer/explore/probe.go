@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/personas"
 )
 
 // Paths the collector serves on the app's origin.
@@ -28,12 +30,23 @@ const (
 	// browser does.
 	ClearSiteDataPath = collectorPrefix + "clear-site-data"
 	collectorJSPath   = collectorPrefix + "collector.js"
+	axeJSPath         = collectorPrefix + "axe.js"
 )
+
+// axeScript is axe-core's source (personas.FindAxe: what `make setup`
+// installs, or $AGENTGRAPH_AXE_PATH), read once.
+var axeScript = sync.OnceValues(func() ([]byte, error) {
+	p, err := personas.FindAxe()
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(p)
+})
 
 // Extra finding kinds of the collector, next to browser.FindingKind's.
 const (
 	FindXSS          browser.FindingKind = "xss"              // an injected script ran
-	FindA11y         browser.FindingKind = "a11y"             // a control without an accessible name or label
+	FindA11y         browser.FindingKind = "a11y"             // a serious or critical axe-core violation
 	FindDeadControl  browser.FindingKind = "dead_control"     // a click changed nothing
 	FindSlow         browser.FindingKind = "slow_response"    // a response slower than the threshold
 	FindDuplicate    browser.FindingKind = "duplicate_submit" // the same form post accepted twice
@@ -46,15 +59,16 @@ const XSSPayload = `<img src=x onerror="__agxss(this)">`
 
 // collector is a reverse proxy in front of the app under test: the page
 // health collector that watches from outside the page. It times every
-// response, keeps 5xx bodies, notices accepted duplicate posts, injects a
-// small recorder (executed XSS probes, unnamed controls, dead controls,
-// duplicate rows) into every HTML page, and can hold a response to play a
-// slow network.
+// response, keeps 5xx bodies, notices accepted duplicate posts, injects
+// axe-core and a small recorder (executed XSS probes, axe-core's serious
+// and critical violations, dead controls, duplicate rows) into every HTML
+// page, and can hold a response to play a slow network.
 type collector struct {
 	target *url.URL
 	proxy  *httputil.ReverseProxy
 	slow   time.Duration
 	log    *slog.Logger
+	axe    []byte // axe-core's source
 
 	mu       sync.Mutex
 	findings []browser.Finding
@@ -70,7 +84,11 @@ func newCollector(target string, slow time.Duration, log *slog.Logger) (*collect
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("explore: target %q: want http(s)://host[:port]", target)
 	}
-	c := &collector{target: u, slow: slow, log: log, seen: map[string]bool{}, posts: map[string]time.Time{}, answers: map[string][]answer{}}
+	axe, err := axeScript()
+	if err != nil {
+		return nil, fmt.Errorf("explore: collector: accessibility checks need axe-core: %w", err)
+	}
+	c := &collector{target: u, slow: slow, log: log, axe: axe, seen: map[string]bool{}, posts: map[string]time.Time{}, answers: map[string][]answer{}}
 	c.proxy = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(u)
@@ -120,6 +138,11 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case collectorJSPath:
 		w.Header().Set("Content-Type", "application/javascript")
 		_, _ = io.WriteString(w, collectorJS)
+		return
+	case axeJSPath:
+		w.Header().Set("Content-Type", "application/javascript")
+		w.Header().Set("Cache-Control", "max-age=3600")
+		_, _ = w.Write(c.axe)
 		return
 	case ClearSiteDataPath:
 		w.Header().Set("Clear-Site-Data", `"cookies", "storage"`)
@@ -264,7 +287,7 @@ var reToken = regexp.MustCompile(`(^|&)[a-z_]*(token|csrf|nonce)[a-z_]*=[^&]*`)
 // stripToken drops form tokens, so two submissions of one form compare equal.
 func stripToken(body string) string { return reToken.ReplaceAllString(body, "") }
 
-const injectTag = `<script src="` + collectorJSPath + `"></script>`
+const injectTag = `<script src="` + axeJSPath + `"></script><script src="` + collectorJSPath + `"></script>`
 
 func (c *collector) inject(resp *http.Response) error {
 	// Pages over 20 MiB are relayed whole but not instrumented.
@@ -361,9 +384,10 @@ func between(s, a, b string) string {
 
 var pageKinds = map[string]browser.FindingKind{"xss": FindXSS, "a11y": FindA11y, "dead_control": FindDeadControl, "duplicate_record": FindDuplicateRow}
 
-// collectorJS is injected into every HTML page. It reports an executed XSS
-// probe, controls without an accessible name or label, clicks on controls
-// that change nothing, and identical table rows.
+// collectorJS is injected into every HTML page, after axe-core. It reports
+// an executed XSS probe, axe-core's serious and critical violations (each
+// element once, with the rule id in the message), clicks on controls that
+// change nothing, and identical table rows.
 const collectorJS = `(() => {
   if (window.__agx) return;
   window.__agx = true;
@@ -373,24 +397,33 @@ const collectorJS = `(() => {
   const html = (el) => el ? String(el.outerHTML).slice(0, 330) : '';
   window.__agxss = (el) => post({kind: 'xss', message: 'an injected script executed in ' + (el && el.parentElement ? el.parentElement.tagName.toLowerCase() : 'the page'),
     evidence: html(el && el.parentElement ? el.parentElement : el)});
-  const named = (el) => {
-    if ((el.getAttribute('aria-label') || '').trim() || el.getAttribute('aria-labelledby') || (el.getAttribute('title') || '').trim()) return true;
-    if ((el.textContent || '').trim()) return true;
-    return [...el.querySelectorAll('img[alt]')].some((i) => i.alt.trim());
-  };
-  const labelled = (el) => (el.labels && el.labels.length > 0) || (el.getAttribute('aria-label') || '').trim() || el.getAttribute('aria-labelledby') || (el.getAttribute('title') || '').trim();
   const done = new Set();
-  const a11y = () => {
-    document.querySelectorAll('button, [role=button], a[href]').forEach((el) => {
-      if (done.has(el) || named(el)) return;
-      done.add(el);
-      post({kind: 'a11y', message: (el.tagName === 'A' ? 'link' : 'button') + ' has no accessible name (rule ' + (el.tagName === 'A' ? 'link-name' : 'button-name') + ')', evidence: html(el)});
-    });
-    document.querySelectorAll('input:not([type=hidden]):not([type=submit]):not([type=button]):not([type=reset]), select, textarea').forEach((el) => {
-      if (done.has(el) || labelled(el)) return;
-      done.add(el);
-      post({kind: 'a11y', message: 'form field has no label (rule label)', evidence: html(el)});
-    });
+  let axeBusy = false, axeAgain = false;
+  const a11y = async () => {
+    if (typeof axe === 'undefined') return;
+    if (axeBusy) { axeAgain = true; return; }
+    axeBusy = true;
+    try {
+      const r = await axe.run(document, {resultTypes: ['violations']});
+      for (const v of r.violations) {
+        if (v.impact !== 'serious' && v.impact !== 'critical') continue;
+        for (const n of v.nodes) {
+          // Our own XSS probe, rendered: the XSS finding covers it.
+          if (String(n.html).includes('__agxss')) continue;
+          const key = v.id + '|' + [].concat(n.target).join(' ');
+          if (done.has(key)) continue;
+          done.add(key);
+          post({kind: 'a11y', message: v.help + ' (rule ' + v.id + ')', evidence: String(n.html).slice(0, 330)});
+        }
+      }
+    } catch (e) {
+      // axe-core refuses to start while a run is under way; the next
+      // scheduled run covers this one.
+    }
+    axeBusy = false;
+    if (axeAgain) { axeAgain = false; a11y(); }
+  };
+  const rows = () => {
     document.querySelectorAll('table').forEach((t) => {
       const seen = new Map();
       t.querySelectorAll('tbody tr').forEach((tr) => {
@@ -404,6 +437,7 @@ const collectorJS = `(() => {
       });
     });
   };
+  const scan = () => { rows(); a11y(); };
   // A dead control: a click after which nothing a user could notice
   // changed (text, elements, URL, an open dialog) and no request went out.
   const calls = () => performance.getEntriesByType('resource').filter((e) => e.initiatorType === 'fetch' || e.initiatorType === 'xmlhttprequest' || e.initiatorType === 'beacon').length;
@@ -418,6 +452,6 @@ const collectorJS = `(() => {
       }
     }, 600);
   }, true);
-  const start = () => { a11y(); setTimeout(a11y, 400); };
+  const start = () => { scan(); setTimeout(scan, 400); };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
 })();`
