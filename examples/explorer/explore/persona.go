@@ -52,18 +52,25 @@ const (
 	TeamAdvanced = "advanced"
 )
 
+// builtin is the explorer's member for a personas built-in: its name,
+// role and focus from the personas package (one definition of who the
+// team is, shared with model prompts and personas.Run), and the tricks it
+// plays offline here.
+func builtin(name string, tricks ...Trick) Persona {
+	for _, p := range personas.Builtins() {
+		if p.Name == name {
+			return Persona{Name: p.Name, Role: p.Role, Focus: p.Focus, Tricks: tricks}
+		}
+	}
+	panic("explore: no built-in persona " + name) // the names below are constants of personas
+}
+
 // StandardTeam is the default team: new user, power user, adversarial.
 func StandardTeam() []Persona {
 	return []Persona{
-		{Name: "new_user", Role: "a first-time user who discovers the app through its defaults and onboarding",
-			Focus:  []string{"navigation", "forms with normal values", "controls that do nothing"},
-			Tricks: []Trick{TrickClickButtons, TrickValidForm}},
-		{Name: "power_user", Role: "an expert who sorts, filters, paginates and works fast",
-			Focus:  []string{"sorting", "filters", "pagination"},
-			Tricks: []Trick{TrickPaginate, TrickSelect}},
-		{Name: "adversarial", Role: "a hostile tester who feeds the app malicious and boundary input",
-			Focus:  []string{"XSS probes", "over-long input", "rapid double submits", "tampered sessions"},
-			Tricks: []Trick{TrickXSS, TrickLong, TrickDouble, TrickDropSession}},
+		builtin(personas.NewUser, TrickClickButtons, TrickValidForm),
+		builtin(personas.PowerUser, TrickPaginate, TrickSelect),
+		builtin(personas.Adversarial, TrickXSS, TrickLong, TrickDouble, TrickDropSession),
 	}
 }
 
@@ -71,16 +78,11 @@ func StandardTeam() []Persona {
 // returning user and the coverage-guided explorer.
 func AdvancedTeam() []Persona {
 	return []Persona{
-		{Name: "accessibility", Role: "a keyboard and screen-reader user who checks names, labels and focus",
-			Focus: []string{"accessible names", "labels", "keyboard paths"}, Tricks: []Trick{TrickKeyboard, TrickClickButtons}},
-		{Name: "data_heavy", Role: "a user with lots of data who pages through lists and types large values",
-			Focus: []string{"pagination", "large input"}, Tricks: []Trick{TrickPaginate, TrickLong, TrickSelect}},
-		{Name: "impatient", Role: "a user on a slow network who double-clicks and reloads",
-			Focus: []string{"double submits", "reloads"}, Tricks: []Trick{TrickDouble, TrickValidForm}},
-		{Name: "returning_user", Role: "a user whose session expired or whose cookies were cleared",
-			Focus: []string{"expired sessions", "cached pages"}, Tricks: []Trick{TrickDropSession, TrickXSS}},
-		{Name: "explorer", Role: "a coverage-guided explorer who prefers unseen pages",
-			Focus: []string{"coverage"}, Tricks: []Trick{TrickClickButtons, TrickValidForm}},
+		builtin(personas.Accessibility, TrickKeyboard, TrickClickButtons),
+		builtin(personas.DataHeavy, TrickPaginate, TrickLong, TrickSelect),
+		builtin(personas.Impatient, TrickDouble, TrickValidForm),
+		builtin(personas.ReturningUser, TrickDropSession, TrickXSS),
+		builtin(personas.Explorer, TrickClickButtons, TrickValidForm),
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/personas"
 	"github.com/agentgraph/agentgraph/state"
 )
 
@@ -170,4 +171,24 @@ func TestGuessCredentialsFallback(t *testing.T) {
 	c = guessCredentials("Demo account: demo@example.com", Credentials{Password: "given"})
 	assert.Equal(t, Credentials{Email: "demo@example.com", Password: "given"}, c)
 	assert.True(t, strings.HasPrefix(value("Billing email", nil), "qa"))
+}
+
+// The explorer's teams are the personas package's: the same members, in
+// the same order, with its roles and focus (only the offline tricks are
+// the explorer's own).
+func TestTeamsArePersonas(t *testing.T) {
+	reg := personas.NewRegistry()
+	for _, team := range []string{TeamStandard, TeamAdvanced} {
+		want, err := reg.Team(team)
+		require.NoError(t, err)
+		got, err := Team(team)
+		require.NoError(t, err)
+		require.Len(t, got, len(want), team)
+		for i, p := range got {
+			assert.Equal(t, want[i].Name, p.Name)
+			assert.Equal(t, want[i].Role, p.Role)
+			assert.Equal(t, want[i].Focus, p.Focus)
+			assert.NotEmpty(t, p.Tricks, p.Name)
+		}
+	}
 }
