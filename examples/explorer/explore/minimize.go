@@ -137,8 +137,10 @@ func findingSig(kind, page, evidence string) string {
 	return kind + "\x00" + reNum.ReplaceAllString(pathOf(page), "#") + "\x00" + reNum.ReplaceAllString(evidence, "#")
 }
 
-// replayFunc replays entries in a fresh browser context.
-type replayFunc func(ctx context.Context, seq []browser.Entry) (replayed, error)
+// replayFunc replays entries in a fresh browser context; axe: with
+// axe-core in every page (the costly part of a replay, needed only to see
+// accessibility findings).
+type replayFunc func(ctx context.Context, seq []browser.Entry, axe bool) (replayed, error)
 
 // replayed is a replay's outcome: the signatures (findingSig) of the
 // findings it saw, or the index of the step where it could not follow the
@@ -161,6 +163,7 @@ type minimizeOptions struct {
 // reproJob is the minimisation of one bug's reproduction.
 type reproJob struct {
 	sig  string
+	axe  bool // the finding is axe-core's: replays need it
 	full []browser.Entry
 	// best, found and replays are written under the minimizer's lock (by
 	// the goroutine working on the job).
@@ -202,6 +205,14 @@ type minimizer struct {
 type cached struct {
 	seq  []browser.Entry
 	sigs map[string]bool
+}
+
+// cacheKey names a replay of seq, with axe-core or without.
+func cacheKey(seq []browser.Entry, axe bool) string {
+	if axe {
+		return seqKey(seq) + "axe"
+	}
+	return seqKey(seq)
 }
 
 func newMinimizer(replay replayFunc, opts minimizeOptions) *minimizer {
@@ -270,7 +281,7 @@ func (m *minimizer) release() { <-m.slots }
 // and notes where it failed. admit, when given, is asked once the slot is
 // taken whether the replay should still go ahead (errNotRun wrapped in its
 // error when not) and gives the context to replay in.
-func (m *minimizer) run(ctx context.Context, seq []browser.Entry, held bool, admit func() (context.Context, context.CancelFunc, error)) (map[string]bool, error) {
+func (m *minimizer) run(ctx context.Context, seq []browser.Entry, axe, held bool, admit func() (context.Context, context.CancelFunc, error)) (map[string]bool, error) {
 	if !held {
 		if err := m.acquire(ctx); err != nil {
 			return nil, err
@@ -286,7 +297,7 @@ func (m *minimizer) run(ctx context.Context, seq []browser.Entry, held bool, adm
 		ctx = actx
 	}
 	t0 := time.Now()
-	out, err := m.replay(ctx, seq)
+	out, err := m.replay(ctx, seq, axe)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.replays++
@@ -313,9 +324,15 @@ func (m *minimizer) run(ctx context.Context, seq []browser.Entry, held bool, adm
 // when it does gives the time it must end by. held: the caller holds a
 // worker slot for it.
 func (m *minimizer) test(ctx context.Context, job *reproJob, seq []browser.Entry, held bool, fits func([]browser.Entry) (time.Time, bool)) (bool, error) {
-	k := seqKey(seq)
+	// A replay with axe-core answers for every job; one without, for the
+	// jobs whose finding is not axe-core's.
+	k := cacheKey(seq, job.axe)
 	for {
 		m.mu.Lock()
+		if c, ok := m.cache[cacheKey(seq, true)]; ok {
+			m.mu.Unlock()
+			return c.sigs[job.sig], nil
+		}
 		if c, ok := m.cache[k]; ok {
 			m.mu.Unlock()
 			return c.sigs[job.sig], nil
@@ -362,7 +379,7 @@ func (m *minimizer) test(ctx context.Context, job *reproJob, seq []browser.Entry
 			c, cancel := context.WithDeadline(ctx, stop)
 			return c, cancel, nil
 		}
-		sigs, err := m.run(ctx, seq, held, admit)
+		sigs, err := m.run(ctx, seq, job.axe, held, admit)
 		m.mu.Lock()
 		delete(m.running, k)
 		close(done)
@@ -538,7 +555,17 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 		if !ok {
 			return false
 		}
-		// One replay answers for the whole group.
+		// One replay answers for the whole group: with axe-core first when
+		// a job needs it, as that one answers for all.
+		slices.SortStableFunc(open, func(a, b *reproJob) int {
+			switch {
+			case a.axe == b.axe:
+				return 0
+			case a.axe:
+				return -1
+			}
+			return 1
+		})
 		for _, j := range open {
 			if ok, err := m.test(searchCtx, j, c, true, fits); err == nil && ok {
 				m.setBest(j, c)
@@ -631,14 +658,20 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 	// 3. Confirm each distinct result with a fresh replay.
 	type confirmation struct {
 		seq  []browser.Entry
+		axe  bool      // one of its jobs needs axe-core
 		by   *reproJob // charged with the replay
 		sigs map[string]bool
 	}
 	confirms := map[string]*confirmation{}
 	for _, j := range jobs {
-		if k := seqKey(j.best); j.found && confirms[k] == nil {
+		if !j.found {
+			continue
+		}
+		k := seqKey(j.best)
+		if confirms[k] == nil {
 			confirms[k] = &confirmation{seq: j.best, by: j}
 		}
+		confirms[k].axe = confirms[k].axe || j.axe
 	}
 	for _, c := range confirms {
 		if time.Until(deadline) <= 0 || ctx.Err() != nil {
@@ -649,7 +682,7 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 			defer wg.Done()
 			cctx, ccancel := context.WithDeadline(ctx, deadline)
 			defer ccancel()
-			sigs, err := m.run(cctx, c.seq, false, nil)
+			sigs, err := m.run(cctx, c.seq, c.axe, false, nil)
 			if errors.Is(err, errNotRun) {
 				return
 			}
@@ -1079,7 +1112,7 @@ type replayer struct {
 	mr *missionRun
 }
 
-func (rp replayer) replay(ctx context.Context, seq []browser.Entry) (out replayed, err error) {
+func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (out replayed, err error) {
 	mr := rp.mr
 	t0 := time.Now()
 	why := ""
@@ -1099,6 +1132,9 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry) (out replaye
 	col, err := newCollector(target, mr.cfg.SlowThreshold, mr.log)
 	if err != nil {
 		return out, fmt.Errorf("minimise: %w", err)
+	}
+	if !axe {
+		col.withoutAxe()
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -1147,15 +1183,34 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry) (out replaye
 		for _, in := range ins {
 			res = s.Do(ctx, in)
 			steps = append(steps, res.Duration.Round(time.Millisecond).String())
+			if !res.OK && !e.OK && i == len(seq)-1 {
+				// It failed in the recording too (the bug's own step, see
+				// replayable): what it showed still counts.
+				note(res.Findings, res.URL)
+				break
+			}
 			if !res.OK {
 				why = fmt.Sprintf("#%d failed: %s", e.Seq, clip(res.Error, 200))
 				return replayed{failedAt: i}, ctx.Err()
 			}
 			note(res.Findings, res.URL)
 		}
+		// A form submitted by script leaves the page after the click
+		// returned: give it a moment to get where the recording got.
+		onPath := func(u string) bool { return findingSig("", u, "") == findingSig("", e.URL, "") }
+		if (e.Action == browser.ActClick || e.Action == browser.ActPress) && i < len(seq)-1 && !onPath(res.URL) {
+			for range 12 {
+				col.waitQuiet(ctx, 250*time.Millisecond)
+				res = s.Do(ctx, browser.Intent{Action: browser.ActCheckHealth})
+				note(res.Findings, res.URL)
+				if onPath(res.URL) || ctx.Err() != nil {
+					break
+				}
+			}
+		}
 		// Off the recorded path (e.g. sent to a sign-in page): this
 		// sequence does not replay the recording.
-		if i < len(seq)-1 && findingSig("", res.URL, "") != findingSig("", e.URL, "") {
+		if i < len(seq)-1 && !onPath(res.URL) {
 			why = fmt.Sprintf("#%d landed on %s, not %s", e.Seq, pathOf(res.URL), pathOf(e.URL))
 			return replayed{failedAt: i}, ctx.Err()
 		}
@@ -1163,8 +1218,8 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry) (out replaye
 			col.waitQuiet(ctx, 150*time.Millisecond)
 		}
 	}
-	// Late reports of the in-page recorder (a11y after 400 ms, dead
-	// controls after 600 ms).
+	// Late reports of the in-page recorder (axe-core once the page stops
+	// changing, dead controls after 600 ms).
 	col.waitQuiet(ctx, 700*time.Millisecond)
 	res := s.Do(ctx, browser.Intent{Action: browser.ActCheckHealth})
 	note(res.Findings, res.URL)
@@ -1189,7 +1244,7 @@ func (mr *missionRun) minimizeRepros(ctx context.Context, r *MissionResult) map[
 		if len(full) < 2 {
 			continue
 		}
-		j := &reproJob{sig: findingSig(b.Kind, b.URL, b.Evidence), full: full}
+		j := &reproJob{sig: findingSig(b.Kind, b.URL, b.Evidence), axe: b.Kind == string(FindA11y), full: full}
 		ids[j] = i
 		jobs = append(jobs, j)
 	}

@@ -154,9 +154,10 @@ type fakeApp struct {
 	// nothing.
 	flakyAfter int
 	starts     []string // entryKey of each replay's first entry
+	withAxe    int      // replays with axe-core
 }
 
-func (f *fakeApp) replay(_ context.Context, seq []browser.Entry) (replayed, error) {
+func (f *fakeApp) replay(_ context.Context, seq []browser.Entry, axe bool) (replayed, error) {
 	f.mu.Lock()
 	f.running++
 	f.peak = max(f.peak, f.running)
@@ -166,6 +167,9 @@ func (f *fakeApp) replay(_ context.Context, seq []browser.Entry) (replayed, erro
 	defer f.mu.Unlock()
 	f.running--
 	f.replays++
+	if axe {
+		f.withAxe++
+	}
 	f.starts = append(f.starts, entryKey(seq[0]))
 	if f.flakyAfter > 0 && f.replays > f.flakyAfter {
 		return replayed{failedAt: -1}, nil
@@ -184,7 +188,8 @@ func (f *fakeApp) replay(_ context.Context, seq []browser.Entry) (replayed, erro
 		for _, n := range need {
 			want = append(want, int(n))
 		}
-		if isSubseq(want, got) {
+		// Accessibility findings show only with axe-core in the page.
+		if isSubseq(want, got) && (axe || !strings.HasPrefix(sig, "a11y")) {
 			out[sig] = true
 		}
 	}
@@ -257,7 +262,7 @@ func TestMinimizer(t *testing.T) {
 				// Out of budget: whatever is kept still reproduces.
 				assert.Equal(t, tc.confirmed, j.confirmed)
 				if j.confirmed {
-					sigs, _ := app.replay(context.Background(), j.best)
+					sigs, _ := app.replay(context.Background(), j.best, false)
 					assert.True(t, sigs.sigs["bug"])
 					assert.Less(t, len(j.best), len(j.full))
 				}
@@ -317,6 +322,36 @@ func TestMinimizerWorkers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Replays run without axe-core unless an accessibility finding needs it, and
+// one without it never answers for such a finding.
+func TestMinimizerAxe(t *testing.T) {
+	full := tape()
+	app := &fakeApp{needs: map[string][]int64{"a11y-label": {9, 12}, "console": {9, 12}}}
+	m := newMinimizer(app.replay, minimizeOptions{Replays: DefaultMinimizeReplays, Time: time.Minute})
+	plain := &reproJob{sig: "console", full: full}
+	m.minimize(context.Background(), []*reproJob{plain})
+	assert.Equal(t, []int64{9, 12}, seqsOf(plain.best))
+	assert.True(t, plain.confirmed)
+	assert.Zero(t, app.withAxe, "no accessibility finding, no axe-core")
+
+	a11y := &reproJob{sig: "a11y-label", axe: true, full: full}
+	before := app.replays
+	m.minimize(context.Background(), []*reproJob{a11y})
+	assert.Equal(t, []int64{9, 12}, seqsOf(a11y.best), "the cached replays without axe-core did not answer")
+	assert.True(t, a11y.confirmed)
+	assert.Equal(t, app.replays-before, app.withAxe, "every replay for it had axe-core")
+
+	// Both at once.
+	app2 := &fakeApp{needs: app.needs}
+	m2 := newMinimizer(app2.replay, minimizeOptions{Replays: DefaultMinimizeReplays, Time: time.Minute})
+	a, b := &reproJob{sig: "a11y-label", axe: true, full: full}, &reproJob{sig: "console", full: full}
+	m2.minimize(context.Background(), []*reproJob{b, a})
+	assert.Equal(t, app2.replays, a.replays+b.replays)
+	assert.Equal(t, []int64{9, 12}, seqsOf(a.best))
+	assert.Equal(t, []int64{9, 12}, seqsOf(b.best))
+	assert.True(t, a.confirmed && b.confirmed)
 }
 
 // A spent time budget leaves the full tapes, and nothing is replayed.

@@ -76,6 +76,7 @@ type collector struct {
 	posts    map[string]time.Time // path+body -> last post
 	answers  map[string][]answer  // path+body -> answers to recent posts
 	hold     time.Duration        // next POST response is held this long
+	noAxe    bool                 // pages get no axe-core
 	requests int
 }
 
@@ -287,11 +288,28 @@ var reToken = regexp.MustCompile(`(^|&)[a-z_]*(token|csrf|nonce)[a-z_]*=[^&]*`)
 // stripToken drops form tokens, so two submissions of one form compare equal.
 func stripToken(body string) string { return reToken.ReplaceAllString(body, "") }
 
-const injectTag = `<script src="` + axeJSPath + `"></script><script src="` + collectorJSPath + `"></script>`
+const (
+	injectTag      = `<script src="` + axeJSPath + `"></script>` + injectTagNoAxe
+	injectTagNoAxe = `<script src="` + collectorJSPath + `"></script>`
+)
+
+// withoutAxe stops injecting axe-core: no accessibility findings, and
+// pages load and settle faster (a replay that looks for other findings).
+func (c *collector) withoutAxe() {
+	c.mu.Lock()
+	c.noAxe = true
+	c.mu.Unlock()
+}
 
 func (c *collector) inject(resp *http.Response) error {
+	c.mu.Lock()
+	tag := injectTag
+	if c.noAxe {
+		tag = injectTagNoAxe
+	}
+	c.mu.Unlock()
 	// Pages over 20 MiB are relayed whole but not instrumented.
-	if err := browser.InjectHTML(resp, injectTag, 20<<20); err != nil && !errors.Is(err, browser.ErrTooLarge) {
+	if err := browser.InjectHTML(resp, tag, 20<<20); err != nil && !errors.Is(err, browser.ErrTooLarge) {
 		return fmt.Errorf("explore: collector: read %s: %w", resp.Request.URL.Path, err)
 	}
 	return nil
@@ -452,6 +470,14 @@ const collectorJS = `(() => {
       }
     }, 600);
   }, true);
-  const start = () => { scan(); setTimeout(scan, 400); };
+  // Scan at load, then again once the page stops changing (axe-core is
+  // the costly part: a page that does not change is scanned once).
+  let timer = null;
+  const start = () => {
+    scan();
+    new MutationObserver(() => { if (axeBusy) return; clearTimeout(timer); timer = setTimeout(scan, 250); })
+      .observe(document.documentElement, {subtree: true, childList: true, attributes: true,
+        attributeFilter: ['alt', 'aria-label', 'aria-labelledby', 'role', 'hidden', 'aria-hidden', 'for', 'id', 'title', 'disabled', 'type']});
+  };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
 })();`

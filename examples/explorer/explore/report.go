@@ -27,7 +27,9 @@ func replayable(tl []TimelineEntry, upTo int64) []browser.Entry {
 		case browser.ActSnapshot, browser.ActScreenshot, browser.ActCheckHealth, browser.ActExtractText:
 			continue
 		}
-		if !e.OK {
+		// A failed step is left out, but for the bug's own: a click that
+		// timed out on a slow page still took the recording there.
+		if !e.OK && e.Seq != upTo {
 			continue
 		}
 		out = append(out, e)

@@ -192,3 +192,22 @@ func TestTeamsArePersonas(t *testing.T) {
 		}
 	}
 }
+
+// A replay leaves out failed steps, but for the bug's own: a click that
+// timed out on a slow page still took the recording there.
+func TestReplayable(t *testing.T) {
+	var tl []TimelineEntry
+	for i, ok := range []bool{true, false, true, false, true} {
+		tl = append(tl, TimelineEntry{Entry: browser.Entry{Seq: int64(i + 1), Action: browser.ActClick, OK: ok}})
+	}
+	tl = append(tl, TimelineEntry{Entry: browser.Entry{Seq: 6, Action: browser.ActSnapshot, OK: true}})
+	seqs := func(es []browser.Entry) []int64 {
+		var out []int64
+		for _, e := range es {
+			out = append(out, e.Seq)
+		}
+		return out
+	}
+	assert.Equal(t, []int64{1, 3, 4}, seqs(replayable(tl, 4)), "the failed 4th is the bug's")
+	assert.Equal(t, []int64{1, 3, 5}, seqs(replayable(tl, 6)), "snapshots and other failures are left out")
+}
