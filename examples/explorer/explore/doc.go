@@ -134,21 +134,32 @@
 // "shows the finding" when a finding of the same kind, page path and
 // evidence appears, numbers (record ids, ports, timings) aside; a replay
 // that fails a step or lands on another page than the recording did shows
-// nothing.
+// nothing (after a click or key press it first waits up to 3 s for a form
+// submitted by script to leave the page). Failed steps are not replayed,
+// but for the bug's own (a click that timed out on a slow page). Replays
+// carry axe-core only when an accessibility finding is being looked for; a
+// replay without it never answers for one.
 //
 // The search, per mission, in three phases. First the suffix heuristics
 // (the last entry alone, the entries from the last navigation on, then
-// from the 2nd, 4th, 8th… last navigation, each also behind the tape's
-// latest sign-in), shortest first and breadth first: every bug's cheapest
-// candidate before any bug's second one, the longest tapes first. Bugs
-// found at one step share their candidates, and a replay answers for every
-// bug whose finding it shows. A sequence that does not open a page first,
-// or starts the way a failed replay did, is never replayed. Second, while
-// time is left, Zeller's ddmin over each bug's shortest reproducing
-// sequence (then over the full tape of bugs the heuristics missed). Last,
-// one more replay of each result: a sequence that does not reproduce again
-// falls back to the full tape. Config.MinimizeReplays bounds the replays
-// per bug (DefaultMinimizeReplays; negative turns minimisation off) and
+// from the 2nd, 4th, 8th… last navigation, jumps straight to the URL of a
+// page the tape reached by clicks, each also behind the tape's latest
+// sign-in, and, for a candidate that opens a record the tape created, the
+// same behind the form steps that created it and the records of its
+// collection created before it), shortest first and breadth first: every
+// bug's cheapest candidate before any bug's second one, the longest tapes
+// first, groups of three or more bugs twice as often. Bugs found at one
+// step share their candidates, and a replay answers for every bug whose
+// finding it shows. A sequence that does not open a page first, or starts
+// the way a failed replay did, is never replayed. Second, while time is
+// left, Zeller's ddmin over each bug's shortest reproducing sequence (then
+// over the full tape of bugs the heuristics missed). Last, one more replay
+// of each result: a sequence that does not reproduce again falls back to
+// the full tape. Config.MinimizeWorkers replays run at once
+// (DefaultMinimizeWorkers) in every phase; a candidate is picked when a
+// worker is free, knowing what the replays before it learnt (a sign-in
+// wall). Config.MinimizeReplays bounds the replays per bug
+// (DefaultMinimizeReplays; negative turns minimisation off) and
 // Config.MinimizeTime the whole minimisation of a mission, confirmations
 // included (DefaultMinimizeTime): the search stops early enough for them.
 // When a budget runs out, a bug keeps the shortest sequence found so far
