@@ -8,6 +8,10 @@ export AGENTGRAPH_CHROMIUM="${AGENTGRAPH_CHROMIUM:-/usr/bin/chromium}"
 if [ -z "${AGENTGRAPH_AXE_PATH:-}" ] && [ -f "$_ag_root/.tools/node/node_modules/axe-core/axe.min.js" ]; then
   export AGENTGRAPH_AXE_PATH="$_ag_root/.tools/node/node_modules/axe-core/axe.min.js"
 fi
+# gremlins.js, for the explorer's side-by-side comparison.
+if [ -z "${AGENTGRAPH_GREMLINS_JS:-}" ] && [ -f "$_ag_root/.tools/node/node_modules/gremlins.js/dist/gremlins.min.js" ]; then
+  export AGENTGRAPH_GREMLINS_JS="$_ag_root/.tools/node/node_modules/gremlins.js/dist/gremlins.min.js"
+fi
 if [ -z "${AGENTGRAPH_PLAYWRIGHT_MCP:-}" ] && [ -f "$_ag_root/.tools/mcp/node_modules/@playwright/mcp/cli.js" ]; then
   export AGENTGRAPH_PLAYWRIGHT_MCP="$_ag_root/.tools/mcp/node_modules/@playwright/mcp/cli.js"
 fi
