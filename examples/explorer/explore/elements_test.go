@@ -4,21 +4,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/personas"
 )
 
 const sampleSnap = `page: "Sign in · Acme Projects" http://127.0.0.1:43125/signin
 - generic [ref=e1]:
-  - link "Skip to content" [ref=e2]:
-    - /url: "#main"
-  - banner [ref=e3]:
-    - navigation "Main" [ref=e5]:
-      - list [ref=e6]:
-        - listitem [ref=e7]:
-          - link "Sign in" [ref=e8] → /signin
   - main [ref=e11]:
     - heading "Sign in" [level=1] [ref=e12]
     - complementary "Demo account" [ref=e13]:
@@ -36,21 +25,10 @@ const sampleSnap = `page: "Sign in · Acme Projects" http://127.0.0.1:43125/sign
     - button "Sign in" [ref=e22]
 `
 
-func TestParseElements(t *testing.T) {
-	els := personas.ParseElements(browser.Snapshot{URL: "http://127.0.0.1:43125/signin", Text: sampleSnap})
-	byName := map[string]personas.Element{}
-	for _, e := range els {
-		byName[e.Role+":"+e.Name] = e
-	}
-	require.Contains(t, byName, "link:Sign in")
-	assert.Equal(t, "/signin", byName["link:Sign in"].URL)
-	assert.False(t, byName["link:Sign in"].InMain)
-	assert.Equal(t, "#main", byName["link:Skip to content"].URL)
-	assert.Equal(t, "typed", byName["textbox:Email"].Value)
-	assert.Equal(t, "f1e19", byName["textbox:Email"].Ref)
-	assert.True(t, byName["textbox:Password"].InMain)
-	assert.Equal(t, []string{"Newest first", "Budget (low to high)"}, byName["combobox:Sort"].Options)
-	assert.True(t, byName["button:Sign in"].InMain)
+// The demo account a sign-in page shows is taken when none is given.
+func TestGuessCredentials(t *testing.T) {
 	c := guessCredentials(sampleSnap, Credentials{})
 	assert.Equal(t, Credentials{Email: "demo@example.com", Password: "demo1234"}, c)
+	given := Credentials{Email: "me@example.com", Password: "secret"}
+	assert.Equal(t, given, guessCredentials(sampleSnap, given), "given credentials win")
 }

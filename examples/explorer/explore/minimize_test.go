@@ -107,28 +107,22 @@ func TestDDMinStopsOnError(t *testing.T) {
 	assert.Equal(t, []int{1, 2, 3}, got)
 }
 
-// tape builds a recorded tape: a sign-in, then some browsing.
-func tape() []browser.Entry {
-	steps := []struct {
-		a   browser.Action
-		arg string
-	}{
-		{browser.ActNavigate, "/"},                                // 1
-		{browser.ActClick, "getByTestId('home-signin')"},          // 2
-		{browser.ActFill, "getByTestId('signin-email')"},          // 3
-		{browser.ActFill, "getByTestId('signin-password')"},       // 4
-		{browser.ActClick, "getByTestId('signin-submit')"},        // 5
-		{browser.ActClick, "getByTestId('count-active')"},         // 6
-		{browser.ActNavigate, "/projects"},                        // 7
-		{browser.ActClick, "getByTestId('page-next')"},            // 8
-		{browser.ActNavigate, "/settings"},                        // 9
-		{browser.ActFill, "getByTestId('settings-display-name')"}, // 10
-		{browser.ActClick, "getByTestId('refresh')"},              // 11
-		{browser.ActClick, "getByTestId('settings-save')"},        // 12
-	}
+// tapeStep is one recorded step for building a tape: an action, its
+// locator (or a navigation's URL), and the path the recording was on after
+// it ("": not recorded).
+type tapeStep struct {
+	a        browser.Action
+	arg, url string
+}
+
+// buildTape records steps with seqs from 1, on origin.
+func buildTape(origin string, steps []tapeStep) []browser.Entry {
 	var out []browser.Entry
 	for i, s := range steps {
 		e := browser.Entry{Seq: int64(i + 1), Action: s.a, OK: true}
+		if s.url != "" {
+			e.URL = origin + s.url
+		}
 		if s.a == browser.ActNavigate {
 			e.Params = browser.Intent{Action: s.a, URL: s.arg}
 		} else {
@@ -138,6 +132,24 @@ func tape() []browser.Entry {
 		out = append(out, e)
 	}
 	return out
+}
+
+// tape builds a recorded tape: a sign-in, then some browsing.
+func tape() []browser.Entry {
+	return buildTape("", []tapeStep{
+		{browser.ActNavigate, "/", ""},                                // 1
+		{browser.ActClick, "getByTestId('home-signin')", ""},          // 2
+		{browser.ActFill, "getByTestId('signin-email')", ""},          // 3
+		{browser.ActFill, "getByTestId('signin-password')", ""},       // 4
+		{browser.ActClick, "getByTestId('signin-submit')", ""},        // 5
+		{browser.ActClick, "getByTestId('count-active')", ""},         // 6
+		{browser.ActNavigate, "/projects", ""},                        // 7
+		{browser.ActClick, "getByTestId('page-next')", ""},            // 8
+		{browser.ActNavigate, "/settings", ""},                        // 9
+		{browser.ActFill, "getByTestId('settings-display-name')", ""}, // 10
+		{browser.ActClick, "getByTestId('refresh')", ""},              // 11
+		{browser.ActClick, "getByTestId('settings-save')", ""},        // 12
+	})
 }
 
 // fakeApp reproduces a finding when the replayed seqs hold need, in order.
@@ -194,6 +206,14 @@ func (f *fakeApp) replay(_ context.Context, seq []browser.Entry, axe bool) (repl
 		}
 	}
 	return replayed{sigs: out, failedAt: -1}, nil
+}
+
+func allSeqs(cs [][]browser.Entry) [][]int64 {
+	var out [][]int64
+	for _, c := range cs {
+		out = append(out, seqsOf(c))
+	}
+	return out
 }
 
 func seqsOf(es []browser.Entry) []int64 {
@@ -367,13 +387,7 @@ func TestMinimizerTimeBudget(t *testing.T) {
 
 func TestCandidates(t *testing.T) {
 	plain, signed := candidates(tape())
-	var ps, ss [][]int64
-	for _, c := range plain {
-		ps = append(ps, seqsOf(c))
-	}
-	for _, c := range signed {
-		ss = append(ss, seqsOf(c))
-	}
+	ps, ss := allSeqs(plain), allSeqs(signed)
 	assert.Equal(t, [][]int64{{12}, {9, 10, 11, 12}, {7, 8, 9, 10, 11, 12}}, ps)
 	assert.Equal(t, [][]int64{{1, 2, 3, 4, 5, 9, 10, 11, 12}, {1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12}}, ss)
 	p, s := candidates(tape()[:1])
@@ -457,13 +471,7 @@ func TestCandidatesJump(t *testing.T) {
 		full[i].URL = app + urls[i]
 	}
 	plain, signed := candidates(full)
-	var ps, ss [][]int64
-	for _, c := range plain {
-		ps = append(ps, seqsOf(c))
-	}
-	for _, c := range signed {
-		ss = append(ss, seqsOf(c))
-	}
+	ps, ss := allSeqs(plain), allSeqs(signed)
 	// Arrivals by click: 3 (/signin), 6 (/dashboard) and 9 would be, but 9
 	// is a navigation; 7 and 8 follow the navigation 7.
 	assert.Equal(t, [][]int64{{12}, {9, 10, 11, 12}, {7, 8, 9, 10, 11, 12}, {-6, 6, 7, 8, 9, 10, 11, 12}, {-3, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}, ps)
@@ -482,11 +490,7 @@ func TestCandidatesJump(t *testing.T) {
 // so that a fresh app hands out the same numbers).
 func TestCandidatesRecords(t *testing.T) {
 	const app = "http://127.0.0.1:9"
-	type st struct {
-		a        browser.Action
-		arg, url string
-	}
-	steps := []st{
+	full := buildTape(app, []tapeStep{
 		{browser.ActNavigate, "/", "/"},                                               // 1
 		{browser.ActClick, "getByTestId('home-signin')", "/signin"},                   // 2
 		{browser.ActFill, "getByTestId('signin-email')", "/signin"},                   // 3
@@ -503,18 +507,7 @@ func TestCandidatesRecords(t *testing.T) {
 		{browser.ActNavigate, "/projects/29/edit", "/projects/29/edit"},               // 14
 		{browser.ActFill, "getByTestId('project-name-input')", "/projects/29/edit"},   // 15
 		{browser.ActClick, "getByTestId('project-submit')", "/projects/29"},           // 16
-	}
-	var full []browser.Entry
-	for i, s := range steps {
-		e := browser.Entry{Seq: int64(i + 1), Action: s.a, OK: true, URL: app + s.url}
-		if s.a == browser.ActNavigate {
-			e.Params = browser.Intent{Action: s.a, URL: s.arg}
-		} else {
-			e.Params = browser.Intent{Action: s.a, Target: fmt.Sprintf("e%d", i+1)}
-			e.Locator = s.arg
-		}
-		full = append(full, e)
-	}
+	})
 	makers := recordMakers(full)
 	require.Len(t, makers, 2, "27 was followed by a link, not created")
 	assert.Equal(t, "/projects/28", makers[0].rec)
@@ -523,13 +516,7 @@ func TestCandidatesRecords(t *testing.T) {
 	assert.Equal(t, []int64{10, 11, 12}, seqsOf(makers[1].steps), "the recorded navigation to the form")
 
 	plain, signed := candidates(full)
-	var ps, ss [][]int64
-	for _, c := range plain {
-		ps = append(ps, seqsOf(c))
-	}
-	for _, c := range signed {
-		ss = append(ss, seqsOf(c))
-	}
+	ps, ss := allSeqs(plain), allSeqs(signed)
 	// The suffix from /projects/29/edit needs 29, so 28 before it.
 	assert.Contains(t, ps, []int64{-8, 8, 9, 10, 11, 12, 14, 15, 16})
 	assert.Contains(t, ss, []int64{1, 2, 3, 4, 5, -8, 8, 9, 10, 11, 12, 14, 15, 16})
