@@ -79,7 +79,7 @@ func ParseElements(snap browser.Snapshot) []Element {
 			}
 		}
 		if t := strings.TrimLeft(ln, " "); strings.HasPrefix(t, "- ") {
-			indent := len(ln) - len(t)
+			indent := indentOf(ln)
 			if mainIndent >= 0 && indent <= mainIndent {
 				mainIndent = -1
 			}

@@ -319,7 +319,8 @@ func (m *minimizer) run(ctx context.Context, seq []browser.Entry, axe, held bool
 
 // test answers whether seq reproduces job's finding, charging a replay to
 // the job unless the cache knows (or another worker is replaying seq
-// already: then it waits for that answer). fits, when given, is asked once
+// already, with axe-core or the way this job needs it: then it waits for
+// that answer). fits, when given, is asked once
 // a worker slot is free whether the replay fits in the time left, and
 // when it does gives the time it must end by. held: the caller holds a
 // worker slot for it.
@@ -341,7 +342,11 @@ func (m *minimizer) test(ctx context.Context, job *reproJob, seq []browser.Entry
 			m.mu.Unlock()
 			return false, nil
 		}
-		if wait, ok := m.running[k]; ok {
+		wait, ok := m.running[cacheKey(seq, true)]
+		if !ok {
+			wait, ok = m.running[k]
+		}
+		if ok {
 			m.mu.Unlock()
 			select {
 			case <-wait:
@@ -508,6 +513,17 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 		}
 		g.jobs = append(g.jobs, j)
 	}
+	for _, g := range groups {
+		slices.SortStableFunc(g.jobs, func(a, b *reproJob) int {
+			switch {
+			case a.axe == b.axe:
+				return 0
+			case a.axe:
+				return -1
+			}
+			return 1
+		})
+	}
 	// next pops the group's shortest candidate left, those behind a
 	// sign-in first once the app turned a replay away at its first page.
 	next := func(g *group) ([]browser.Entry, bool) {
@@ -555,17 +571,8 @@ func (m *minimizer) minimize(ctx context.Context, jobs []*reproJob) {
 		if !ok {
 			return false
 		}
-		// One replay answers for the whole group: with axe-core first when
-		// a job needs it, as that one answers for all.
-		slices.SortStableFunc(open, func(a, b *reproJob) int {
-			switch {
-			case a.axe == b.axe:
-				return 0
-			case a.axe:
-				return -1
-			}
-			return 1
-		})
+		// One replay answers for the whole group (the jobs are in axe-first
+		// order: a replay with axe-core answers for all).
 		for _, j := range open {
 			if ok, err := m.test(searchCtx, j, c, true, fits); err == nil && ok {
 				m.setBest(j, c)

@@ -52,39 +52,36 @@ const (
 	TeamAdvanced = "advanced"
 )
 
-// builtin is the explorer's member for a personas built-in: its name,
-// role and focus from the personas package (one definition of who the
-// team is, shared with model prompts and personas.Run), and the tricks it
-// plays offline here.
-func builtin(name string, tricks ...Trick) Persona {
-	for _, p := range personas.Builtins() {
-		if p.Name == name {
-			return Persona{Name: p.Name, Role: p.Role, Focus: p.Focus, Tricks: tricks}
-		}
+// offlineTricks are what each personas built-in does offline here.
+var offlineTricks = map[string][]Trick{
+	personas.NewUser:       {TrickClickButtons, TrickValidForm},
+	personas.PowerUser:     {TrickPaginate, TrickSelect},
+	personas.Adversarial:   {TrickXSS, TrickLong, TrickDouble, TrickDropSession},
+	personas.Accessibility: {TrickKeyboard, TrickClickButtons},
+	personas.DataHeavy:     {TrickPaginate, TrickLong, TrickSelect},
+	personas.Impatient:     {TrickDouble, TrickValidForm},
+	personas.ReturningUser: {TrickDropSession, TrickXSS},
+	personas.Explorer:      {TrickClickButtons, TrickValidForm},
+}
+
+// builtinTeam is a personas built-in team (its members, their names,
+// roles and focus: one definition, shared with model prompts and
+// personas.Run) with the tricks each plays offline here.
+func builtinTeam(team string) []Persona {
+	ps, _ := personas.NewRegistry().Team(team) // the built-in teams always exist
+	out := make([]Persona, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, Persona{Name: p.Name, Role: p.Role, Focus: p.Focus, Tricks: slices.Clone(offlineTricks[p.Name])})
 	}
-	panic("explore: no built-in persona " + name) // the names below are constants of personas
+	return out
 }
 
 // StandardTeam is the default team: new user, power user, adversarial.
-func StandardTeam() []Persona {
-	return []Persona{
-		builtin(personas.NewUser, TrickClickButtons, TrickValidForm),
-		builtin(personas.PowerUser, TrickPaginate, TrickSelect),
-		builtin(personas.Adversarial, TrickXSS, TrickLong, TrickDouble, TrickDropSession),
-	}
-}
+func StandardTeam() []Persona { return builtinTeam(personas.TeamStandard) }
 
 // AdvancedTeam is the deeper team: accessibility, data-heavy, impatient,
 // returning user and the coverage-guided explorer.
-func AdvancedTeam() []Persona {
-	return []Persona{
-		builtin(personas.Accessibility, TrickKeyboard, TrickClickButtons),
-		builtin(personas.DataHeavy, TrickPaginate, TrickLong, TrickSelect),
-		builtin(personas.Impatient, TrickDouble, TrickValidForm),
-		builtin(personas.ReturningUser, TrickDropSession, TrickXSS),
-		builtin(personas.Explorer, TrickClickButtons, TrickValidForm),
-	}
-}
+func AdvancedTeam() []Persona { return builtinTeam(personas.TeamAdvanced) }
 
 // Team returns the named built-in team.
 func Team(name string) ([]Persona, error) {
