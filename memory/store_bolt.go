@@ -125,6 +125,14 @@ func decodeStoreRecord(raw []byte, ns []string, key string) (*storeRecord, error
 	if r.Key != key || !slices.Equal(r.Namespace, ns) {
 		return nil, fmt.Errorf("%w: namespace %q key %q: record holds %q/%q", ErrStoreCorrupt, ns, key, r.Namespace, r.Key)
 	}
+	// Only what Put could have written: a damaged record must not reach a
+	// reader as a null or non-object value (it would decode as a zero value).
+	if err := validateKey(ns, key); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStoreCorrupt, err)
+	}
+	if err := validateValue(ns, key, r.Value); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStoreCorrupt, err)
+	}
 	return &r, nil
 }
 
