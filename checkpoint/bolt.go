@@ -20,8 +20,9 @@ import (
 // OpenBoltDB opens (or creates) a bbolt file for a Bolt checkpointer and,
 // through memory.NewBoltStore, a store. bbolt lets one process at a time
 // open a file; opts may be nil, and a zero Timeout becomes 2s so a second
-// process gets an error instead of waiting forever. The caller closes the
-// DB after the checkpointer and store are no longer used.
+// process gets an error instead of waiting forever. A damaged or truncated
+// file gives an error wrapping ErrCorrupt. The caller closes the DB after
+// the checkpointer and store are no longer used.
 func OpenBoltDB(path string, opts *bolt.Options) (*bolt.DB, error) {
 	o := bolt.Options{}
 	if opts != nil {
@@ -30,11 +31,7 @@ func OpenBoltDB(path string, opts *bolt.Options) (*bolt.DB, error) {
 	if o.Timeout == 0 {
 		o.Timeout = 2 * time.Second
 	}
-	db, err := bolt.Open(path, 0o600, &o)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: open bbolt file %s: %w", path, err)
-	}
-	return db, nil
+	return openBolt(path, o) // open.go: a damaged file gives ErrCorrupt, never a panic
 }
 
 // Bolt is a graph.Checkpointer stored in a bbolt database.
