@@ -53,7 +53,7 @@ func NewProviderModel(ctx context.Context, det Detection, cfg RoleConfig, hc *ht
 		}
 		m, err := anthropic.New(opts...)
 		if err != nil {
-			return nil, fmt.Errorf("llm: anthropic client: %w", err)
+			return nil, fmt.Errorf("llm: anthropic client: %w", redactErr(err, det.APIKey))
 		}
 		return &onePartMessages{m}, nil
 	case OpenAI:
@@ -63,7 +63,7 @@ func NewProviderModel(ctx context.Context, det Detection, cfg RoleConfig, hc *ht
 		}
 		m, err := openai.New(opts...)
 		if err != nil {
-			return nil, fmt.Errorf("llm: openai client: %w", err)
+			return nil, fmt.Errorf("llm: openai client: %w", redactErr(err, det.APIKey))
 		}
 		return m, nil
 	case Google:
@@ -80,7 +80,7 @@ func NewProviderModel(ctx context.Context, det Detection, cfg RoleConfig, hc *ht
 		}
 		m, err := googleai.New(ctx, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("llm: googleai client: %w", err)
+			return nil, fmt.Errorf("llm: googleai client: %w", redactErr(err, det.APIKey))
 		}
 		return m, nil
 	case Ollama:
@@ -92,13 +92,13 @@ func NewProviderModel(ctx context.Context, det Detection, cfg RoleConfig, hc *ht
 			m, err := openai.New(openai.WithToken("ollama"), openai.WithModel(model), openai.WithHTTPClient(withOpenAITransport(hc)),
 				openai.WithBaseURL(strings.TrimRight(host, "/")+"/v1"))
 			if err != nil {
-				return nil, fmt.Errorf("llm: ollama (openai-compatible) client: %w", err)
+				return nil, fmt.Errorf("llm: ollama (openai-compatible) client: %w", redactErr(err, det.APIKey))
 			}
 			return m, nil
 		}
 		m, err := ollama.New(ollama.WithModel(model), ollama.WithHTTPClient(hc), ollama.WithServerURL(host))
 		if err != nil {
-			return nil, fmt.Errorf("llm: ollama client: %w", err)
+			return nil, fmt.Errorf("llm: ollama client: %w", redactErr(err, det.APIKey))
 		}
 		return m, nil
 	case Offline:
@@ -259,6 +259,7 @@ func (f *Factory) For(ctx context.Context, role Role) (*Model, error) {
 	if f.Meter != nil {
 		opts = append(opts, WithMeter(f.Meter))
 	}
+	opts = append(opts, WithSecrets(det.APIKey))
 	opts = append(opts, f.Options...)
 	return Wrap(base, role, cfg, opts...), nil
 }

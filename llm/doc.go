@@ -71,7 +71,13 @@
 // "overloaded"/"rate limit" errors) with exponential backoff and jitter,
 // honouring Retry-After and Retry-After-Ms (RetryPolicy), and records usage
 // in a Meter. A streamed call that already delivered chunks is not retried.
-// Failures are *CallError with the HTTP status and attempt count.
+// Failures are *CallError with the HTTP status and attempt count. A
+// provider's error text can echo the credential it was sent: before it
+// reaches a CallError (or a log line) it goes through Redact, which
+// replaces bearer tokens, API-key headers and fields, key= URL parameters,
+// sk-… and AIza… keys, and the configured key itself (WithSecrets; Factory
+// passes it) with [REDACTED]. errors.Is still sees the original error;
+// Unwrap and errors.As do not reach its text.
 // TransientError tells callers that retry whole jobs (the explorer's
 // missions) whether a failure was transient.
 //

@@ -28,6 +28,7 @@ type Model struct {
 	meter    *Meter
 	log      *slog.Logger
 	onUsage  func(CallUsage)
+	secrets  []string // redacted from provider errors, with Redact's patterns
 }
 
 // CallUsage is the usage of one successful call.
@@ -50,6 +51,13 @@ func WithMeter(mt *Meter) ModelOption { return func(m *Model) { m.meter = mt } }
 
 // WithLogger logs retries and failures to l (default: discard).
 func WithLogger(l *slog.Logger) ModelOption { return func(m *Model) { m.log = l } }
+
+// WithSecrets adds values (the provider's API key) that Redact removes from
+// provider error text before it reaches a returned error or a log line.
+// Factory.For passes the key it configured.
+func WithSecrets(secrets ...string) ModelOption {
+	return func(m *Model) { m.secrets = append(m.secrets, secrets...) }
+}
 
 // WithUsageHook calls f after each successful call.
 func WithUsageHook(f func(CallUsage)) ModelOption { return func(m *Model) { m.onUsage = f } }
@@ -135,8 +143,10 @@ func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageCont
 		}
 		var ra time.Duration
 		status, ra = rec.get()
-		lastErr = err
 		transient := IsTransient(err, status)
+		// Provider text can echo the key: redact it at this boundary, after
+		// the error was classified on its original form.
+		lastErr = redactErr(err, m.secrets...)
 		if !transient || attempt >= p.MaxAttempts || ctx.Err() != nil || streamed.Load() {
 			return nil, &CallError{Role: m.role, Provider: m.provider, Model: m.cfg.Model, Status: status,
 				Transient: transient, Attempts: attempt, Err: lastErr}
@@ -151,7 +161,7 @@ func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageCont
 		}
 		m.log.LogAttrs(ctx, slog.LevelWarn, "llm: transient error, retrying",
 			slog.String("role", string(m.role)), slog.String("model", m.cfg.Model), slog.Int("status", status),
-			slog.Int("attempt", attempt), slog.Duration("delay", delay), slog.String("error", err.Error()))
+			slog.Int("attempt", attempt), slog.Duration("delay", delay), slog.String("error", lastErr.Error()))
 		if err := p.Sleep(ctx, delay); err != nil {
 			return nil, &CallError{Role: m.role, Provider: m.provider, Model: m.cfg.Model, Status: status, Transient: true, Attempts: attempt,
 				Err: errors.Join(lastErr, err)}
