@@ -29,7 +29,7 @@ func TestParseMissions(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ms, 2)
 	assert.Equal(t, Mission{ThreadID: "smoke", Prompt: "Explore the app"}, ms[0])
-	assert.Equal(t, Mission{ThreadID: "a11y", Prompt: "Check accessibility and keyboard use", Team: TeamAdvanced, Budget: 50, StartURL: "/settings?tab=1"}, ms[1])
+	assert.Equal(t, Mission{ThreadID: "a11y", Prompt: "Check accessibility and keyboard use", Team: TeamAdvanced, Budget: 50, StartURL: "http://localhost:8080/settings?tab=1"}, ms[1])
 
 	tests := []struct {
 		name, yaml string
