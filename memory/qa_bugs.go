@@ -210,7 +210,9 @@ func (q *QA) Bug(ctx context.Context, fingerprint string) (BugEntry, error) {
 }
 
 // Bugs lists the catalog, optionally only one status ("" for all): most
-// severe first, then most seen, then by fingerprint.
+// severe first, then most seen, then by fingerprint. Entries that do not
+// decode are left out and listed in a *CorruptRecordsError returned with
+// the others (see IsCorruptOnly and Quarantine).
 func (q *QA) Bugs(ctx context.Context, status BugStatus) ([]BugEntry, error) {
 	var filter map[string]any
 	if status != "" {
@@ -220,7 +222,7 @@ func (q *QA) Bugs(ctx context.Context, status BugStatus) ([]BugEntry, error) {
 		filter = map[string]any{"status": string(status)}
 	}
 	bugs, err := qaList[BugEntry](ctx, q, KindBugs, filter)
-	if err != nil {
+	if !IsCorruptOnly(err) {
 		return nil, err
 	}
 	// Keep the filter's promise even if a back-end ignored it.
@@ -231,7 +233,7 @@ func (q *QA) Bugs(ctx context.Context, status BugStatus) ([]BugEntry, error) {
 		}
 	}
 	qaSortBugs(kept)
-	return kept, nil
+	return kept, err
 }
 
 func qaSortBugs(bugs []BugEntry) {

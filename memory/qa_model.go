@@ -210,33 +210,41 @@ func qaGet[T any](ctx context.Context, q *QA, kind QAKind, key string) (v T, fou
 		return v, false, fmt.Errorf("qa memory: get %s/%s: %w", kind, key, err)
 	}
 	if err := json.Unmarshal(it.Value, &v); err != nil {
-		return v, false, fmt.Errorf("qa memory: decode %s/%s: %w", kind, key, err)
+		bad := &CorruptRecordsError{Records: []CorruptRecord{{Namespace: q.Namespace(kind), Key: key, Err: err}}}
+		return v, false, fmt.Errorf("qa memory: decode %s/%s: %w", kind, key, bad)
 	}
 	return v, true, nil
 }
 
 // qaList loads every value of a namespace (optionally filtered), page by page.
-// Values that do not decode are logged and skipped, so one corrupt item does
-// not hide the rest.
+// Records that do not decode (in the store, or into T) are skipped, so one
+// corrupt item does not hide the rest; they come back as a
+// *CorruptRecordsError together with the values that decoded.
 func qaList[T any](ctx context.Context, q *QA, kind QAKind, filter map[string]any) ([]T, error) {
 	var out []T
+	var bad corruptSet
 	for offset := 0; ; offset += qaPageSize {
 		items, err := q.store.Search(ctx, q.Namespace(kind), graph.SearchQuery{Filter: filter, Limit: qaPageSize, Offset: offset})
-		if err != nil {
+		if err := bad.keep(err); err != nil {
 			return nil, fmt.Errorf("qa memory: list %s: %w", kind, err)
 		}
 		for _, it := range items {
 			var v T
 			if err := json.Unmarshal(it.Value, &v); err != nil {
-				q.log.Warn("qa memory: skipping undecodable item", "kind", kind, "key", it.Key, "err", err)
+				bad.add(it.Namespace, it.Key, err)
 				continue
 			}
 			out = append(out, v)
 		}
 		if len(items) < qaPageSize {
-			return out, nil
+			break
 		}
 	}
+	if err := bad.err(); err != nil {
+		q.log.Warn("qa memory: skipping records that do not decode", "kind", kind, "err", err)
+		return out, fmt.Errorf("qa memory: list %s: %w", kind, err)
+	}
+	return out, nil
 }
 
 // ---- pages ----
@@ -280,7 +288,7 @@ func (q *QA) RecordPageVisit(ctx context.Context, rawURL, title string) (PageRec
 // Pages lists the known pages, most visited first.
 func (q *QA) Pages(ctx context.Context) ([]PageRecord, error) {
 	pages, err := qaList[PageRecord](ctx, q, KindPages, nil)
-	if err != nil {
+	if !IsCorruptOnly(err) {
 		return nil, err
 	}
 	sort.Slice(pages, func(i, j int) bool {
@@ -289,7 +297,7 @@ func (q *QA) Pages(ctx context.Context) ([]PageRecord, error) {
 		}
 		return pages[i].Page < pages[j].Page
 	})
-	return pages, nil
+	return pages, err
 }
 
 // ---- selectors ----
@@ -340,7 +348,7 @@ func (q *QA) RecordSelector(ctx context.Context, rawURL, selector string, ok boo
 // Selectors lists the selector records, most failures first.
 func (q *QA) Selectors(ctx context.Context) ([]SelectorRecord, error) {
 	recs, err := qaList[SelectorRecord](ctx, q, KindSelectors, nil)
-	if err != nil {
+	if !IsCorruptOnly(err) {
 		return nil, err
 	}
 	sort.Slice(recs, func(i, j int) bool {
@@ -352,7 +360,7 @@ func (q *QA) Selectors(ctx context.Context) ([]SelectorRecord, error) {
 		}
 		return recs[i].Selector < recs[j].Selector
 	})
-	return recs, nil
+	return recs, err
 }
 
 // ---- quirks ----
@@ -398,7 +406,7 @@ func (q *QA) AddQuirk(ctx context.Context, rawURL, text, persona string) (Quirk,
 // Quirks lists the known quirks, most recently seen first.
 func (q *QA) Quirks(ctx context.Context) ([]Quirk, error) {
 	recs, err := qaList[Quirk](ctx, q, KindQuirks, nil)
-	if err != nil {
+	if !IsCorruptOnly(err) {
 		return nil, err
 	}
 	sort.Slice(recs, func(i, j int) bool {
@@ -410,7 +418,7 @@ func (q *QA) Quirks(ctx context.Context) ([]Quirk, error) {
 		}
 		return recs[i].Text < recs[j].Text
 	})
-	return recs, nil
+	return recs, err
 }
 
 // ---- observations ----
@@ -454,11 +462,11 @@ func (q *QA) AddObservation(ctx context.Context, o Observation) (Observation, er
 // Observations lists the notes, newest first.
 func (q *QA) Observations(ctx context.Context) ([]Observation, error) {
 	recs, err := qaList[Observation](ctx, q, KindObservations, nil)
-	if err != nil {
+	if !IsCorruptOnly(err) {
 		return nil, err
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].ID > recs[j].ID })
-	return recs, nil
+	return recs, err
 }
 
 // ---- sessions ----
@@ -507,7 +515,7 @@ func (q *QA) SaveSession(ctx context.Context, s SessionSummary) error {
 // Sessions lists the session summaries, oldest first.
 func (q *QA) Sessions(ctx context.Context) ([]SessionSummary, error) {
 	recs, err := qaList[SessionSummary](ctx, q, KindSessions, nil)
-	if err != nil {
+	if !IsCorruptOnly(err) {
 		return nil, err
 	}
 	sort.Slice(recs, func(i, j int) bool {
@@ -516,7 +524,7 @@ func (q *QA) Sessions(ctx context.Context) ([]SessionSummary, error) {
 		}
 		return recs[i].ThreadID < recs[j].ThreadID
 	})
-	return recs, nil
+	return recs, err
 }
 
 // ---- procedures ----
@@ -607,7 +615,7 @@ func (q *QA) Supplement(ctx context.Context, persona string) (string, error) {
 // Procedures lists every persona's procedure, by persona name.
 func (q *QA) Procedures(ctx context.Context) ([]Procedure, error) {
 	items, err := qaList[json.RawMessage](ctx, q, KindProcedures, nil)
-	if err != nil {
+	if !IsCorruptOnly(err) {
 		return nil, err
 	}
 	var out []Procedure
@@ -618,7 +626,7 @@ func (q *QA) Procedures(ctx context.Context) ([]Procedure, error) {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Persona < out[j].Persona })
-	return out, nil
+	return out, err
 }
 
 // SetRoutingRules replaces the supervisor's routing rules.

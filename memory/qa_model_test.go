@@ -230,10 +230,15 @@ func TestCorruptItemsAreSkipped(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, st.Put(ctx, q.Namespace(KindBugs), "broken", []byte(`{"seen_count":"many"}`), nil))
 	bugs, err := q.Bugs(ctx, "")
-	require.NoError(t, err)
-	assert.Len(t, bugs, 1)
+	assert.Len(t, bugs, 1, "the readable entries come back")
+	var ce *CorruptRecordsError
+	require.ErrorAs(t, err, &ce, "with the unreadable ones listed")
+	require.Len(t, ce.Records, 1)
+	assert.Equal(t, "broken", ce.Records[0].Key)
+	assert.Equal(t, q.Namespace(KindBugs), ce.Records[0].Namespace)
+	assert.True(t, IsCorruptOnly(err))
 	_, err = q.Bug(ctx, "broken")
-	require.Error(t, err)
+	require.ErrorAs(t, err, &ce)
 	assert.Contains(t, err.Error(), "decode")
 }
 

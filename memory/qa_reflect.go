@@ -186,16 +186,19 @@ type Reflection struct {
 // on fallback) and derives the supervisor's routing rules: for each page with
 // open bugs, prefer the persona that found most of them.
 func (q *QA) Reflect(ctx context.Context, opts ReflectOptions) (Reflection, error) {
+	// Records that do not decode are left out of the reflection and
+	// reported with it (a *CorruptRecordsError) once it is stored.
+	var bad corruptSet
 	sessions, err := q.Sessions(ctx)
-	if err != nil {
+	if err := bad.keep(err); err != nil {
 		return Reflection{}, err
 	}
 	bugs, err := q.Bugs(ctx, "")
-	if err != nil {
+	if err := bad.keep(err); err != nil {
 		return Reflection{}, err
 	}
 	sels, err := q.Selectors(ctx)
-	if err != nil {
+	if err := bad.keep(err); err != nil {
 		return Reflection{}, err
 	}
 	var failed []SelectorRecord
@@ -271,7 +274,7 @@ func (q *QA) Reflect(ctx context.Context, opts ReflectOptions) (Reflection, erro
 	if err := q.SetRoutingRules(ctx, out.RoutingRules); err != nil {
 		return out, err
 	}
-	return out, nil
+	return out, bad.err()
 }
 
 // qaRoutingFromBugs: per page with open bugs, the persona that found most of

@@ -105,23 +105,24 @@ func (r PageRisk) Reason() string {
 // PageRisks scores every page with open bugs, quirks or selector failures,
 // highest score first (ties by page).
 func (q *QA) PageRisks(ctx context.Context) ([]PageRisk, error) {
+	var bad corruptSet
 	bugs, err := q.Bugs(ctx, BugOpen)
-	if err != nil {
+	if err := bad.keep(err); err != nil {
 		return nil, err
 	}
 	quirks, err := q.Quirks(ctx)
-	if err != nil {
+	if err := bad.keep(err); err != nil {
 		return nil, err
 	}
 	sels, err := q.Selectors(ctx)
-	if err != nil {
+	if err := bad.keep(err); err != nil {
 		return nil, err
 	}
 	pages, err := q.Pages(ctx)
-	if err != nil {
+	if err := bad.keep(err); err != nil {
 		return nil, err
 	}
-	return q.scorePages(bugs, quirks, sels, pages), nil
+	return q.scorePages(bugs, quirks, sels, pages), bad.err()
 }
 
 func (q *QA) scorePages(bugs []BugEntry, quirks []Quirk, sels []SelectorRecord, pages []PageRecord) []PageRisk {
@@ -192,13 +193,13 @@ func (q *QA) scorePages(bugs []BugEntry, quirks []Quirk, sels []SelectorRecord, 
 // HighRiskPages returns the n riskiest pages (all when n ≤ 0).
 func (q *QA) HighRiskPages(ctx context.Context, n int) ([]PageRisk, error) {
 	risks, err := q.PageRisks(ctx)
-	if err != nil {
+	if !IsCorruptOnly(err) {
 		return nil, err
 	}
 	if n > 0 && len(risks) > n {
 		risks = risks[:n]
 	}
-	return risks, nil
+	return risks, err
 }
 
 // DefaultContextChars is the cap SupervisorContext uses for maxChars ≤ 0.
@@ -221,24 +222,25 @@ func (q *QA) SupervisorContext(ctx context.Context, maxChars int) (string, error
 	if maxChars <= 0 {
 		maxChars = DefaultContextChars
 	}
+	var bad corruptSet
 	bugs, err := q.Bugs(ctx, BugOpen)
-	if err != nil {
+	if err := bad.keep(err); err != nil {
 		return "", err
 	}
 	quirks, err := q.Quirks(ctx)
-	if err != nil {
+	if err := bad.keep(err); err != nil {
 		return "", err
 	}
 	sels, err := q.Selectors(ctx)
-	if err != nil {
+	if err := bad.keep(err); err != nil {
 		return "", err
 	}
 	pages, err := q.Pages(ctx)
-	if err != nil {
+	if err := bad.keep(err); err != nil {
 		return "", err
 	}
 	rules, err := q.RoutingRules(ctx)
-	if err != nil {
+	if err := bad.keep(err); err != nil {
 		return "", err
 	}
 	risks := q.scorePages(bugs, quirks, sels, pages)
@@ -288,7 +290,7 @@ func (q *QA) SupervisorContext(ctx context.Context, maxChars int) (string, error
 			lines = append(lines, "- "+qaOneLine(r.String(), 200))
 		}
 	}
-	return qaCapLines(lines, maxChars), nil
+	return qaCapLines(lines, maxChars), bad.err()
 }
 
 // qaOneLine collapses whitespace and caps s at n runes.
@@ -329,9 +331,10 @@ type RegressionMission struct {
 // page first; together they cover every open bug.
 func (q *QA) RegressionMissions(ctx context.Context) ([]RegressionMission, error) {
 	bugs, err := q.Bugs(ctx, BugOpen)
-	if err != nil {
+	if !IsCorruptOnly(err) {
 		return nil, err
 	}
+	corrupt := err
 	byPage := map[string][]BugEntry{}
 	for _, b := range bugs {
 		byPage[b.Page] = append(byPage[b.Page], b)
@@ -374,5 +377,5 @@ func (q *QA) RegressionMissions(ctx context.Context) ([]RegressionMission, error
 		m.Prompt = strings.TrimRight(b.String(), "\n")
 		out = append(out, m)
 	}
-	return out, nil
+	return out, corrupt
 }

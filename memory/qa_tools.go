@@ -102,8 +102,12 @@ func (t *RecallTool) Call(ctx context.Context, raw json.RawMessage) (string, err
 		}
 	}
 	hits, err := t.qa.Recall(ctx, a.Query, kinds, limit)
-	if err != nil {
+	if !IsCorruptOnly(err) {
 		return "", fmt.Errorf("%s: %w", RecallToolName, err)
+	}
+	if err != nil {
+		// The model gets what could be read; the damage is the operator's.
+		t.qa.log.Warn("qa memory: recall skipped records that do not decode", "err", err)
 	}
 	if len(hits) == 0 {
 		return fmt.Sprintf("No past findings match %q.", a.Query), nil
@@ -142,9 +146,10 @@ func (q *QA) Recall(ctx context.Context, query string, kinds []QAKind, limit int
 		limit = 5
 	}
 	var hits []RecallHit
+	var bad corruptSet
 	for _, kind := range kinds {
 		items, err := q.store.Search(ctx, q.Namespace(kind), graph.SearchQuery{Query: query, Limit: limit})
-		if err != nil {
+		if err := bad.keep(err); err != nil {
 			return nil, fmt.Errorf("recall %s: %w", kind, err)
 		}
 		for _, it := range items {
@@ -154,6 +159,7 @@ func (q *QA) Recall(ctx context.Context, query string, kinds []QAKind, limit int
 			text, err := qaRecallText(kind, it.Value)
 			if err != nil {
 				q.log.Warn("qa memory: skipping undecodable item", "kind", kind, "key", it.Key, "err", err)
+				bad.add(it.Namespace, it.Key, err)
 				continue
 			}
 			hits = append(hits, RecallHit{Kind: kind, Key: it.Key, Score: it.Score, Text: text})
@@ -163,7 +169,7 @@ func (q *QA) Recall(ctx context.Context, query string, kinds []QAKind, limit int
 	if len(hits) > limit {
 		hits = hits[:limit]
 	}
-	return hits, nil
+	return hits, bad.err()
 }
 
 func qaRecallText(kind QAKind, raw json.RawMessage) (string, error) {

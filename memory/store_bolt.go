@@ -162,7 +162,15 @@ func (s *BoltStore) Put(ctx context.Context, ns []string, key string, value json
 		}
 		var old *storeRecord
 		if raw := items.Get([]byte(key)); raw != nil {
-			old, _ = decodeStoreRecord(raw, ns, key) // a damaged old record is replaced
+			var derr error
+			if old, derr = decodeStoreRecord(raw, ns, key); derr != nil {
+				// A damaged old record is replaced; its bytes are kept.
+				if err := s.quarantineTx(tx, ns, key, raw, derr); err != nil {
+					return err
+				}
+				s.cfg.logger.Warn("store: put replaces a record that does not decode; its bytes are in the quarantine bucket",
+					"namespace", ns, "key", key, "bucket", s.QuarantineBucket(), "err", derr)
+			}
 		}
 		r := s.cfg.newRecord(ns, key, value, opts, old)
 		r.Vector = vec
@@ -202,7 +210,7 @@ func (s *BoltStore) Get(ctx context.Context, ns []string, key string) (*graph.It
 		}
 		r, err := decodeStoreRecord(raw, ns, key)
 		if err != nil {
-			return err
+			return &CorruptRecordsError{Records: []CorruptRecord{{Namespace: slices.Clone(ns), Key: key, Err: err}}}
 		}
 		if !r.expired(s.cfg.now()) {
 			item := r.item()
@@ -306,8 +314,9 @@ func storeWalk(b *bolt.Bucket, ns []string, fn func(ns []string, items *bolt.Buc
 
 // Search returns the items under prefix that pass the query's filter,
 // ranked by the query (keyword match, or similarity with an embedder) or in
-// namespace and key order. An item that does not decode is skipped and
-// logged at warning level.
+// namespace and key order. Items that do not decode are skipped: Search
+// then returns the other items together with a *CorruptRecordsError
+// listing them.
 func (s *BoltStore) Search(ctx context.Context, prefix []string, q graph.SearchQuery) ([]graph.Item, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -316,6 +325,7 @@ func (s *BoltStore) Search(ctx context.Context, prefix []string, q graph.SearchQ
 	if err != nil {
 		return nil, err
 	}
+	var bad corruptSet
 	err = s.view(func(tx *bolt.Tx) error {
 		b, err := s.nsBucket(tx, prefix, false)
 		if err != nil || b == nil {
@@ -332,6 +342,7 @@ func (s *BoltStore) Search(ctx context.Context, prefix []string, q graph.SearchQ
 				}
 				if err != nil {
 					s.cfg.logger.Warn("store: skipping an item that does not decode", "err", err)
+					bad.add(ns, string(k), err)
 				}
 				return nil
 			})
@@ -340,7 +351,7 @@ func (s *BoltStore) Search(ctx context.Context, prefix []string, q graph.SearchQ
 	if err != nil {
 		return nil, fmt.Errorf("store: search %q: %w", prefix, err)
 	}
-	return se.done(), nil
+	return se.done(), bad.err()
 }
 
 // ListNamespaces lists the namespaces that hold live items.

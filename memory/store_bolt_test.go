@@ -63,8 +63,9 @@ func TestBoltStoreReopen(t *testing.T) {
 }
 
 // TestBoltStoreCorruptItem: an item whose stored bytes are damaged or of an
-// unknown record version gives a clear error on Get and is skipped (and
-// logged) by Search; the other items stay readable.
+// unknown record version gives a clear error on Get; Search returns the
+// other items and a *CorruptRecordsError naming it; Check lists it; a Put
+// over it keeps its bytes in the quarantine bucket.
 func TestBoltStoreCorruptItem(t *testing.T) {
 	ctx := context.Background()
 	cases := map[string][]byte{
@@ -87,16 +88,31 @@ func TestBoltStoreCorruptItem(t *testing.T) {
 			require.ErrorIs(t, err, memory.ErrStoreCorrupt)
 			assert.Contains(t, err.Error(), `"bad"`)
 			items, err := s.Search(ctx, []string{"a"}, graph.SearchQuery{})
-			require.NoError(t, err)
+			require.ErrorIs(t, err, memory.ErrStoreCorrupt)
+			var ce *memory.CorruptRecordsError
+			require.ErrorAs(t, err, &ce)
+			require.Len(t, ce.Records, 1)
+			assert.Equal(t, []string{"a"}, ce.Records[0].Namespace)
+			assert.Equal(t, "bad", ce.Records[0].Key)
 			require.Len(t, items, 1)
 			assert.Equal(t, "good", items[0].Key)
+			err = s.Check(ctx)
+			require.ErrorAs(t, err, &ce)
+			require.Len(t, ce.Records, 1)
+			assert.Equal(t, "bad", ce.Records[0].Key)
 			it, err := s.Get(ctx, []string{"a"}, "good")
 			require.NoError(t, err)
 			assert.JSONEq(t, `{"x":2}`, string(it.Value))
-			// A Put over the damaged item repairs it.
+			// A Put over the damaged item repairs it and keeps its bytes.
 			require.NoError(t, s.Put(ctx, []string{"a"}, "bad", []byte(`{"x":3}`), nil))
 			_, err = s.Get(ctx, []string{"a"}, "bad")
 			require.NoError(t, err)
+			require.NoError(t, s.Check(ctx))
+			q, err := s.Quarantined(ctx)
+			require.NoError(t, err)
+			require.Len(t, q, 1)
+			assert.Equal(t, raw, q[0].Raw)
+			assert.Equal(t, "bad", q[0].Key)
 		})
 	}
 }
