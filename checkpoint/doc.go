@@ -50,6 +50,17 @@
 // record) and lists every problem; Compact copies a file's live data into
 // a new, smaller file.
 //
+// OpenBoltDB checks a file's meta pages, length and freelist page before
+// bbolt maps it (bbolt trusts them: a truncated or overwritten file makes
+// bolt.Open panic) and recovers what bbolt still panics on while opening:
+// a damaged file gives an error wrapping ErrCorrupt and is left as it was.
+// A lock timeout names the file and the likely holder.
+//
+// When the newest checkpoint of a thread does not decode, Get fails with a
+// *DecodeError naming it; NewestReadable walks back to the newest one that
+// loads, and a run resumes from it with graph.CheckpointID and
+// graph.Continue.
+//
 // # Durability
 //
 // Without a log, each Put, PutWrites and DeleteThread is one bbolt

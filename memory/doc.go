@@ -12,6 +12,17 @@
 // expired items are hidden and PurgeExpired deletes them. The conformance
 // suite every back-end runs is memory/storetest.
 //
+// # Damaged records
+//
+// A BoltStore record that does not decode is never skipped silently: Get
+// fails, and Search returns the other items together with a
+// *CorruptRecordsError listing each damaged record (namespace, key,
+// error). Check lists every damaged record of the store; Quarantine moves
+// them into the bucket QuarantineBucket (agentgraph.store.quarantine),
+// keeping their bytes, and Quarantined lists them. A Put over a damaged
+// record keeps the old bytes there too. The in-memory store keeps decoded
+// records and has nothing to report.
+//
 // # QA knowledge model
 //
 // NewQA(store, origin) gives the long-term memory of one web app on any
@@ -40,6 +51,14 @@
 //     Supplement(persona).
 //   - Agent tools (they satisfy tools.Tool without importing it): RecallTool
 //     is recall_past_findings, ObservationTool is record_observation.
+//
+// Every QA reader returns what it could read; records that do not decode
+// (in the store, or as their kind) come back with it as a
+// *CorruptRecordsError, so a caller can warn and go on (IsCorruptOnly).
+// QA.Check lists them and QA.Quarantine moves them aside: store-level
+// damage into the store's quarantine, values of the wrong shape unchanged
+// under Namespace(KindQuarantine)+kind. An update of a damaged entry
+// (RecordBug over it, say) fails until it is quarantined.
 //
 // Updates are serialised within one QA value; share one QA per app and
 // process.
