@@ -592,7 +592,7 @@ func (b *Bolt) Check(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	err := b.view(func(tx *bolt.Tx) error {
-		for err := range tx.Check() {
+		for _, err := range txCheck(tx) { // corrupt.go: never a fatal fault
 			errs = append(errs, fmt.Errorf("%w: bbolt: %v", ErrCorrupt, err))
 		}
 		top := tx.Bucket([]byte(b.cfg.bucket))

@@ -8,8 +8,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"slices"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // This file checks a bbolt file's structure before bbolt maps it: the
@@ -168,7 +171,10 @@ func validateBoltFile(path string, timeout time.Duration) error {
 		return err
 	}
 	if m.freelist == noFreelist {
-		return nil // bbolt rebuilds the freelist by walking the tree; Open recovers a panic there
+		// bbolt rebuilds the freelist by walking the tree in a goroutine
+		// of its own, where a wild page id is a fatal fault: walk it here
+		// first.
+		return walkFile(path, timeout)
 	}
 	if m.freelist < 2 || m.freelist >= m.hwm {
 		return corrupt("freelist page %d outside 2..%d", m.freelist, m.hwm-1)
@@ -221,4 +227,64 @@ func pageKind(flags []uint16) string {
 		return "leaf or branch"
 	}
 	return "known"
+}
+
+// txCheck is bbolt's tx.Check made safe for a damaged file. tx.Check reads
+// pages in a goroutine of its own, where a page id past the end of the
+// mapped file is a fatal fault, not a panic anyone can recover. So every
+// page is first reached here, through cursors over every bucket, with
+// faults turned into panics; tx.Check runs only when that walk succeeds.
+func txCheck(tx *bolt.Tx) []error {
+	if err := walkPages(tx); err != nil {
+		return []error{err}
+	}
+	var errs []error
+	for err := range tx.Check() {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+func walkPages(tx *bolt.Tx) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("reading every page: %v", r)
+		}
+	}()
+	var walk func(b *bolt.Bucket)
+	walk = func(b *bolt.Bucket) {
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if v == nil {
+				if child := b.Bucket(k); child != nil {
+					walk(child)
+				}
+			}
+		}
+	}
+	return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+		walk(b)
+		return nil
+	})
+}
+
+// walkFile opens path read-only (no freelist load) and reads every page.
+func walkFile(path string, timeout time.Duration) error {
+	db, err := openRecover(path, &bolt.Options{ReadOnly: true, Timeout: timeout})
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	defer db.Close()
+	err = viewRecover(db, walkPages)
+	if err != nil && !errors.Is(err, ErrCorrupt) {
+		err = fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return err
+}
+
+func viewRecover(db *bolt.DB, fn func(*bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer recoverCorrupt(&err)
+	return db.View(fn)
 }

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -161,4 +162,71 @@ func TestOpenLockTimeout(t *testing.T) {
 	assert.Contains(t, err.Error(), path)
 	assert.Contains(t, err.Error(), "held by another process?")
 	assert.Contains(t, err.Error(), "150ms")
+}
+
+// pointBranchesPastEnd makes the first child of every branch page of path
+// a page id past the end of the mapped file (but within bbolt's address
+// range), and returns how many it changed.
+func pointBranchesPastEnd(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	const page = 4096
+	n := 0
+	for off := 2 * page; off+page <= len(data); off += page {
+		le := binary.LittleEndian
+		if le.Uint16(data[off+8:]) == branchPageFlag && le.Uint64(data[off:]) == uint64(off/page) {
+			le.PutUint64(data[off+pageHeaderSize+8:], 1<<20) // element: pos, ksize, pgid
+			n++
+		}
+	}
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	return n
+}
+
+// TestCheckWildPageID: a branch page pointing past the end of the file
+// made Check die with a fatal fault in bbolt's own goroutine; now it is
+// ErrCorrupt, and so are the reads through that page.
+func TestCheckWildPageID(t *testing.T) {
+	path, all := writeThread(t, 200, 20)
+	require.Positive(t, pointBranchesPastEnd(t, path))
+	cp := reopen(t, path)
+	err := cp.Check(context.Background())
+	require.ErrorIs(t, err, ErrCorrupt)
+	assert.Contains(t, err.Error(), "reading every page")
+	failures := 0
+	for _, c := range all {
+		if _, _, err := cp.Get(context.Background(), "thread-x", "", c.ID); err != nil {
+			require.ErrorIs(t, err, ErrCorrupt)
+			failures++
+		}
+	}
+	assert.Positive(t, failures)
+}
+
+// TestOpenNoFreelistSyncWildPage: without a stored freelist bbolt rebuilds
+// it while opening, walking the tree in a goroutine of its own; a wild
+// page id there was a fatal fault, now it is ErrCorrupt.
+func TestOpenNoFreelistSyncWildPage(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cp.db")
+	db, err := OpenBoltDB(path, &bolt.Options{NoFreelistSync: true})
+	require.NoError(t, err)
+	cp, err := NewBolt(db)
+	require.NoError(t, err)
+	_, all := writeThread(t, 200, 20) // its checkpoints, put again into this file
+	for _, c := range all {
+		require.NoError(t, cp.Put(ctx, c))
+	}
+	require.NoError(t, db.Close())
+	db, err = OpenBoltDB(path, &bolt.Options{NoFreelistSync: true})
+	require.NoError(t, err, "a sound file without a freelist opens")
+	require.NoError(t, db.Close())
+
+	require.Positive(t, pointBranchesPastEnd(t, path))
+	for _, readOnly := range []bool{false, true} {
+		_, err = OpenBoltDB(path, &bolt.Options{NoFreelistSync: true, ReadOnly: readOnly})
+		require.ErrorIs(t, err, ErrCorrupt)
+		assert.Contains(t, err.Error(), path)
+	}
 }
