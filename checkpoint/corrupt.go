@@ -170,29 +170,154 @@ func validateBoltFile(path string, timeout time.Duration) error {
 	if _, err := page(m.root, leafPageFlag, branchPageFlag); err != nil {
 		return err
 	}
-	if m.freelist == noFreelist {
-		// bbolt rebuilds the freelist by walking the tree in a goroutine
-		// of its own, where a wild page id is a fatal fault: walk it here
-		// first.
-		return walkFile(path, timeout)
+	var free []uint64
+	if m.freelist != noFreelist {
+		if m.freelist < 2 || m.freelist >= m.hwm {
+			return corrupt("freelist page %d outside 2..%d", m.freelist, m.hwm-1)
+		}
+		b, err := page(m.freelist, freelistFlag)
+		if err != nil {
+			return err
+		}
+		if free, err = checkFreelist(f, b, m.freelist, pageSize, m.hwm, corrupt); err != nil {
+			return err
+		}
 	}
-	if m.freelist < 2 || m.freelist >= m.hwm {
-		return corrupt("freelist page %d outside 2..%d", m.freelist, m.hwm-1)
-	}
-	b, err := page(m.freelist, freelistFlag)
-	if err != nil {
+	// bbolt follows page ids blindly. A cycle of pages makes any read
+	// recurse until the stack overflows, a fatal error: refuse it. Without
+	// a stored freelist, bbolt rebuilds it while opening by walking every
+	// page in a goroutine of its own, where a bad page is fatal too: then
+	// every page must be sound. Otherwise other damage is left to the
+	// reads that meet it (each an ErrCorrupt) and to Check.
+	strict := m.freelist == noFreelist
+	t := &treeCheck{f: f, pageSize: pageSize, hwm: m.hwm, strict: strict,
+		done: map[uint64]bool{}, onPath: map[uint64]bool{}, corrupt: corrupt}
+	if err := t.page(m.root, 0); err != nil {
 		return err
 	}
-	return checkFreelist(f, b, m.freelist, pageSize, m.hwm, corrupt)
+	for _, id := range free {
+		if t.done[id] {
+			return corrupt("page %d is both in use and on the freelist", id)
+		}
+	}
+	return nil
+}
+
+// treeCheck walks bbolt's page tree from the root bucket: every page id
+// in range, of the right kind, reached once; every element inside its page.
+type treeCheck struct {
+	f        *os.File
+	pageSize int64
+	hwm      uint64
+	strict   bool            // every anomaly is an error; else only cycles, and a bad page is not followed
+	done     map[uint64]bool // pages checked
+	onPath   map[uint64]bool // pages between the root and the current one
+	corrupt  func(string, ...any) error
+}
+
+// bad reports an anomaly: an error when strict, else nil (the caller stops
+// following that page).
+func (t *treeCheck) bad(format string, args ...any) error {
+	if t.strict {
+		return t.corrupt(format, args...)
+	}
+	return nil
+}
+
+const maxTreeDepth = 128 // buckets nest, each a tree; far beyond real files
+
+func (t *treeCheck) page(id uint64, depth int) error {
+	if depth > maxTreeDepth {
+		return t.corrupt("page tree deeper than %d at page %d", maxTreeDepth, id)
+	}
+	if t.onPath[id] {
+		return t.corrupt("page %d refers back to itself through its children (a cycle)", id)
+	}
+	if id < 2 || id >= t.hwm {
+		return t.bad("page id %d outside 2..%d", id, t.hwm-1)
+	}
+	if t.done[id] {
+		return t.bad("page %d is reached twice", id)
+	}
+	hdr := make([]byte, pageHeaderSize)
+	if _, err := t.f.ReadAt(hdr, int64(id)*t.pageSize); err != nil {
+		return t.bad("page %d: %v", id, err)
+	}
+	le := binary.LittleEndian
+	overflow := uint64(le.Uint32(hdr[12:]))
+	if le.Uint64(hdr) != id || id+overflow >= t.hwm {
+		return t.bad("page %d: header says page %d with %d overflow pages", id, le.Uint64(hdr), overflow)
+	}
+	for i := id; i <= id+overflow; i++ {
+		t.done[i] = true
+	}
+	buf := make([]byte, int64(overflow+1)*t.pageSize)
+	if _, err := t.f.ReadAt(buf, int64(id)*t.pageSize); err != nil {
+		return t.bad("page %d: %v", id, err)
+	}
+	t.onPath[id] = true
+	defer delete(t.onPath, id)
+	return t.node(buf, id, depth)
+}
+
+// node checks the branch or leaf page in buf (a page, or an inline
+// bucket's page inside a value).
+func (t *treeCheck) node(buf []byte, id uint64, depth int) error {
+	le := binary.LittleEndian
+	if len(buf) < pageHeaderSize {
+		return t.bad("page %d: %d bytes, short of a page header", id, len(buf))
+	}
+	flags, count := le.Uint16(buf[8:]), int(le.Uint16(buf[10:]))
+	const elem = 16 // branch: pos, ksize, pgid; leaf: flags, pos, ksize, vsize
+	if pageHeaderSize+count*elem > len(buf) {
+		return t.bad("page %d: %d elements do not fit", id, count)
+	}
+	for i := range count {
+		at := pageHeaderSize + i*elem
+		e := buf[at : at+elem]
+		switch flags {
+		case branchPageFlag:
+			pos, ksize := int(le.Uint32(e)), int(le.Uint32(e[4:]))
+			if at+pos+ksize > len(buf) {
+				return t.bad("page %d: element %d runs past the page", id, i)
+			}
+			if err := t.page(le.Uint64(e[8:]), depth+1); err != nil {
+				return err
+			}
+		case leafPageFlag:
+			eflags, pos, ksize, vsize := le.Uint32(e), int(le.Uint32(e[4:])), int(le.Uint32(e[8:])), int(le.Uint32(e[12:]))
+			end := at + pos + ksize + vsize
+			if pos < 0 || ksize < 0 || vsize < 0 || end > len(buf) || end < at {
+				return t.bad("page %d: element %d runs past the page", id, i)
+			}
+			if eflags&0x01 == 0 {
+				continue
+			}
+			v := buf[at+pos+ksize : end] // a bucket: root page id, sequence, then an inline page
+			if len(v) < 16 {
+				return t.bad("page %d: element %d: short bucket header", id, i)
+			}
+			if root := le.Uint64(v); root != 0 {
+				if err := t.page(root, depth+1); err != nil {
+					return err
+				}
+			} else if err := t.node(v[16:], id, depth+1); err != nil {
+				return err
+			}
+		default:
+			return t.bad("page %d is not a branch or leaf page (flags %#x)", id, flags)
+		}
+	}
+	return nil
 }
 
 // checkFreelist checks that the freelist page's ids fit its pages and lie
 // between 2 and the high water mark, each once.
-func checkFreelist(f *os.File, b []byte, id uint64, pageSize int64, hwm uint64, corrupt func(string, ...any) error) error {
+func checkFreelist(f *os.File, b []byte, id uint64, pageSize int64, hwm uint64, corrupt func(string, ...any) error) ([]uint64, error) {
 	le := binary.LittleEndian
 	overflow := uint64(le.Uint32(b[12:]))
 	if id+overflow >= hwm {
-		return corrupt("freelist page %d runs %d pages past the last page %d", id, overflow, hwm-1)
+		return nil, corrupt("freelist page %d runs %d pages past the last page %d", id, overflow, hwm-1)
 	}
 	count, skip := uint64(le.Uint16(b[10:])), uint64(0)
 	if count == 0xFFFF {
@@ -200,11 +325,11 @@ func checkFreelist(f *os.File, b []byte, id uint64, pageSize int64, hwm uint64, 
 	}
 	room := (uint64(pageSize)*(overflow+1) - pageHeaderSize) / 8
 	if count > room || count+skip > room {
-		return corrupt("freelist page %d lists %d ids, room for %d", id, count, room)
+		return nil, corrupt("freelist page %d lists %d ids, room for %d", id, count, room)
 	}
 	data := make([]byte, (count+skip)*8)
 	if _, err := f.ReadAt(data, int64(id)*pageSize+pageHeaderSize); err != nil {
-		return corrupt("freelist page %d: %v", id, err)
+		return nil, corrupt("freelist page %d: %v", id, err)
 	}
 	ids := make([]uint64, count)
 	for i := range ids {
@@ -213,10 +338,10 @@ func checkFreelist(f *os.File, b []byte, id uint64, pageSize int64, hwm uint64, 
 	slices.Sort(ids)
 	for i, p := range ids {
 		if p < 2 || p >= hwm || (i > 0 && ids[i-1] == p) {
-			return corrupt("freelist page %d lists page %d (pages 2..%d, each once)", id, p, hwm-1)
+			return nil, corrupt("freelist page %d lists page %d (pages 2..%d, each once)", id, p, hwm-1)
 		}
 	}
-	return nil
+	return ids, nil
 }
 
 func pageKind(flags []uint16) string {
@@ -267,24 +392,4 @@ func walkPages(tx *bolt.Tx) (err error) {
 		walk(b)
 		return nil
 	})
-}
-
-// walkFile opens path read-only (no freelist load) and reads every page.
-func walkFile(path string, timeout time.Duration) error {
-	db, err := openRecover(path, &bolt.Options{ReadOnly: true, Timeout: timeout})
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrCorrupt, err)
-	}
-	defer db.Close()
-	err = viewRecover(db, walkPages)
-	if err != nil && !errors.Is(err, ErrCorrupt) {
-		err = fmt.Errorf("%w: %w", ErrCorrupt, err)
-	}
-	return err
-}
-
-func viewRecover(db *bolt.DB, fn func(*bolt.Tx) error) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer recoverCorrupt(&err)
-	return db.View(fn)
 }

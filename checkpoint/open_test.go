@@ -15,6 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/agentgraph/agentgraph/checkpoint/checkpointtest"
+	"github.com/agentgraph/agentgraph/graph"
 )
 
 // usedSize is how many bytes of path hold pages (bbolt may pre-size it).
@@ -169,6 +172,13 @@ func TestOpenLockTimeout(t *testing.T) {
 // range), and returns how many it changed.
 func pointBranchesPastEnd(t *testing.T, path string) int {
 	t.Helper()
+	return pointBranches(t, path, func(uint64) uint64 { return 1 << 20 })
+}
+
+// pointBranches sets the first child of every branch page of path to
+// to(the page's own id) and returns how many it changed.
+func pointBranches(t *testing.T, path string, to func(self uint64) uint64) int {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	const page = 4096
@@ -176,7 +186,7 @@ func pointBranchesPastEnd(t *testing.T, path string) int {
 	for off := 2 * page; off+page <= len(data); off += page {
 		le := binary.LittleEndian
 		if le.Uint16(data[off+8:]) == branchPageFlag && le.Uint64(data[off:]) == uint64(off/page) {
-			le.PutUint64(data[off+pageHeaderSize+8:], 1<<20) // element: pos, ksize, pgid
+			le.PutUint64(data[off+pageHeaderSize+8:], to(uint64(off/page))) // element: pos, ksize, pgid
 			n++
 		}
 	}
@@ -228,5 +238,60 @@ func TestOpenNoFreelistSyncWildPage(t *testing.T) {
 		_, err = OpenBoltDB(path, &bolt.Options{NoFreelistSync: true, ReadOnly: readOnly})
 		require.ErrorIs(t, err, ErrCorrupt)
 		assert.Contains(t, err.Error(), path)
+	}
+}
+
+// FuzzOpenBoltDB opens arbitrary file contents (mutations of a small sound
+// file): an error must wrap ErrCorrupt; an open file must survive NewBolt,
+// Check and reading every thread without a panic or a fault.
+func FuzzOpenBoltDB(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "seed.db")
+	db, err := OpenBoltDB(path, nil)
+	require.NoError(f, err)
+	cp, err := NewBolt(db, WithSnapshotEvery(2))
+	require.NoError(f, err)
+	for i := range 6 {
+		require.NoError(f, cp.Put(context.Background(), checkpointtest.Sample("thread-x", "", i, i > 0)))
+	}
+	require.NoError(f, db.Close())
+	data, err := os.ReadFile(path)
+	require.NoError(f, err)
+	f.Add(data, false)
+	f.Add(data[:len(data)/2], true)
+	f.Add(data[:3*4096], false)
+	f.Fuzz(func(t *testing.T, data []byte, readOnly bool) {
+		if len(data) == 0 {
+			return // a new file
+		}
+		path := filepath.Join(t.TempDir(), "cp.db")
+		require.NoError(t, os.WriteFile(path, data, 0o600))
+		db, err := OpenBoltDB(path, &bolt.Options{ReadOnly: readOnly, Timeout: time.Second})
+		if err != nil {
+			require.ErrorIs(t, err, ErrCorrupt)
+			return
+		}
+		defer db.Close()
+		cp, err := NewBolt(db)
+		if err != nil {
+			require.ErrorIs(t, err, ErrCorrupt)
+			return
+		}
+		_ = cp.Check(context.Background())
+		for _, id := range []string{"", "thread-x"} {
+			_, _ = cp.List(context.Background(), id, "", graph.ListOptions{})
+			_, _, _ = cp.Get(context.Background(), id, "", "")
+		}
+	})
+}
+
+// TestOpenPageCycle: a branch page whose child is itself made every read
+// through it recurse until a fatal stack overflow; the file is refused.
+func TestOpenPageCycle(t *testing.T) {
+	path, _ := writeThread(t, 200, 20)
+	require.Positive(t, pointBranches(t, path, func(self uint64) uint64 { return self }))
+	for _, readOnly := range []bool{false, true} {
+		_, err := OpenBoltDB(path, &bolt.Options{ReadOnly: readOnly})
+		require.ErrorIs(t, err, ErrCorrupt)
+		assert.Contains(t, err.Error(), "cycle")
 	}
 }
