@@ -50,11 +50,17 @@
 // record) and lists every problem; Compact copies a file's live data into
 // a new, smaller file.
 //
-// OpenBoltDB checks a file's meta pages, length and freelist page before
-// bbolt maps it (bbolt trusts them: a truncated or overwritten file makes
-// bolt.Open panic) and recovers what bbolt still panics on while opening:
-// a damaged file gives an error wrapping ErrCorrupt and is left as it was.
-// A lock timeout names the file and the likely holder.
+// OpenBoltDB checks a file's meta pages, length, freelist page and page
+// tree before bbolt maps it (bbolt trusts them: a truncated or overwritten
+// file makes bolt.Open panic, and a cycle of pages makes any read recurse
+// until a fatal stack overflow) and recovers what bbolt still panics on
+// while opening: such a file gives an error wrapping ErrCorrupt and is
+// left as it was. The walk reads every page of the tree once. Damage that
+// bbolt meets only as a recoverable panic (a garbled leaf page) is left to
+// the reads that hit it, so the other records stay readable; Check runs
+// bbolt's own check only after reaching every page in its own goroutine
+// (bbolt checks in a goroutine where a fault is fatal). A lock timeout
+// names the file and the likely holder.
 //
 // When the newest checkpoint of a thread does not decode, Get fails with a
 // *DecodeError naming it; NewestReadable walks back to the newest one that
