@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"runtime/debug"
 	"slices"
 	"time"
 
@@ -355,13 +354,19 @@ func pageKind(flags []uint16) string {
 }
 
 // txCheck is bbolt's tx.Check made safe for a damaged file. tx.Check reads
-// pages in a goroutine of its own, where a page id past the end of the
-// mapped file is a fatal fault, not a panic anyone can recover. So every
-// page is first reached here, through cursors over every bucket, with
-// faults turned into panics; tx.Check runs only when that walk succeeds.
+// pages in a goroutine of its own, where reading past the end of the
+// mapped file (a wild page id, a key offset past its page) is a fatal
+// fault that no one can recover. So the tree of tx's meta page is first
+// walked here, strictly, from the file; tx.Check runs only when the walk
+// finds the tree sound. When tx's meta page was already overwritten by
+// two later commits, the structure is not checked (nil).
 func txCheck(tx *bolt.Tx) []error {
-	if err := walkPages(tx); err != nil {
+	checked, err := checkTxTree(tx)
+	if err != nil {
 		return []error{err}
+	}
+	if !checked {
+		return nil
 	}
 	var errs []error
 	for err := range tx.Check() {
@@ -370,26 +375,30 @@ func txCheck(tx *bolt.Tx) []error {
 	return errs
 }
 
-func walkPages(tx *bolt.Tx) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("reading every page: %v", r)
-		}
-	}()
-	var walk func(b *bolt.Bucket)
-	walk = func(b *bolt.Bucket) {
-		c := b.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if v == nil {
-				if child := b.Bucket(k); child != nil {
-					walk(child)
-				}
-			}
-		}
+// checkTxTree walks the page tree of tx's meta page in the file. The pages
+// a read transaction sees are not reused while it is open.
+func checkTxTree(tx *bolt.Tx) (checked bool, err error) {
+	f, err := os.Open(tx.DB().Path())
+	if err != nil {
+		return false, err
 	}
-	return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
-		walk(b)
-		return nil
-	})
+	defer f.Close()
+	pageSize := int64(tx.DB().Info().PageSize)
+	for _, off := range []int64{0, pageSize} {
+		b := make([]byte, metaSize)
+		if _, err := f.ReadAt(b, off); err != nil {
+			continue
+		}
+		m := parseMeta(b)
+		if m.err != nil || m.txid != uint64(tx.ID()) || m.pageSize != pageSize {
+			continue
+		}
+		corrupt := func(format string, args ...any) error {
+			return fmt.Errorf("%w: bbolt: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+		}
+		t := &treeCheck{f: f, pageSize: pageSize, hwm: m.hwm, strict: true,
+			done: map[uint64]bool{}, onPath: map[uint64]bool{}, corrupt: corrupt}
+		return true, t.page(m.root, 0)
+	}
+	return false, nil
 }
