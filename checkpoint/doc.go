@@ -58,9 +58,9 @@
 // left as it was. The walk reads every page of the tree once. Damage that
 // bbolt meets only as a recoverable panic (a garbled leaf page) is left to
 // the reads that hit it, so the other records stay readable; Check runs
-// bbolt's own check only after reaching every page in its own goroutine
-// (bbolt checks in a goroutine where a fault is fatal). A lock timeout
-// names the file and the likely holder.
+// bbolt's own check only after walking its transaction's page tree
+// strictly from the file (bbolt checks in a goroutine where a fault is
+// fatal). A lock timeout names the file and the likely holder.
 //
 // When the newest checkpoint of a thread does not decode, Get fails with a
 // *DecodeError naming it; NewestReadable walks back to the newest one that
