@@ -61,7 +61,7 @@ func TestJSLocator(t *testing.T) {
 		`internal:role=button[name="Save"i]`:                      `getByRole('button', { name: 'Save' })`,
 		`internal:role=button[name="Save"s]`:                      `getByRole('button', { name: 'Save', exact: true })`,
 		`internal:role=heading[level=1]`:                          `getByRole('heading', { level: 1 })`,
-		`internal:role=checkbox[checked=true][name="A"i]`:         `getByRole('checkbox', { checked: true, name: 'A' })`,
+		`internal:role=checkbox[checked=true][name="A"i]`:         `getByRole('checkbox', { name: 'A', checked: true })`,
 		`internal:label="Email"i`:                                 `getByLabel('Email')`,
 		`internal:text="it's"s`:                                   `getByText('it\'s', { exact: true })`,
 		`internal:attr=[placeholder="Search"i]`:                   `getByPlaceholder('Search')`,
