@@ -22,12 +22,14 @@ type Result struct {
 	Output string `json:"output,omitempty"`
 	Error  string `json:"error,omitempty"`
 	// Locator is the Playwright Test locator of the target, if any.
-	Locator      string        `json:"locator,omitempty"`
-	HoverLocator string        `json:"hover_locator,omitempty"`
-	URL          string        `json:"url"`
-	Title        string        `json:"title"`
-	Findings     []Finding     `json:"findings,omitempty"`
-	Duration     time.Duration `json:"duration"`
+	Locator      string `json:"locator,omitempty"`
+	HoverLocator string `json:"hover_locator,omitempty"`
+	// DropLocator is the Playwright Test locator a drag dropped on.
+	DropLocator string        `json:"drop_locator,omitempty"`
+	URL         string        `json:"url"`
+	Title       string        `json:"title"`
+	Findings    []Finding     `json:"findings,omitempty"`
+	Duration    time.Duration `json:"duration"`
 	// Screenshot holds the PNG of a screenshot action.
 	Screenshot []byte `json:"-"`
 	// Snapshot is set by the snapshot action.
@@ -109,7 +111,7 @@ func (s *Session) finish(in Intent, start time.Time, res Result) Result {
 	res.Duration = time.Since(start)
 	e := Entry{
 		Seq: s.e.seq.Add(1), Time: start.UTC(), User: s.user, Action: in.Action, Params: in,
-		Locator: res.Locator, HoverLocator: res.HoverLocator, OK: res.OK, DurationMS: res.Duration.Milliseconds(),
+		Locator: res.Locator, HoverLocator: res.HoverLocator, DropLocator: res.DropLocator, OK: res.OK, DurationMS: res.Duration.Milliseconds(),
 		Result: clip(res.Output, 1000), Error: res.Error, URL: res.URL, Title: res.Title, Findings: res.Findings,
 	}
 	s.e.window.Add(e)
@@ -280,6 +282,37 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 		})
 	case ActHover:
 		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Hover() })
+	case ActDblclick:
+		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Dblclick() })
+	case ActFocus:
+		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Focus() })
+	case ActCheck:
+		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Check() })
+	case ActUncheck:
+		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Uncheck() })
+	case ActDrag:
+		src, err := s.resolve(in.Target, true)
+		if err != nil {
+			return fail(err)
+		}
+		dst, err := s.resolve(in.To, true)
+		if err != nil {
+			return Result{Locator: src.js, Error: "drop target: " + err.Error()}
+		}
+		res := Result{Locator: src.js, HoverLocator: src.hoverJS, DropLocator: dst.js}
+		if err := src.loc.DragTo(dst.loc); err != nil {
+			res.Error = fmt.Sprintf("drag %s to %s failed: %s", src.js, dst.js, oneLine(err))
+		}
+		return res
+	case ActSetFiles:
+		if msg := checkFile(in); msg != "" {
+			return fail(&IntentError{Action: in.Action, Msg: msg})
+		}
+		name, mimeType, content := in.UploadFile()
+		return withTarget(true, func(r *resolved) (string, error) {
+			err := r.loc.SetInputFiles([]playwright.InputFile{{Name: name, MimeType: mimeType, Buffer: []byte(content)}})
+			return fmt.Sprintf("set %s (%s, %d bytes)", name, mimeType, len(content)), err
+		})
 	case ActWaitFor:
 		to := 5000.0
 		if in.TimeoutMS > 0 {

@@ -150,7 +150,7 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 			return fmt.Errorf("entry %d (seq %d): %w", i+1, e.Seq, err)
 		}
 		loc, hover := renderLocator(e.Locator), renderLocator(e.HoverLocator)
-		line, ok := stepFor(e, loc, hover, base)
+		line, ok := stepFor(e, loc, hover, renderLocator(e.DropLocator), base)
 		if !ok {
 			if line != "" {
 				b.WriteString("  // " + comment(line) + "\n")
@@ -241,7 +241,7 @@ const leavingTS = `async function leaving(page: { url(): string; waitForURL(url:
 // leftPage reports whether the click or key press e took the recorded
 // session from the page at URL from to another page (fragments aside).
 func leftPage(e Entry, from string) bool {
-	if !e.OK || (e.Action != ActClick && e.Action != ActPress) || from == "" || e.URL == "" {
+	if !e.OK || (e.Action != ActClick && e.Action != ActPress && e.Action != ActDblclick) || from == "" || e.URL == "" {
 		return false
 	}
 	a, errA := url.Parse(from)
@@ -321,8 +321,9 @@ func renderLocator(s string) string {
 
 // stepFor returns the TypeScript for one successful entry; ok=false means
 // the entry is an observation (written as a comment, if non-empty).
-// loc and hover are the entry's locators as rendered by renderLocator.
-func stepFor(e Entry, locJS, hover string, base *url.URL) (string, bool) {
+// locJS, hover and drop are the entry's locators as rendered by
+// renderLocator.
+func stepFor(e Entry, locJS, hover, drop string, base *url.URL) (string, bool) {
 	p := e.Params
 	loc := "page." + locJS
 	pre := ""
@@ -345,6 +346,20 @@ func stepFor(e Entry, locJS, hover string, base *url.URL) (string, bool) {
 		return pre + "await " + loc + ".selectOption(" + jsString(p.ValueOrEmpty()) + ");", e.Locator != ""
 	case ActHover:
 		return pre + "await " + loc + ".hover();", e.Locator != ""
+	case ActDblclick:
+		return pre + "await " + loc + ".dblclick();", e.Locator != ""
+	case ActFocus:
+		return pre + "await " + loc + ".focus();", e.Locator != ""
+	case ActCheck:
+		return pre + "await " + loc + ".check();", e.Locator != ""
+	case ActUncheck:
+		return pre + "await " + loc + ".uncheck();", e.Locator != ""
+	case ActDrag:
+		return pre + "await " + loc + ".dragTo(page." + drop + ");", e.Locator != "" && drop != ""
+	case ActSetFiles:
+		name, mimeType, content := p.UploadFile()
+		return pre + "await " + loc + ".setInputFiles({ name: " + jsString(name) + ", mimeType: " + jsString(mimeType) +
+			", buffer: Buffer.from(" + jsString(content) + ") });", e.Locator != ""
 	case ActWaitFor:
 		if p.Text != "" {
 			return "await expect(page.getByText(" + jsString(p.Text) + ").first()).toBeVisible();", true

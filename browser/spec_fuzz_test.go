@@ -158,6 +158,12 @@ func vocabularyEntries() []Entry {
 		mk(ActScroll, "getByTestId('a')", Intent{Target: "e1"}),
 		mk(ActSnapshot, "", Intent{}), mk(ActExtractText, "", Intent{}), mk(ActCheckHealth, "", Intent{}), mk(ActScreenshot, "", Intent{}),
 		mk(ActGoBack, "", Intent{}), mk(ActReload, "", Intent{}),
+		mk(ActDblclick, "getByText('a')", Intent{Target: "e1"}),
+		mk(ActFocus, "getByText('a')", Intent{Target: "e1"}),
+		mk(ActCheck, "getByText('a')", Intent{Target: "e1"}),
+		mk(ActUncheck, "getByText('a')", Intent{Target: "e1"}),
+		mk(ActSetFiles, "getByText('a')", Intent{Target: "e1", FileName: "a.csv", FileContent: "x"}),
+		{Action: ActDrag, OK: true, Locator: "getByText('a')", DropLocator: "getByText('b')", Params: Intent{Action: ActDrag, Target: "e1", To: "e2"}},
 	}
 	for _, st := range []string{"", "visible", "hidden", "attached", "detached"} {
 		ents = append(ents, mk(ActWaitFor, "getByTestId('a')", Intent{Target: "e1", State: st}))
@@ -217,6 +223,9 @@ func fuzzSeedTapes() [][]byte {
 			{Action: ActPress, OK: true, Params: Intent{Action: ActPress, Key: p}},
 			{Action: ActWaitFor, OK: true, Params: Intent{Action: ActWaitFor, Text: p}},
 			{Action: ActClick, OK: false, Error: p, Locator: p},
+			{Action: ActDrag, OK: true, Locator: JSLocator(p), DropLocator: JSLocator(testIDSelector(p))},
+			{Action: ActSetFiles, OK: true, Locator: JSLocator(p), Params: Intent{Action: ActSetFiles, FileContent: p, MimeType: p, FileName: p}},
+			{Action: ActSetFiles, OK: true, Locator: JSLocator(p), Params: Intent{Action: ActSetFiles, FileContent: p}},
 		}
 		var b bytes.Buffer
 		for _, e := range ents {

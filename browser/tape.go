@@ -27,14 +27,16 @@ type Entry struct {
 	Locator string `json:"locator,omitempty"`
 	// HoverLocator is the row that had to be hovered first to reveal a
 	// hover-only control.
-	HoverLocator string    `json:"hover_locator,omitempty"`
-	OK           bool      `json:"ok"`
-	DurationMS   int64     `json:"duration_ms"`
-	Result       string    `json:"result,omitempty"`
-	Error        string    `json:"error,omitempty"`
-	URL          string    `json:"url,omitempty"`
-	Title        string    `json:"title,omitempty"`
-	Findings     []Finding `json:"findings,omitempty"`
+	HoverLocator string `json:"hover_locator,omitempty"`
+	// DropLocator is where a drag dropped the element.
+	DropLocator string    `json:"drop_locator,omitempty"`
+	OK          bool      `json:"ok"`
+	DurationMS  int64     `json:"duration_ms"`
+	Result      string    `json:"result,omitempty"`
+	Error       string    `json:"error,omitempty"`
+	URL         string    `json:"url,omitempty"`
+	Title       string    `json:"title,omitempty"`
+	Findings    []Finding `json:"findings,omitempty"`
 }
 
 // Tape is an append-only JSONL file of entries. Each Append writes one line
@@ -187,7 +189,7 @@ func (e Entry) Validate() error {
 	if e.Params.Action != "" && e.Params.Action != e.Action {
 		return fmt.Errorf("params action %q differs from the entry's %q", clip(string(e.Params.Action), 60), e.Action)
 	}
-	for _, l := range []struct{ name, v string }{{"locator", e.Locator}, {"hover_locator", e.HoverLocator}} {
+	for _, l := range []struct{ name, v string }{{"locator", e.Locator}, {"hover_locator", e.HoverLocator}, {"drop_locator", e.DropLocator}} {
 		if l.v == "" {
 			continue
 		}
@@ -213,9 +215,14 @@ func (e Entry) Validate() error {
 	if p.TimeoutMS < 0 || p.TimeoutMS > 30000 {
 		return fmt.Errorf("params.timeout_ms %d is not 0..30000", p.TimeoutMS)
 	}
-	if e.OK && p.Target != "" {
-		if _, err := ParseTarget(p.Target); err != nil {
-			return fmt.Errorf("params.target: %w", err)
+	if msg := checkFile(p); msg != "" {
+		return fmt.Errorf("params: %s", msg)
+	}
+	for _, tg := range []struct{ name, v string }{{"target", p.Target}, {"to", p.To}} {
+		if e.OK && tg.v != "" {
+			if _, err := ParseTarget(tg.v); err != nil {
+				return fmt.Errorf("params.%s: %w", tg.name, err)
+			}
 		}
 	}
 	return nil
