@@ -265,7 +265,7 @@ func clickChain(es []Entry, i int) []int {
 		switch {
 		case !es[j].OK:
 			continue
-		case es[j].Action != ActClick || es[j].Locator != es[i].Locator || es[j].HoverLocator != "":
+		case es[j].Action != ActClick || es[j].Locator != es[i].Locator || es[j].HoverLocator != "" || es[j].FocusLocator != "":
 			return out
 		}
 		out = append(out, j)
@@ -329,6 +329,9 @@ func stepFor(e Entry, locJS, hover, drop string, base *url.URL) (string, bool) {
 	pre := ""
 	if hover != "" {
 		pre = "await page." + hover + ".hover();\n"
+	}
+	if focus := renderLocator(e.FocusLocator); focus != "" {
+		pre += "await page." + focus + ".focus();\n"
 	}
 	switch e.Action {
 	case ActNavigate:

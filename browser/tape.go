@@ -28,6 +28,9 @@ type Entry struct {
 	// HoverLocator is the row that had to be hovered first to reveal a
 	// hover-only control.
 	HoverLocator string `json:"hover_locator,omitempty"`
+	// FocusLocator is the field that had to be focused first to reveal a
+	// control shown only while it has focus.
+	FocusLocator string `json:"focus_locator,omitempty"`
 	// DropLocator is where a drag dropped the element.
 	DropLocator string    `json:"drop_locator,omitempty"`
 	OK          bool      `json:"ok"`
@@ -189,7 +192,7 @@ func (e Entry) Validate() error {
 	if e.Params.Action != "" && e.Params.Action != e.Action {
 		return fmt.Errorf("params action %q differs from the entry's %q", clip(string(e.Params.Action), 60), e.Action)
 	}
-	for _, l := range []struct{ name, v string }{{"locator", e.Locator}, {"hover_locator", e.HoverLocator}, {"drop_locator", e.DropLocator}} {
+	for _, l := range []struct{ name, v string }{{"locator", e.Locator}, {"hover_locator", e.HoverLocator}, {"focus_locator", e.FocusLocator}, {"drop_locator", e.DropLocator}} {
 		if l.v == "" {
 			continue
 		}
