@@ -3,6 +3,8 @@ package browser
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/mxschmitt/playwright-go"
@@ -147,4 +149,105 @@ func (s *Session) actionableLocator(ref string) playwright.Locator {
 		fl = fl.Locator(f).ContentFrame()
 	}
 	return fl.Locator(sel)
+}
+
+// fieldJS lists what the aria tree does not say about fields and controls:
+// an input's type (email, password, date, file…) and whether the control
+// lives in a shadow root, keyed by role and accessible name (approximated:
+// aria-label, aria-labelledby, the label, the text, placeholder, title).
+const fieldJS = `(limit) => {
+  const out = [];
+  const roleOf = (el) => {
+    const r = el.getAttribute('role');
+    if (r) return r;
+    if (el.tagName === 'A') return 'link';
+    if (el.tagName === 'BUTTON') return 'button';
+    if (el.tagName === 'SELECT') return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+    if (el.tagName === 'TEXTAREA') return 'textbox';
+    const t = (el.getAttribute('type') || 'text').toLowerCase();
+    return {checkbox: 'checkbox', radio: 'radio', number: 'spinbutton', range: 'slider', search: 'searchbox', button: 'button', submit: 'button', reset: 'button', image: 'button', file: 'button'}[t] || 'textbox';
+  };
+  const nameOf = (el) => {
+    let n = el.getAttribute('aria-label');
+    const by = el.getAttribute('aria-labelledby');
+    if (!n && by) n = by.split(/\s+/).map((id) => (el.getRootNode().getElementById ? el.getRootNode().getElementById(id) : null)).filter(Boolean).map((e) => e.textContent).join(' ');
+    if (!n && el.labels && el.labels.length) n = el.labels[0].innerText;
+    if (!n && ['A', 'BUTTON'].includes(el.tagName)) n = el.innerText;
+    if (!n) n = el.getAttribute('placeholder') || el.getAttribute('title') || '';
+    return n.trim().replace(/\s+/g, ' ');
+  };
+  const walk = (root, shadow) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (out.length >= limit) return;
+      if (el.shadowRoot) walk(el.shadowRoot, true);
+      if (el.tagName === 'IFRAME') { let d = null; try { d = el.contentDocument; } catch (e) {} if (d && d.documentElement) walk(d, false); continue; }
+      if (!el.matches('input:not([type=hidden]),textarea,select,button,a[href],[role]')) continue;
+      const type = el.tagName === 'INPUT' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
+      const typed = type && !['text', 'checkbox', 'radio', 'button', 'submit', 'reset', 'number', 'range', 'search'].includes(type);
+      if (!typed && !shadow) continue;
+      out.push({role: roleOf(el), name: nameOf(el), type: typed ? type : '', shadow});
+    }
+  };
+  walk(document, false);
+  return JSON.stringify(out);
+}`
+
+// reAriaControl is an aria snapshot line of a control: indent and role,
+// the quoted name, the rest up to and including the ref.
+var reAriaControl = regexp.MustCompile(`^(\s*- ([a-z]+))(?: "((?:[^"\\]|\\.)*)")?(.*?\[ref=[^\]]+\])(.*)$`)
+
+// annotateFields adds an input's type and "in shadow root" to the aria
+// lines of the controls fieldJS found; the caller holds s.mu.
+func (s *Session) annotateFields(body string) string {
+	v, err := s.page.Evaluate(fieldJS, 400)
+	if err != nil {
+		return body
+	}
+	raw, _ := v.(string)
+	var found []struct {
+		Role, Name, Type string
+		Shadow           bool
+	}
+	if json.Unmarshal([]byte(raw), &found) != nil || len(found) == 0 {
+		return body
+	}
+	notes := map[string][]string{}
+	for _, f := range found {
+		k := f.Role + "\x00" + f.Name
+		if _, seen := notes[k]; seen {
+			continue
+		}
+		var n []string
+		if f.Type == "file" {
+			n = append(n, "file input")
+		} else if f.Type != "" {
+			n = append(n, "type="+f.Type)
+		}
+		if f.Shadow {
+			n = append(n, "in shadow root")
+		}
+		notes[k] = n
+	}
+	lines := strings.Split(body, "\n")
+	for i, l := range lines {
+		m := reAriaControl.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		name, err := strconv.Unquote(`"` + m[3] + `"`)
+		if err != nil {
+			name = m[3]
+		}
+		if n := notes[m[2]+"\x00"+name]; len(n) > 0 {
+			lines[i] = m[1] + quotedName(m[3]) + m[4] + " (" + strings.Join(n, "; ") + ")" + m[5]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func quotedName(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	return ` "` + raw + `"`
 }

@@ -479,7 +479,7 @@ func (s *Session) snapshot(ctx context.Context) (Snapshot, error) {
 		body, _ = v.(string)
 		raw = body
 	} else {
-		body = compactAria(raw)
+		body = s.annotateFields(compactAria(raw))
 	}
 	if v, err := s.page.Evaluate(hoverJS, []any{refAttr, hoverAttr, focusAttr, 100}); err == nil {
 		if extra, _ := v.(string); extra != "" {

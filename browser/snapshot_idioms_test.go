@@ -39,6 +39,7 @@ const idiomHTML = `<!doctype html><html><head><title>Idioms</title><style>.row .
 <iframe name="inner" srcdoc="<div onclick=&quot;parent.out('frame div')&quot;>Frame div</div><button onclick=&quot;parent.out('frame button')&quot;>Frame button</button><input aria-label='Frame field' oninput=&quot;parent.out('frame '+this.value)&quot;>"></iframe>
 <ul><li class="row">Row 1 <button class="del" onclick="out('row delete')">Delete</button></li></ul>
 <div class="fw"><input aria-label="Focus field"><button class="tip" onclick="out('tip')">Clear</button></div>
+<label>Email <input type="email"></label> <label>Birthday <input type="date"></label> <label>Upload <input type="file"></label>
 <select aria-label="Plan" onchange="out('plan ' + this.value)"><option>Free</option><option>Pro</option></select>
 <script>
 function out(s) { document.getElementById('log').textContent += s + ';'; }
@@ -102,6 +103,11 @@ func TestSnapshotFindsEveryIdiom(t *testing.T) {
 	kind(`- combobox "Plan" \[ref=e\d+\]:`)
 	kind(`- option "Pro"`)
 	kind(`- button "Frame button" \[ref=f\d+e\d+\]`)
+	kind(`- button "Shadow button" \[ref=e\d+\] \(in shadow root\)`)
+	kind(`- textbox "Shadow field" \[ref=e\d+\] \(in shadow root\)`)
+	kind(`- textbox "Email" \[ref=e\d+\] \(type=email\)`)
+	kind(`- textbox "Birthday" \[ref=e\d+\] \(type=date\)`)
+	kind(`- button "Upload" \[ref=e\d+\] \(file input\)`)
 	assert.Equal(t, 7, snap.Actionable)
 
 	steps := []struct{ action, line, extra, logs string }{
