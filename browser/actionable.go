@@ -69,11 +69,11 @@ const actionableJS = `([refAttr, limit]) => {
         continue;
       }
       if (el.tagName === 'BODY' || el.tagName === 'HTML' || el.matches(native)) continue;
-      if (!el.checkVisibility({visibilityProperty: true})) continue;
       const handlers = new Set(win.__agentgraphHandlers ? win.__agentgraphHandlers(el) : []);
       for (const p in props) if (typeof el[p] === 'function') handlers.add(props[p]);
       const editable = el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
       if (!handlers.size && !editable) continue;
+      if (!el.checkVisibility({visibilityProperty: true})) continue;
       n++;
       const ref = 'x' + n;
       el.setAttribute(refAttr, ref);
