@@ -70,7 +70,7 @@ const actionableJS = `([refAttr, limit]) => {
       }
       if (el.tagName === 'BODY' || el.tagName === 'HTML' || el.matches(native)) continue;
       const handlers = new Set(win.__agentgraphHandlers ? win.__agentgraphHandlers(el) : []);
-      for (const p in props) if (typeof el[p] === 'function') handlers.add(props[p]);
+      for (const p in props) { try { if (typeof el[p] === 'function') handlers.add(props[p]); } catch (e) {} }
       const editable = el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
       if (!handlers.size && !editable) continue;
       if (!el.checkVisibility({visibilityProperty: true})) continue;
