@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -118,8 +119,8 @@ func (a actionable) line() string {
 // findActionable runs actionableJS; the caller holds s.mu. It returns the
 // snapshot lines and, per ref, the frames (iframe selectors, outermost
 // first) that contain the element.
-func (s *Session) findActionable(limit int) ([]string, map[string][]string, error) {
-	v, err := s.page.Evaluate(actionableJS, []any{refAttr, limit})
+func (s *Session) findActionable(ctx context.Context, limit int) ([]string, map[string][]string, error) {
+	v, err := s.evalBounded(ctx, actionableJS, []any{refAttr, limit})
 	if err != nil {
 		return nil, nil, fmt.Errorf("actionable elements: %s", oneLine(err))
 	}
@@ -198,8 +199,8 @@ var reAriaControl = regexp.MustCompile(`^(\s*- ([a-z]+))(?: "((?:[^"\\]|\\.)*)")
 
 // annotateFields adds an input's type and "in shadow root" to the aria
 // lines of the controls fieldJS found; the caller holds s.mu.
-func (s *Session) annotateFields(body string) string {
-	v, err := s.page.Evaluate(fieldJS, 400)
+func (s *Session) annotateFields(ctx context.Context, body string) string {
+	v, err := s.evalBounded(ctx, fieldJS, 400)
 	if err != nil {
 		return body
 	}
@@ -250,4 +251,12 @@ func quotedName(raw string) string {
 		return ""
 	}
 	return ` "` + raw + `"`
+}
+
+// evalBounded is Evaluate bounded by the action timeout, so a page whose
+// own script never yields cannot hang a snapshot.
+func (s *Session) evalBounded(ctx context.Context, js string, arg any) (any, error) {
+	c, cancel := context.WithTimeout(ctx, s.e.cfg.ActionTimeout)
+	defer cancel()
+	return s.Evaluate(c, js, arg)
 }

@@ -469,7 +469,7 @@ func (s *Session) snapshot(ctx context.Context) (Snapshot, error) {
 	var body string
 	if err != nil || strings.TrimSpace(raw) == "" {
 		snap.Source = "dom"
-		v, derr := s.page.Evaluate(domJS, []any{refAttr, 400})
+		v, derr := s.evalBounded(ctx, domJS, []any{refAttr, 400})
 		if derr != nil {
 			if err == nil {
 				err = derr
@@ -479,15 +479,15 @@ func (s *Session) snapshot(ctx context.Context) (Snapshot, error) {
 		body, _ = v.(string)
 		raw = body
 	} else {
-		body = s.annotateFields(compactAria(raw))
+		body = s.annotateFields(ctx, compactAria(raw))
 	}
-	if v, err := s.page.Evaluate(hoverJS, []any{refAttr, hoverAttr, focusAttr, 100}); err == nil {
+	if v, err := s.evalBounded(ctx, hoverJS, []any{refAttr, hoverAttr, focusAttr, 100}); err == nil {
 		if extra, _ := v.(string); extra != "" {
 			snap.HoverOnly = strings.Count(extra, "\n") + 1
 			body += "\n" + hoverHeading + "\n" + extra
 		}
 	}
-	if lines, frames, err := s.findActionable(100); err == nil && len(lines) > 0 {
+	if lines, frames, err := s.findActionable(ctx, 100); err == nil && len(lines) > 0 {
 		snap.Actionable = len(lines)
 		body += "\n" + actionableHeading + "\n" + strings.Join(lines, "\n")
 		s.xframes = frames
