@@ -363,16 +363,18 @@ func textFor(k FieldKind, l label) string {
 	return "QA sample"
 }
 
+// patternCandidates are tried, in order, when the plausible value does not
+// match the field's pattern.
+var patternCandidates = []string{"12345", "ABC123", "abc", "ABC", "abc123", "A1b2C3d4", "Abcdef1!", "qa.tester@example.com",
+	"+15550100", "5550100", "https://example.com/", "2024-06-15", "AB-1234", "ab-cd", "1"}
+
 // fitText makes a text value fit minlength, maxlength and the pattern.
 func (f Field) fitText(v string) string {
-	if f.Pattern != "" {
-		if re := f.patternRE(); re != nil && !re.MatchString(v) {
-			for _, c := range []string{"12345", "ABC123", "abc", "ABC", "abc123", "A1b2C3d4", "Abcdef1!", "qa.tester@example.com",
-				"+15550100", "5550100", "https://example.com/", "2024-06-15", "AB-1234", "ab-cd", "1"} {
-				if re.MatchString(c) {
-					v = c
-					break
-				}
+	if re := f.patternRE(); re != nil && !re.MatchString(v) {
+		for _, c := range patternCandidates {
+			if re.MatchString(c) {
+				v = c
+				break
 			}
 		}
 	}
@@ -388,6 +390,9 @@ func (f Field) fitText(v string) string {
 // patternRE compiles the pattern attribute as HTML does (the whole value
 // must match); nil when Go's regexp cannot read it.
 func (f Field) patternRE() *regexp.Regexp {
+	if f.Pattern == "" {
+		return nil
+	}
 	re, err := regexp.Compile(`^(?:` + f.Pattern + `)$`)
 	if err != nil {
 		return nil
