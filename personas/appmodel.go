@@ -334,6 +334,7 @@ func (m *Model) ObserveAttrs(rawURL string, els []Element, attrs []map[string]st
 	at := map[string]int{}
 	known := map[string]bool{}
 	var optionNames map[string]bool
+	data := dataLabels(els)
 	for i, e := range els {
 		role := cleanRole(e.Role)
 		inter, structural := slices.Contains(interactiveRoles, role), slices.Contains(structuralRoles, role)
@@ -351,7 +352,7 @@ func (m *Model) ObserveAttrs(rawURL string, els []Element, attrs []map[string]st
 				optionNames[o] = true
 			}
 		}
-		c := Control{Role: role, Name: normName(e.Name), InMain: e.InMain, Enabled: inter && !e.Has("disabled")}
+		c := Control{Role: role, Name: normName(data.Replace(e.Name)), InMain: e.InMain, Enabled: inter && !e.Has("disabled")}
 		if role == "link" && e.URL != "" {
 			if h := URLTemplate(e.URL); strings.Contains(h, "{id}") {
 				c.Href, c.Name = h, ""
@@ -426,6 +427,29 @@ func (m *Model) ObserveAttrs(rawURL string, els []Element, attrs []map[string]st
 	}
 	st.Visits++
 	return id
+}
+
+// dataLabels replaces the names of links into records (their URL template
+// has an {id}) with "{}" wherever they occur in a control's name: they are
+// data ("Delete Alpha" next to the link "Alpha" is "Delete {}").
+func dataLabels(els []Element) *strings.Replacer {
+	var labels []string
+	for _, e := range els {
+		n := strings.TrimSpace(e.Name)
+		if e.Role != "link" || e.URL == "" || utf8.RuneCountInString(n) < 3 || len(labels) >= 200 || slices.Contains(labels, n) {
+			continue
+		}
+		if strings.Contains(URLTemplate(e.URL), "{id}") {
+			labels = append(labels, n)
+		}
+	}
+	// longest first, so a label inside another does not cut it
+	slices.SortStableFunc(labels, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(labels))
+	for _, l := range labels {
+		pairs = append(pairs, l, "{}")
+	}
+	return strings.NewReplacer(pairs...)
 }
 
 func isFormRole(role string) bool {

@@ -1,0 +1,387 @@
+package personas
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestURLTemplate(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/items/42/edit?tab=x", "/items/{id}/edit?tab="},
+		{"http://127.0.0.1:8080/items/42/edit?tab=x", "/items/{id}/edit?tab="},
+		{"https://host/", "/"},
+		{"https://host", "/"},
+		{"/a?b=2&a=1&b=3", "/a?a=&b="},
+		{"/users/550e8400-e29b-41d4-a716-446655440000", "/users/{id}"},
+		{"/objects/5f3a9c2b1d4e", "/objects/{id}"},
+		{"/files/deadbeef", "/files/deadbeef"},
+		{"/s/aZ3kf9Qx01LmNpQr", "/s/{id}"},
+		{"/posts/blue-shirt-42/comments/7", "/posts/{id}/comments/{id}"},
+		{"/api/v2/status", "/api/v2/status"},
+		{"/#/items/42?tab=2", "/#/items/{id}?tab="},
+		{"/app#!/orders/17", "/app#!/orders/{id}"},
+		{"/page#section-3", "/page"},
+		{"?page=2", "?page="},
+		{"#/settings", "#/settings"},
+		{"", ""},
+		{"%zz", "%zz"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			assert.Equal(t, tc.want, URLTemplate(tc.in))
+		})
+	}
+	assert.LessOrEqual(t, len([]rune(URLTemplate("/"+strings.Repeat("a", 5000)))), 300)
+}
+
+// listPage is a list screen with rows of data and a toolbar.
+func listPage(rows ...string) []Element {
+	els := []Element{
+		{Role: "link", Name: "Home", Ref: "e1", URL: "/"},
+		{Role: "searchbox", Name: "Search", Ref: "e2", InMain: true},
+		{Role: "button", Name: "New", Ref: "e3", InMain: true},
+		{Role: "heading", Name: "Items", Ref: "e4", InMain: true},
+	}
+	for i, r := range rows {
+		els = append(els,
+			Element{Role: "link", Name: r, Ref: fmt.Sprintf("r%d", i), URL: fmt.Sprintf("/items/%d", 100+i), InMain: true},
+			Element{Role: "button", Name: "Delete " + r, Ref: fmt.Sprintf("d%d", i), InMain: true},
+			Element{Role: "checkbox", Name: fmt.Sprintf("Select row %d", i+1), Ref: fmt.Sprintf("c%d", i), InMain: true},
+			Element{Role: "cell", Name: r + " details", Ref: fmt.Sprintf("x%d", i), InMain: true})
+	}
+	return els
+}
+
+func TestStateIdentity(t *testing.T) {
+	base := listPage("Alpha", "Beta")
+	modal := append(slices.Clone(base),
+		Element{Role: "dialog", Name: "Confirm", Ref: "m1"},
+		Element{Role: "button", Name: "Cancel", Ref: "m2"}, Element{Role: "button", Name: "OK", Ref: "m3"})
+	disabled := slices.Clone(base)
+	disabled[2].Flags = []string{"disabled"}
+	filled := slices.Clone(base)
+	filled[1].Value = "typed"
+	tests := []struct {
+		name      string
+		url       string
+		els       []Element
+		sameAsTop bool
+	}{
+		{"same screen", "/items?page=1", base, true},
+		{"other page of the same list", "http://h/items?page=7", listPage("Gamma", "Delta", "Epsilon"), true},
+		{"one row", "/items?page=2", listPage("Zeta"), true},
+		{"no rows", "/items?page=2", listPage(), false},
+		{"a modal opened", "/items?page=1", modal, false},
+		{"a control disabled", "/items?page=1", disabled, true},
+		{"a value typed", "/items?page=1", filled, true},
+		{"digits in names", "/items?page=1", []Element{base[0], base[1], base[2], {Role: "button", Name: "Page 12"}}, false},
+		{"other path", "/archive?page=1", base, false},
+		{"other query key", "/items?sort=1", base, false},
+	}
+	m := NewModel(Limits{})
+	top := m.Observe("/items?page=1", base)
+	require.NotEmpty(t, top)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			id := m.Observe(tc.url, tc.els)
+			require.NotEmpty(t, id)
+			if tc.sameAsTop {
+				assert.Equal(t, top, id)
+			} else {
+				assert.NotEqual(t, top, id)
+			}
+		})
+	}
+	// Rows of one and of three, with other data: the same state.
+	assert.Equal(t, m.Observe("/items?page=2", listPage("Zeta")), m.Observe("/items?page=3", listPage("Eta", "Theta", "Iota")))
+	// numbers in names do not make states
+	a := m.Observe("/p", []Element{{Role: "button", Name: "Page 2"}})
+	b := m.Observe("/p", []Element{{Role: "button", Name: "Page 31"}})
+	assert.Equal(t, a, b)
+	st, ok := m.State(top)
+	require.True(t, ok)
+	assert.Equal(t, 8, st.Visits)
+	assert.Equal(t, "/items?page=1", st.URL)
+	assert.Equal(t, "/items?page=", st.Template)
+}
+
+func keysOf(m *Model, id StateID) []string {
+	var out []string
+	for _, t := range m.States[id].Targets {
+		out = append(out, string(t.Key()))
+	}
+	return out
+}
+
+func TestObserveActions(t *testing.T) {
+	m := NewModel(Limits{})
+	els := []Element{
+		{Role: "link", Name: "Docs", URL: "/docs"},
+		{Role: "link", Name: "Row 1", URL: "/items/1"},
+		{Role: "link", Name: "Row 2", URL: "/items/2"},
+		{Role: "button", Name: "Save"},
+		{Role: "button", Name: "Menu", Flags: []string{"expanded"}},
+		{Role: "button", Name: "Later", Flags: []string{"disabled"}},
+		{Role: "checkbox", Name: "Remember"},
+		{Role: "radio", Name: "Fast"},
+		{Role: "combobox", Name: "Size", Options: []string{"S", "M"}},
+		{Role: "option", Name: "S"},
+		{Role: "spinbutton", Name: "Count"},
+		{Role: "slider", Name: "Volume"},
+		{Role: "heading", Name: "Title"},
+	}
+	id := m.Observe("/form", els)
+	keys := keysOf(m, id)
+	want := []string{
+		`click link "Docs"`,
+		`click link →"/items/{id}"`,
+		`click button "Save"`, `dblclick button "Save"`,
+		`hover button "Menu"`, `click button "Menu"`, `dblclick button "Menu"`,
+		`check checkbox "Remember" :toggle_on`, `uncheck checkbox "Remember" :toggle_off`,
+		`check radio "Fast" :option`,
+		`select combobox "Size" :option ="S"`, `select combobox "Size" :option ="M"`,
+	}
+	for _, c := range Catalogue(Field{Kind: FieldNumber, Name: "Count"}) {
+		want = append(want, `fill spinbutton "Count" :`+string(c.Class))
+	}
+	want = append(want, `press spinbutton "Count" ="Enter"`,
+		`press slider "Volume" ="Home"`, `press slider "Volume" ="End"`, `press slider "Volume" ="ArrowRight"`, `press slider "Volume" ="ArrowLeft"`,
+		`press ="Escape"`)
+	assert.Equal(t, want, keys)
+
+	// The disabled button gets its targets once it is seen enabled, new
+	// options of the select get theirs.
+	els[5].Flags = nil
+	els[8].Options = []string{"S", "M", "L"}
+	require.Equal(t, id, m.Observe("/form", els))
+	keys = keysOf(m, id)
+	assert.Contains(t, keys, `click button "Later"`)
+	assert.Contains(t, keys, `select combobox "Size" :option ="L"`)
+	assert.Len(t, keys, len(want)+3)
+}
+
+func TestActionKeyRoundTrip(t *testing.T) {
+	actions := []Action{
+		{Kind: ActionClick, Role: "button", Name: "Save"},
+		{Kind: ActionClick, Role: "button"},
+		{Kind: ActionClick, Role: "link", Href: "/items/{id}"},
+		{Kind: ActionFill, Role: "textbox", Name: `Say "hi" → there :x =y`, Class: ClassLong256},
+		{Kind: ActionSelect, Role: "combobox", Name: "Sort", Class: ClassOption, Arg: `A "quoted" = option`},
+		{Kind: ActionPress, Arg: "Escape"},
+		{Kind: ActionNavigate, Arg: "/items?page=2#top"},
+		{Kind: ActionCheck, Role: "radio", Name: "Fast", Class: ClassOption},
+	}
+	for _, a := range actions {
+		t.Run(string(a.Key()), func(t *testing.T) {
+			got, err := ParseActionKey(a.Key())
+			require.NoError(t, err)
+			assert.Equal(t, a, got)
+			assert.NotEmpty(t, a.String())
+		})
+	}
+	for _, bad := range []ActionKey{"", `click button "unterminated`, `click button "a" junk`, `fill textbox "a" ="x`, `click button →bad`} {
+		_, err := ParseActionKey(bad)
+		assert.Error(t, err, string(bad))
+	}
+}
+
+// A hand-built app: home → list → item; the item has a form; the list a
+// dialog. Each state has a few controls.
+type handApp struct {
+	m                     *Model
+	home, list, item, dlg StateID
+}
+
+func newHandApp(t *testing.T) handApp {
+	t.Helper()
+	m := NewModel(Limits{})
+	a := handApp{m: m}
+	a.home = m.Observe("/", []Element{{Role: "link", Name: "List", URL: "/list"}})
+	a.list = m.Observe("/list", []Element{{Role: "link", Name: "Home", URL: "/"}, {Role: "link", Name: "One", URL: "/item/1"}, {Role: "button", Name: "Remove"}})
+	a.item = m.Observe("/item/1", []Element{{Role: "link", Name: "Back", URL: "/list"}, {Role: "textbox", Name: "Title"}, {Role: "button", Name: "Save"}})
+	a.dlg = m.Observe("/list", []Element{{Role: "link", Name: "Home", URL: "/"}, {Role: "link", Name: "One", URL: "/item/1"},
+		{Role: "button", Name: "Remove"}, {Role: "dialog", Name: "Sure?"}, {Role: "button", Name: "Yes"}})
+	m.Transition("", NavigateKey("/"), a.home, 0)
+	m.Transition(a.home, `click link "List"`, a.list, 2)
+	m.Transition(a.list, `click link →"/item/{id}"`, a.item, 1)
+	m.Transition(a.list, `click button "Remove"`, a.dlg, 0)
+	m.Transition(a.item, `click link "Back"`, a.list, 0)
+	return a
+}
+
+// tryAll marks every target of a state tried (as the explorer would,
+// with self-transitions).
+func tryAll(m *Model, id StateID) {
+	for _, t := range m.States[id].Targets {
+		if t.Status == TargetUntried {
+			m.Transition(id, t.Key(), id, 0)
+		}
+	}
+}
+
+func TestNextChoiceOrder(t *testing.T) {
+	a := newHandApp(t)
+	m := a.m
+	// In the current state first: the list's untried targets.
+	tg, path, ok := m.Next(a.list, nil)
+	require.True(t, ok)
+	assert.Equal(t, a.list, tg.State)
+	assert.Nil(t, path)
+	assert.Equal(t, TargetUntried, tg.Status)
+
+	// Valid input before hostile classes, clicks before the keyboard.
+	tryAll(m, a.home)
+	tg, path, ok = m.Next(a.item, nil)
+	require.True(t, ok)
+	assert.Empty(t, path)
+	assert.Contains(t, []ActionKey{`fill textbox "Title" :valid`, `click button "Save"`}, tg.Key())
+
+	// prefer: −Inf skips, a bonus wins.
+	tg, _, ok = m.Next(a.item, func(t Target) float64 {
+		if t.Action.Class == ClassMarkup {
+			return 10
+		}
+		return 0
+	})
+	require.True(t, ok)
+	assert.Equal(t, ActionKey(`fill textbox "Title" :markup`), tg.Key())
+	tg, _, ok = m.Next(a.item, func(t Target) float64 {
+		if t.Action.Role == "textbox" || t.Action.Role == "button" {
+			return math.Inf(-1)
+		}
+		return math.NaN()
+	})
+	require.True(t, ok)
+	assert.NotEqual(t, "textbox", tg.Action.Role)
+	assert.NotEqual(t, "button", tg.Action.Role)
+
+	// A state whose actions led to new states and endpoints wins over a
+	// fresh one at the same distance... scored by yield.
+	s := m.States[a.list]
+	assert.Equal(t, 1+1+1, s.Yield, "two new states and one endpoint")
+}
+
+func TestNextShortestPath(t *testing.T) {
+	a := newHandApp(t)
+	m := a.m
+	for _, id := range []StateID{a.home, a.list} {
+		tryAll(m, id)
+	}
+	// From home, nothing left in home or list: the item (two hops) and
+	// the dialog (two hops: home → list → dialog).
+	tg, path, ok := m.Next(a.home, nil)
+	require.True(t, ok)
+	require.Len(t, path, 2)
+	assert.Equal(t, ActionKey(`click link "List"`), path[0])
+	assert.Contains(t, []StateID{a.item, a.dlg}, tg.State)
+	if tg.State == a.item {
+		assert.Equal(t, ActionKey(`click link →"/item/{id}"`), path[1])
+	} else {
+		assert.Equal(t, ActionKey(`click button "Remove"`), path[1])
+	}
+
+	// From the item with its own targets done: back to the list (one hop),
+	// then the dialog (two hops) beats navigating home (nothing there).
+	tryAll(m, a.item)
+	tg, path, ok = m.Next(a.item, nil)
+	require.True(t, ok)
+	assert.Equal(t, a.dlg, tg.State)
+	assert.Equal(t, []ActionKey{`click link "Back"`, `click button "Remove"`}, path)
+
+	// From an unknown state: through the entry.
+	tg, path, ok = m.Next("nowhere", nil)
+	require.True(t, ok)
+	assert.Equal(t, a.dlg, tg.State)
+	assert.Equal(t, []ActionKey{NavigateKey("/"), `click link "List"`, `click button "Remove"`}, path)
+
+	// A failed step is forgotten: the way to the dialog is gone.
+	m.Fail(a.list, `click button "Remove"`)
+	_, _, ok = m.Next(a.home, nil)
+	assert.False(t, ok, "the dialog is unreachable now")
+	assert.True(t, m.Exhausted())
+	assert.Equal(t, TargetFailed, m.States[a.list].Targets[m.States[a.list].target(`click button "Remove"`)].Status)
+}
+
+func TestExhausted(t *testing.T) {
+	a := newHandApp(t)
+	m := a.m
+	assert.False(t, m.Exhausted())
+	for _, id := range []StateID{a.home, a.list, a.item} {
+		tryAll(m, id)
+		assert.False(t, m.Exhausted(), "the dialog is left")
+	}
+	tryAll(m, a.dlg)
+	assert.True(t, m.Exhausted())
+	_, _, ok := m.Next(a.home, nil)
+	assert.False(t, ok)
+
+	// A state nothing leads to does not hold exhaustion back.
+	m.Observe("/orphan", []Element{{Role: "button", Name: "Lost"}})
+	assert.True(t, m.Exhausted())
+	assert.Contains(t, strings.Join(m.Untried(0), "\n"), "(no known way there)")
+	assert.True(t, NewModel(Limits{}).Exhausted(), "nothing discovered")
+}
+
+func TestModelJSONRoundTrip(t *testing.T) {
+	a := newHandApp(t)
+	tryAll(a.m, a.home)
+	a.m.Fail(a.item, `click button "Save"`)
+	raw, err := json.Marshal(a.m)
+	require.NoError(t, err)
+	var back Model
+	require.NoError(t, json.Unmarshal(raw, &back))
+	assert.Equal(t, a.m, &back)
+	assert.Equal(t, a.m.Stats(), back.Stats())
+	t1, p1, ok1 := a.m.Next(a.home, nil)
+	t2, p2, ok2 := back.Next(a.home, nil)
+	assert.Equal(t, ok1, ok2)
+	assert.Equal(t, t1, t2)
+	assert.Equal(t, p1, p2)
+	// The resumed model goes on: the same screen is the same state.
+	assert.Equal(t, a.item, back.Observe("/item/9", []Element{{Role: "link", Name: "Back", URL: "/list"}, {Role: "textbox", Name: "Title"}, {Role: "button", Name: "Save"}}))
+	var zero Model
+	require.NoError(t, json.Unmarshal([]byte(`{}`), &zero))
+	assert.NotEmpty(t, zero.Observe("/", []Element{{Role: "button", Name: "Go"}}), "a decoded empty model works")
+}
+
+func TestModelCaps(t *testing.T) {
+	m := NewModel(Limits{States: 3, TargetsPerState: 5, Options: 2, ControlsPerState: 3, Edges: 1})
+	var ids []StateID
+	for i := range 5 {
+		ids = append(ids, m.Observe(fmt.Sprintf("/s%d", i), []Element{{Role: "button", Name: "A"}}))
+	}
+	assert.Empty(t, ids[3])
+	assert.Empty(t, ids[4])
+	assert.Equal(t, 2, m.Truncated.States)
+	assert.Equal(t, ids[0], m.Observe("/s0", []Element{{Role: "button", Name: "A"}}), "a known state is still found when full")
+
+	m2 := NewModel(Limits{TargetsPerState: 5, Options: 2, ControlsPerState: 3})
+	id := m2.Observe("/", []Element{
+		{Role: "combobox", Name: "Pick", Options: []string{"a", "b", "c", "d"}},
+		{Role: "button", Name: "One"}, {Role: "button", Name: "Two"}, {Role: "button", Name: "Three"}, {Role: "button", Name: "Four"},
+	})
+	st := m2.States[id]
+	assert.Len(t, st.Controls, 3)
+	assert.Equal(t, 2, m2.Truncated.Controls)
+	assert.Len(t, st.Targets, 5)
+	assert.Equal(t, 2, m2.Truncated.Options)
+	assert.Positive(t, m2.Truncated.Targets)
+	assert.Equal(t, m2.Truncated, m2.Stats().Truncated)
+
+	m3 := NewModel(Limits{Edges: 1})
+	x := m3.Observe("/x", []Element{{Role: "link", Name: "Y", URL: "/y"}, {Role: "link", Name: "Z", URL: "/z"}})
+	y := m3.Observe("/y", nil)
+	z := m3.Observe("/z", nil)
+	m3.Transition(x, `click link "Y"`, y, 0)
+	m3.Transition(x, `click link "Z"`, z, 0)
+	assert.Equal(t, 1, m3.Stats().Transitions)
+	assert.Equal(t, 1, m3.Truncated.Edges)
+	assert.Equal(t, 2, m3.Stats().Tried, "a truncated transition still marks its target")
+}
