@@ -385,3 +385,165 @@ func TestModelCaps(t *testing.T) {
 	assert.Equal(t, 1, m3.Truncated.Edges)
 	assert.Equal(t, 2, m3.Stats().Tried, "a truncated transition still marks its target")
 }
+
+func TestNextPrefersNewAndFruitfulStates(t *testing.T) {
+	buttons := func(names ...string) []Element {
+		var els []Element
+		for _, n := range names {
+			els = append(els, Element{Role: "button", Name: n})
+		}
+		return els
+	}
+	tests := []struct {
+		name string
+		// setup tries targets in a and b; the winner's state is returned.
+		setup func(m *Model, a, b, c StateID) StateID
+	}{
+		{"an untouched state before a tried one", func(m *Model, a, b, _ StateID) StateID {
+			m.Transition(a, `click button "X"`, a, 0)
+			return b
+		}},
+		{"a state whose action led to a new state", func(m *Model, a, b, c StateID) StateID {
+			m.Transition(a, `click button "X"`, c, 0)
+			m.Transition(b, `click button "P"`, b, 0)
+			return a
+		}},
+		{"a state whose action found new endpoints", func(m *Model, a, b, _ StateID) StateID {
+			m.Transition(a, `click button "X"`, a, 0)
+			m.Transition(b, `click button "P"`, b, 3)
+			return b
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := NewModel(Limits{})
+			hub := m.Observe("/hub", []Element{{Role: "link", Name: "A", URL: "/a"}, {Role: "link", Name: "B", URL: "/b"}})
+			a := m.Observe("/a", buttons("X", "Y"))
+			b := m.Observe("/b", buttons("P", "Q"))
+			c := m.Observe("/c", buttons("Z"))
+			m.Transition(hub, `click link "A"`, a, 0)
+			m.Transition(hub, `click link "B"`, b, 0)
+			tryAll(m, hub)
+			want := tc.setup(m, a, b, c)
+			tg, path, ok := m.Next(hub, nil)
+			require.True(t, ok)
+			assert.Equal(t, want, tg.State, "chose %s", tg.Key())
+			assert.Len(t, path, 1)
+		})
+	}
+}
+
+func TestLocateAndInput(t *testing.T) {
+	els := []Element{
+		{Role: "link", Name: "Gamma", Ref: "e1", URL: "/items/3"},
+		{Role: "button", Name: "Delete Gamma", Ref: "e2", Flags: []string{"disabled"}},
+		{Role: "button", Name: "Delete  Gamma", Ref: "e3"},
+		{Role: "textbox", Name: "Price", Ref: "e4"},
+		{Role: "combobox", Name: "Sort", Ref: "e5", Options: []string{"Newest", "Oldest"}},
+	}
+	m := NewModel(Limits{})
+	id := m.Observe("/items", els)
+	for _, tc := range []struct {
+		key ActionKey
+		ref string
+	}{
+		{`click link →"/items/{id}"`, "e1"},
+		{`press textbox "Price" ="Enter"`, "e4"},
+		{`select combobox "Sort" :option ="Oldest"`, "e5"},
+		{`press ="Escape"`, ""},
+	} {
+		a, err := ParseActionKey(tc.key)
+		require.NoError(t, err)
+		e, ok := Locate(a, els)
+		assert.True(t, ok, string(tc.key))
+		assert.Equal(t, tc.ref, e.Ref)
+	}
+	_, ok := Locate(Action{Kind: ActionClick, Role: "button", Name: "Missing"}, els)
+	assert.False(t, ok)
+
+	var fill, sel Target
+	for _, tg := range m.States[id].Targets {
+		switch tg.Key() {
+		case `fill textbox "Price" :negative`:
+			fill = tg
+		case `select combobox "Sort" :option ="Oldest"`:
+			sel = tg
+		}
+	}
+	in, ok := m.Input(fill)
+	require.True(t, ok)
+	assert.Equal(t, Input{Class: ClassNegative, Value: "-1", Valid: false}, Input{Class: in.Class, Value: in.Value, Valid: in.Valid})
+	in, ok = m.Input(sel)
+	require.True(t, ok)
+	assert.Equal(t, "Oldest", in.Value)
+	_, ok = m.Input(Target{State: id, Action: Action{Kind: ActionClick, Role: "link", Href: "/items/{id}"}})
+	assert.False(t, ok)
+}
+
+func TestReports(t *testing.T) {
+	a := newHandApp(t)
+	m := a.m
+	mm := m.Mermaid()
+	assert.True(t, strings.HasPrefix(mm, "flowchart LR\n"))
+	assert.Contains(t, mm, `n1["/list 2/5"]`, "template, tried/targets")
+	assert.Contains(t, mm, `["/list (2) 0/7"]`, "two states share a template")
+	assert.Contains(t, mm, `-->|"click link to /item/{id}"|`)
+	assert.NotContains(t, mm, `"Sure?"`)
+	assert.Equal(t, 4, strings.Count(mm, "\"]\n"), "one node per state")
+	assert.Equal(t, 4, strings.Count(mm, "-->"), "one edge per transition")
+
+	st := m.Stats()
+	assert.Equal(t, Stats{States: 4, Actions: st.Actions, Targets: st.Targets, Tried: 4, Transitions: 4, Entries: 1, Endpoints: 3}, st)
+	// home: click, Escape; list: 3 clicks, dblclick, Escape; item: click,
+	// fill, press, click, dblclick, Escape; dialog: list's 4, click, dblclick, Escape
+	assert.Equal(t, 2+5+6+7, st.Actions)
+
+	all := m.Untried(0)
+	assert.Len(t, all, st.Targets-st.Tried)
+	three := m.Untried(3)
+	require.Len(t, three, 4)
+	assert.Equal(t, all[:3], three[:3])
+	assert.Equal(t, fmt.Sprintf("… and %d more untried targets", len(all)-3), three[3])
+	assert.Contains(t, strings.Join(all, "\n"), `/item/{id} [`+string(a.item)+`]: fill textbox "Title" with long_10001`)
+}
+
+// benchModel is a model of n states in a chain, each with a form, all
+// tried but the last.
+func benchModel(n int) (*Model, []StateID, [][]Element) {
+	m := NewModel(Limits{})
+	ids := make([]StateID, n)
+	pages := make([][]Element, n)
+	for i := range n {
+		pages[i] = []Element{
+			{Role: "link", Name: fmt.Sprintf("Section %c%c", 'a'+i%26, 'a'+i/26%26), URL: fmt.Sprintf("/s%d", i+1)},
+			{Role: "textbox", Name: "Title"}, {Role: "textbox", Name: "Email"}, {Role: "spinbutton", Name: "Quantity"},
+			{Role: "combobox", Name: "Kind", Options: []string{"One", "Two", "Three"}},
+			{Role: "checkbox", Name: "Agree"}, {Role: "button", Name: "Save"},
+		}
+		ids[i] = m.Observe(fmt.Sprintf("/section/%c%c", 'a'+i%26, 'a'+i/26%26), pages[i])
+	}
+	for i := range n - 1 {
+		m.Transition(ids[i], ActionKey(fmt.Sprintf(`click link %q`, pages[i][0].Name)), ids[i+1], 0)
+		tryAll(m, ids[i])
+	}
+	return m, ids, pages
+}
+
+func BenchmarkObserveNext(b *testing.B) {
+	m, ids, pages := benchModel(500)
+	if len(m.States) != 500 {
+		b.Fatalf("%d states", len(m.States))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		k := i % 500
+		id := m.Observe(fmt.Sprintf("/section/%c%c", 'a'+k%26, 'a'+k/26%26), pages[k])
+		if id != ids[k] {
+			b.Fatal("state changed")
+		}
+		if _, _, ok := m.Next(id, nil); !ok {
+			b.Fatal("nothing next")
+		}
+	}
+}
