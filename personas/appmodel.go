@@ -752,20 +752,19 @@ func (m *Model) entries() []Entry {
 
 // best is the state's highest-scoring untried target.
 func (m *Model) best(st *State, prefer func(Target) float64) (Target, float64, bool) {
+	if !slices.ContainsFunc(st.Targets, func(t Target) bool { return t.Status == TargetUntried }) {
+		return Target{}, 0, false
+	}
 	var untouched float64
 	ctlYield := map[string]int{}
-	anyUntried := false
 	tried := 0
 	for _, t := range st.Targets {
 		if t.Status != TargetUntried {
 			tried++
-			ctlYield[t.Action.ident()] += t.Yield
-		} else {
-			anyUntried = true
+			if t.Yield > 0 {
+				ctlYield[t.Action.ident()] += t.Yield
+			}
 		}
-	}
-	if !anyUntried {
-		return Target{}, 0, false
 	}
 	if tried == 0 {
 		untouched = 2
