@@ -304,6 +304,32 @@ type Model struct {
 // defaults).
 func NewModel(l Limits) *Model { return &Model{Limits: l.withDefaults()} }
 
+// Clone returns a deep copy: a graph node can change the copy while the
+// state it was given stays as it was.
+func (m *Model) Clone() *Model {
+	c := *m
+	c.Order = slices.Clone(m.Order)
+	c.Entries = slices.Clone(m.Entries)
+	if m.States != nil {
+		c.States = make(map[StateID]*State, len(m.States))
+		for id, st := range m.States {
+			s := *st
+			s.Controls = slices.Clone(st.Controls)
+			for i, ctl := range s.Controls {
+				if ctl.Field != nil {
+					f := *ctl.Field
+					f.Options = slices.Clone(f.Options)
+					s.Controls[i].Field = &f
+				}
+			}
+			s.Targets = slices.Clone(st.Targets)
+			s.Out = slices.Clone(st.Out)
+			c.States[id] = &s
+		}
+	}
+	return &c
+}
+
 // interactive roles become controls with actions; structural roles only
 // shape the state's identity (an open dialog is another state).
 var (

@@ -547,3 +547,25 @@ func BenchmarkObserveNext(b *testing.B) {
 		}
 	}
 }
+
+func TestClone(t *testing.T) {
+	a := newHandApp(t)
+	pick := func(opts ...string) []Element { return []Element{{Role: "combobox", Name: "Tag", Options: opts}} }
+	sel := a.m.Observe("/pick", pick("x"))
+	before, err := json.Marshal(a.m)
+	require.NoError(t, err)
+	c := a.m.Clone()
+	assert.Equal(t, a.m, c)
+	tryAll(c, a.item)
+	c.Observe("/item/2", []Element{{Role: "link", Name: "Back", URL: "/list"}, {Role: "textbox", Name: "Title"},
+		{Role: "button", Name: "Save"}, {Role: "combobox", Name: "Tag", Options: []string{"x"}}})
+	c.Observe("/list", []Element{{Role: "link", Name: "Home", URL: "/"}, {Role: "link", Name: "One", URL: "/item/1"},
+		{Role: "button", Name: "Remove"}, {Role: "dialog", Name: "Sure?"}, {Role: "button", Name: "Yes"}, {Role: "button", Name: "No"}})
+	c.Fail(a.list, `click button "Remove"`)
+	require.Equal(t, sel, c.Observe("/pick", pick("x", "y")))
+	assert.Equal(t, []string{"x", "y"}, c.States[sel].Controls[0].Field.Options)
+	after, err := json.Marshal(a.m)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(before), string(after), "the original did not change")
+	assert.NotEqual(t, a.m.Stats(), c.Stats())
+}
