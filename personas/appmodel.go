@@ -271,7 +271,7 @@ type Truncated struct {
 	States   int `json:"states,omitempty"`   // observations of new states beyond the cap
 	Controls int `json:"controls,omitempty"` // distinct controls beyond a state's cap
 	Targets  int `json:"targets,omitempty"`
-	Options  int `json:"options,omitempty"`
+	Options  int `json:"options,omitempty"` // options beyond a select's cap (at least), or over-long
 	Edges    int `json:"edges,omitempty"`
 	Entries  int `json:"entries,omitempty"`
 }
@@ -389,7 +389,7 @@ func (m *Model) ObserveAttrs(rawURL string, els []Element, attrs []map[string]st
 			if c.Enabled && !ctrls[j].c.Enabled {
 				ctrls[j].c.Enabled, ctrls[j].el = true, e
 			}
-			ctrls[j].el.Options = unionOptions(ctrls[j].el.Options, e.Options)
+			ctrls[j].el.Options = unionOptions(ctrls[j].el.Options, e.Options, lim.Options+1)
 			continue
 		}
 		if !known[id] {
@@ -405,10 +405,12 @@ func (m *Model) ObserveAttrs(rawURL string, els []Element, attrs []map[string]st
 				a = attrs[i]
 			}
 			f := FieldOf(e, a)
+			f.Name, f.Pattern = clip(f.Name, 200), clip(f.Pattern, 500)
 			f.Options = nil // kept on the element until the actions are made
 			c.Field = &f
 		}
 		at[id] = len(ctrls)
+		e.Options = slices.Clip(e.Options) // appends copy, never write into the caller's array
 		ctrls = append(ctrls, seen{c, e})
 	}
 	slices.Sort(idents)
@@ -536,7 +538,7 @@ func (m *Model) addOptions(st *State, j int, opts []string, lim Limits) {
 		if slices.Contains(f.Options, o) {
 			continue
 		}
-		if len(f.Options) >= lim.Options {
+		if len(f.Options) >= lim.Options || utf8.RuneCountInString(o) > 500 {
 			m.Truncated.Options++
 			continue
 		}
@@ -554,8 +556,12 @@ func (m *Model) addTarget(st *State, a Action, lim Limits) {
 	m.NTargets++
 }
 
-func unionOptions(a, b []string) []string {
+// unionOptions adds b's options missing from a, while a is shorter than limit.
+func unionOptions(a, b []string, limit int) []string {
 	for _, o := range b {
+		if len(a) >= limit {
+			break
+		}
 		if !slices.Contains(a, o) {
 			a = append(a, o)
 		}

@@ -569,3 +569,43 @@ func TestClone(t *testing.T) {
 	assert.JSONEq(t, string(before), string(after), "the original did not change")
 	assert.NotEqual(t, a.m.Stats(), c.Stats())
 }
+
+// A hostile page cannot blow the model up, and Observe leaves the
+// caller's elements alone.
+func TestObserveHostile(t *testing.T) {
+	m := NewModel(Limits{})
+	var els []Element
+	for i := range 5000 {
+		els = append(els, Element{Role: "button", Name: fmt.Sprintf("b%c%c%c", 'a'+i%26, 'a'+i/26%26, 'a'+i/676%26)})
+	}
+	id := m.Observe("/many", els)
+	require.NotEmpty(t, id)
+	assert.Len(t, m.States[id].Controls, 200)
+	assert.Equal(t, 4800, m.Truncated.Controls)
+	assert.LessOrEqual(t, len(m.States[id].Targets), 400)
+
+	long := strings.Repeat("ж", 1<<20)
+	opts := make([]string, 100, 200)
+	for i := range opts {
+		opts[i] = fmt.Sprintf("o%c%c", 'a'+i%26, 'a'+i/26)
+	}
+	var sel []Element
+	for range 100 {
+		sel = append(sel, Element{Role: "combobox", Name: "Same", Options: opts})
+	}
+	sel = append(sel, Element{Role: "textbox", Name: long}, Element{Role: "combobox", Name: "Odd", Options: []string{long, "ok"}})
+	id = m.Observe("/sel", sel)
+	st := m.States[id]
+	assert.Len(t, st.Controls[0].Field.Options, 30)
+	assert.LessOrEqual(t, len([]rune(st.Controls[1].Name)), 60)
+	assert.LessOrEqual(t, len([]rune(st.Controls[1].Field.Name)), 200)
+	assert.Equal(t, []string{"ok"}, st.Controls[2].Field.Options, "an over-long option is left out")
+	assert.Len(t, opts, 100, "the caller's options are untouched")
+
+	for _, u := range []string{"", "%%%", "javascript:alert(1)", "http://[::1", "/\x00/\n"} {
+		assert.NotPanics(t, func() { m.Observe(u, []Element{{Role: ""}, {Role: "BUTTON?", Name: "x"}, {Role: "link", URL: "%zz"}}) }, u)
+	}
+	raw, err := json.Marshal(m)
+	require.NoError(t, err)
+	assert.Less(t, len(raw), 1<<20, "bounded size")
+}
