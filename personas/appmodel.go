@@ -802,13 +802,28 @@ func (m *Model) best(st *State, prefer func(Target) float64) (Target, float64, b
 		untouched = 2
 	}
 	stateBonus := untouched + float64(min(st.Yield, 3))
+	// Controls outside the main landmark (banner, navigation) recur on
+	// every screen: they come after the screen's own.
+	var chrome map[string]bool
+	if slices.ContainsFunc(st.Controls, func(c Control) bool { return c.InMain }) {
+		chrome = map[string]bool{}
+		for _, c := range st.Controls {
+			if !c.InMain {
+				chrome[c.ident()] = true
+			}
+		}
+	}
 	var best Target
 	bestScore, found := math.Inf(-1), false
 	for _, t := range st.Targets {
 		if t.Status != TargetUntried {
 			continue
 		}
-		s := stateBonus + classWeight(t.Action) + float64(min(ctlYield[t.Action.ident()], 3))
+		id := t.Action.ident()
+		s := stateBonus + classWeight(t.Action) + float64(min(ctlYield[id], 3))
+		if chrome[id] {
+			s--
+		}
 		if prefer != nil {
 			p := prefer(t)
 			switch {

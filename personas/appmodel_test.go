@@ -609,3 +609,18 @@ func TestObserveHostile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, len(raw), 1<<20, "bounded size")
 }
+
+func TestNextScreenBeforeChrome(t *testing.T) {
+	m := NewModel(Limits{})
+	els := []Element{{Role: "link", Name: "Home", URL: "/"}, {Role: "link", Name: "Detail", URL: "/detail", InMain: true}}
+	id := m.Observe("/page", els)
+	tg, _, ok := m.Next(id, nil)
+	require.True(t, ok)
+	assert.Equal(t, ActionKey(`click link "Detail"`), tg.Key(), "the screen's own link first")
+	// Without a main landmark document order decides.
+	els[1].InMain = false
+	id = m.Observe("/other", els)
+	tg, _, ok = m.Next(id, nil)
+	require.True(t, ok)
+	assert.Equal(t, ActionKey(`click link "Home"`), tg.Key())
+}

@@ -210,7 +210,7 @@ func (f Field) sense() sense {
 	}
 	l := newLabel(f.Name)
 	switch {
-	case l.any("email", "e-mail", "mail"):
+	case l.any("email", "e mail", "mail"):
 		return senseEmail
 	case l.any("phone", "telephone", "tel", "mobile", "fax", "cell"):
 		return senseTel
@@ -237,7 +237,7 @@ func newLabel(name string) label {
 		case unicode.IsUpper(r) && unicode.IsLower(prev):
 			b.WriteByte(' ')
 			b.WriteRune(unicode.ToLower(r))
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '%' || r == '-' && unicode.IsLetter(prev):
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '%':
 			b.WriteRune(unicode.ToLower(r))
 		default:
 			r = ' '

@@ -356,3 +356,28 @@ func TestCatalogueBadInput(t *testing.T) {
 	f := FieldOf(Element{Role: "spinbutton"}, map[string]string{"min": "10", "max": "1"})
 	assert.NotEmpty(t, inputOf(t, Catalogue(f), ClassValid).Value)
 }
+
+func TestLabelWords(t *testing.T) {
+	tests := []struct {
+		name string
+		want sense
+	}{
+		{"E-mail", senseEmail},
+		{"workEmail", senseEmail},
+		{"contact_email", senseEmail},
+		{"Start-date", senseDate},
+		{"Message", senseText},
+		{"Page title", senseText},
+		{"Account holder", senseText},
+		{"Discount %", senseNumber},
+		{"Your age", senseNumber},
+		{"Mobile", senseTel},
+		{"Homepage", senseURL},
+		{"", senseText},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, Field{Kind: FieldText, Name: tc.name}.sense())
+		})
+	}
+}
