@@ -787,43 +787,14 @@ func (m *Model) best(st *State, prefer func(Target) float64) (Target, float64, b
 	if !slices.ContainsFunc(st.Targets, func(t Target) bool { return t.Status == TargetUntried }) {
 		return Target{}, 0, false
 	}
-	var untouched float64
-	ctlYield := map[string]int{}
-	tried := 0
-	for _, t := range st.Targets {
-		if t.Status != TargetUntried {
-			tried++
-			if t.Yield > 0 {
-				ctlYield[t.Action.ident()] += t.Yield
-			}
-		}
-	}
-	if tried == 0 {
-		untouched = 2
-	}
-	stateBonus := untouched + float64(min(st.Yield, 3))
-	// Controls outside the main landmark (banner, navigation) recur on
-	// every screen: they come after the screen's own.
-	var chrome map[string]bool
-	if slices.ContainsFunc(st.Controls, func(c Control) bool { return c.InMain }) {
-		chrome = map[string]bool{}
-		for _, c := range st.Controls {
-			if !c.InMain {
-				chrome[c.ident()] = true
-			}
-		}
-	}
+	sc := newScorer(st)
 	var best Target
 	bestScore, found := math.Inf(-1), false
 	for _, t := range st.Targets {
 		if t.Status != TargetUntried {
 			continue
 		}
-		id := t.Action.ident()
-		s := stateBonus + classWeight(t.Action) + float64(min(ctlYield[id], 3))
-		if chrome[id] {
-			s--
-		}
+		s := sc.score(t)
 		if prefer != nil {
 			p := prefer(t)
 			switch {
@@ -839,6 +810,60 @@ func (m *Model) best(st *State, prefer func(Target) float64) (Target, float64, b
 		}
 	}
 	return best, bestScore, found
+}
+
+// Score is the model's own score of a target (Next adds the persona's
+// preference): higher is tried sooner. It is 0 for an unknown state.
+func (m *Model) Score(t Target) float64 {
+	st := m.States[t.State]
+	if st == nil {
+		return 0
+	}
+	return newScorer(st).score(t)
+}
+
+// scorer holds what a state's targets are scored by.
+type scorer struct {
+	stateBonus float64
+	ctlYield   map[string]int  // per control: new states and endpoints its actions led to
+	chrome     map[string]bool // controls outside the main landmark
+}
+
+func newScorer(st *State) scorer {
+	sc := scorer{ctlYield: map[string]int{}}
+	tried := 0
+	for _, t := range st.Targets {
+		if t.Status != TargetUntried {
+			tried++
+			if t.Yield > 0 {
+				sc.ctlYield[t.Action.ident()] += t.Yield
+			}
+		}
+	}
+	if tried == 0 {
+		sc.stateBonus = 2 // a state nothing was tried in yet
+	}
+	sc.stateBonus += float64(min(st.Yield, 3))
+	// Controls outside the main landmark (banner, navigation) recur on
+	// every screen: they come after the screen's own.
+	if slices.ContainsFunc(st.Controls, func(c Control) bool { return c.InMain }) {
+		sc.chrome = map[string]bool{}
+		for _, c := range st.Controls {
+			if !c.InMain {
+				sc.chrome[c.ident()] = true
+			}
+		}
+	}
+	return sc
+}
+
+func (sc scorer) score(t Target) float64 {
+	id := t.Action.ident()
+	s := sc.stateBonus + classWeight(t.Action) + float64(min(sc.ctlYield[id], 3))
+	if sc.chrome[id] {
+		s--
+	}
+	return s
 }
 
 // classWeight orders the kinds of targets: what moves through the app

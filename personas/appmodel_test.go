@@ -624,3 +624,74 @@ func TestNextScreenBeforeChrome(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, ActionKey(`click link "Home"`), tg.Key())
 }
+
+func TestScore(t *testing.T) {
+	a := newHandApp(t)
+	m := a.m
+	tg := func(k ActionKey) Target {
+		st := m.States[a.item]
+		return st.Targets[st.target(k)]
+	}
+	valid, long := tg(`fill textbox "Title" :valid`), tg(`fill textbox "Title" :long_10001`)
+	assert.Greater(t, m.Score(valid), m.Score(long))
+	assert.Greater(t, m.Score(tg(`click button "Save"`)), m.Score(tg(`dblclick button "Save"`)))
+	assert.Zero(t, m.Score(Target{State: "nowhere"}))
+	before := m.Score(valid)
+	m.Transition(a.item, `click button "Save"`, a.item, 2) // the form found endpoints
+	assert.Greater(t, m.Score(valid), before, "a fruitful state scores higher")
+}
+
+func ExampleModel() {
+	m := NewModel(Limits{})
+	home := m.Observe("http://app.test/", []Element{
+		{Role: "link", Name: "About", URL: "/about"},
+		{Role: "link", Name: "Orders", URL: "/orders", InMain: true},
+	})
+	m.Transition("", NavigateKey("/"), home, 0)
+	t, path, _ := m.Next(home, nil)
+	fmt.Println(t.Action, len(path))
+
+	orders := m.Observe("http://app.test/orders?page=2", []Element{
+		{Role: "link", Name: "Order 17", URL: "/orders/17", InMain: true},
+		{Role: "link", Name: "Order 18", URL: "/orders/18", InMain: true},
+		{Role: "spinbutton", Name: "Quantity", InMain: true},
+	})
+	m.Transition(home, t.Key(), orders, 1)
+	st, _ := m.State(orders)
+	fmt.Println(st.Template, len(st.Controls))
+	t, _, _ = m.Next(orders, func(t Target) float64 {
+		if t.Action.Class == ClassNegative {
+			return 5 // this persona likes negative numbers
+		}
+		return 0
+	})
+	in, _ := m.Input(t)
+	fmt.Printf("%s: %q valid=%v\n", t.Action, in.Value, in.Valid)
+	s := m.Stats()
+	fmt.Println(s.States, s.Tried, s.Transitions, s.Endpoints, m.Exhausted())
+	// Output:
+	// click link "Orders" 0
+	// /orders?page= 2
+	// fill spinbutton "Quantity" with negative: "-1" valid=false
+	// 2 1 1 1 false
+}
+
+func ExampleCatalogue() {
+	f := FieldOf(Element{Role: "spinbutton", Name: "Guests"}, map[string]string{"min": "1", "max": "8", "required": ""})
+	for _, in := range Catalogue(f) {
+		fmt.Printf("%s %q %v\n", in.Class, in.Value, in.Valid)
+	}
+	fmt.Println(ValidValue(Field{Kind: FieldText, Name: "Email address"}))
+	// Output:
+	// valid "4" true
+	// empty "" false
+	// below_min "0" false
+	// min "1" true
+	// max "8" true
+	// above_max "9" false
+	// zero "0" false
+	// negative "-1" false
+	// huge "99999999999999999999" false
+	// decimal "4.5" false
+	// qa.tester@example.com
+}

@@ -93,12 +93,15 @@
 // still makes states; the limits bound that.
 //
 //	m := personas.NewModel(personas.Limits{})
-//	here := m.Observe(snap.URL, personas.ParseElements(snap))
-//	t, path, ok := m.Next(here, nil) // path: steps to t.State (NavigateKey first when it opens a URL)
-//	in, _ := m.Input(t)              // the value of a fill, select or check
+//	els := personas.ParseElements(snap)
+//	here := m.Observe(snap.URL, els)
+//	t, path, ok := m.Next(here, prefer) // path: the steps to t.State; a NavigateKey step opens a URL
+//	// … walk path (ParseActionKey, Locate), then:
+//	in, _ := m.Input(t)                  // the value of a fill, select or check
 //	el, _ := personas.Locate(t.Action, els)
-//	… act, snapshot, then
+//	// … act on el (the other fields of its form get ValidValue), snapshot, then
 //	m.Transition(here, t.Key(), m.Observe(after.URL, afterEls), newEndpoints)
+//	// or m.Fail(here, t.Key()) when the action could not be done
 //
 // [Model.Observe] derives each control's actions from its role and flags:
 // click (and dblclick for buttons), hover for menus and expandable
@@ -110,8 +113,8 @@
 // URLs; its score favours states nothing was tried in yet, states and
 // controls whose actions led to new states or new endpoints, and moving
 // and valid inputs before hostile and bulky ones; a persona adds its own
-// preference through the prefer hook (−Inf skips a target).
-// [Model.Fail] marks a target that could not be done and forgets the
+// preference through the prefer hook (−Inf skips a target);
+// [Model.Score] is the model's part of it. [Model.Fail] marks a target that could not be done and forgets the
 // transition. [Model.Exhausted] is true when every target of every state
 // reachable from an entry is tried or failed. [Model.Stats],
 // [Model.Untried] and [Model.Mermaid] report the coverage. [Limits] cap
