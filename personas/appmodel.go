@@ -276,6 +276,24 @@ type Truncated struct {
 	Entries  int `json:"entries,omitempty"`
 }
 
+// String says what the limits left out, e.g. "limits left out 3 states,
+// 40 targets"; "" when nothing.
+func (t Truncated) String() string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{t.States, "states"}, {t.Controls, "controls"}, {t.Targets, "targets"}, {t.Options, "options"}, {t.Edges, "transitions"}, {t.Entries, "entries"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "limits left out " + strings.Join(parts, ", ")
+}
+
 // Total is the sum of the counts.
 func (t Truncated) Total() int {
 	return t.States + t.Controls + t.Targets + t.Options + t.Edges + t.Entries
@@ -963,8 +981,8 @@ func (m *Model) Stats() Stats {
 }
 
 // Untried lists up to limit untried targets in words (limit ≤ 0: all),
-// reachable states first, each as "template [state]: action"; a last line
-// says how many more there are.
+// reachable states first, each as "template [state]: action"; last lines
+// say how many more there are and what the model's limits left out.
 func (m *Model) Untried(limit int) []string {
 	reach := m.reachable()
 	inReach := map[StateID]bool{}
@@ -998,6 +1016,9 @@ func (m *Model) Untried(limit int) []string {
 	}
 	if more > 0 {
 		out = append(out, fmt.Sprintf("… and %d more untried targets", more))
+	}
+	if tr := m.Truncated.String(); tr != "" {
+		out = append(out, tr)
 	}
 	return out
 }
@@ -1058,6 +1079,9 @@ func (m *Model) Mermaid() string {
 	}
 	if skipped > 0 {
 		fmt.Fprintf(&b, "  %%%% %d more transitions\n", skipped)
+	}
+	if tr := m.Truncated.String(); tr != "" {
+		fmt.Fprintf(&b, "  %%%% %s\n", tr)
 	}
 	return b.String()
 }

@@ -81,6 +81,7 @@ func TestStateIdentity(t *testing.T) {
 		{"a modal opened", "/items?page=1", modal, false},
 		{"a control disabled", "/items?page=1", disabled, true},
 		{"a value typed", "/items?page=1", filled, true},
+		{"a panel revealed", "/items?page=1", append(slices.Clone(base), Element{Role: "textbox", Name: "Filter by tag", InMain: true}), false},
 		{"digits in names", "/items?page=1", []Element{base[0], base[1], base[2], {Role: "button", Name: "Page 12"}}, false},
 		{"other path", "/archive?page=1", base, false},
 		{"other query key", "/items?sort=1", base, false},
@@ -374,6 +375,11 @@ func TestModelCaps(t *testing.T) {
 	assert.Equal(t, 2, m2.Truncated.Options)
 	assert.Positive(t, m2.Truncated.Targets)
 	assert.Equal(t, m2.Truncated, m2.Stats().Truncated)
+	assert.Equal(t, fmt.Sprintf("limits left out 2 controls, %d targets, 2 options", m2.Truncated.Targets), m2.Truncated.String())
+	untried := m2.Untried(0)
+	assert.Equal(t, m2.Truncated.String(), untried[len(untried)-1])
+	assert.Contains(t, m2.Mermaid(), "%% limits left out")
+	assert.Empty(t, Truncated{}.String())
 
 	m3 := NewModel(Limits{Edges: 1})
 	x := m3.Observe("/x", []Element{{Role: "link", Name: "Y", URL: "/y"}, {Role: "link", Name: "Z", URL: "/z"}})
