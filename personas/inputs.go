@@ -477,6 +477,9 @@ func (f Field) validNumber(l label) float64 {
 	} else if n.hasMax && v > n.max {
 		v = n.max
 	}
+	if math.IsInf(v, 0) || math.IsNaN(v) || !n.in(v) { // extreme attributes
+		v = n.min
+	}
 	return v
 }
 

@@ -354,7 +354,11 @@ func TestCatalogueBadInput(t *testing.T) {
 		}
 	}
 	f := FieldOf(Element{Role: "spinbutton"}, map[string]string{"min": "10", "max": "1"})
-	assert.NotEmpty(t, inputOf(t, Catalogue(f), ClassValid).Value)
+	assert.Equal(t, "42", inputOf(t, Catalogue(f), ClassValid).Value, "a max below min is ignored, the value keeps to min")
+	f = FieldOf(Element{Role: "spinbutton"}, map[string]string{"min": "-1e300", "max": "1e300", "step": "1e-300"})
+	v, err := strconv.ParseFloat(ValidValue(f), 64)
+	require.NoError(t, err)
+	assert.False(t, v < -1e300 || v > 1e300, "finite and in range: %v", v)
 }
 
 func TestLabelWords(t *testing.T) {
