@@ -459,10 +459,14 @@ func (m *Model) ObserveAttrs(rawURL string, els []Element, attrs []map[string]st
 		}
 		m.addTarget(st, Action{Kind: ActionPress, Arg: "Escape"}, lim)
 	} else {
+		idx := make(map[string]int, len(st.Controls))
+		for j, c := range st.Controls {
+			idx[c.ident()] = j
+		}
 		for _, s := range ctrls {
-			j := slices.IndexFunc(st.Controls, func(c Control) bool { return c.ident() == s.c.ident() })
+			j, ok := idx[s.c.ident()]
 			switch {
-			case j < 0:
+			case !ok:
 			case s.c.Enabled && !st.Controls[j].Enabled:
 				st.Controls[j].Enabled = true
 				m.addTargets(st, j, s.el, lim)
@@ -482,7 +486,7 @@ func dataLabels(els []Element) *strings.Replacer {
 	var labels []string
 	for _, e := range els {
 		n := strings.TrimSpace(e.Name)
-		if e.Role != "link" || e.URL == "" || utf8.RuneCountInString(n) < 3 || len(labels) >= 200 || slices.Contains(labels, n) {
+		if e.Role != "link" || e.URL == "" || utf8.RuneCountInString(n) < 3 || len(n) > 400 || len(labels) >= 200 || slices.Contains(labels, n) {
 			continue
 		}
 		if strings.Contains(URLTemplate(e.URL), "{id}") {
