@@ -3,6 +3,7 @@ package personas
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/url"
@@ -209,6 +210,45 @@ type Target struct {
 // Key is the target's action key.
 func (t Target) Key() ActionKey { return t.Action.Key() }
 
+// targetJSON is a target as JSON: the action as its key keeps checkpoints
+// small (a model holds tens of thousands of targets).
+type targetJSON struct {
+	State  StateID      `json:"state,omitempty"`
+	Key    ActionKey    `json:"key"`
+	Status TargetStatus `json:"status,omitempty"`
+	Runs   int          `json:"runs,omitempty"`
+	Yield  int          `json:"yield,omitempty"`
+}
+
+func (t Target) toJSON() targetJSON {
+	return targetJSON{State: t.State, Key: t.Key(), Status: t.Status, Runs: t.Runs, Yield: t.Yield}
+}
+
+func (j targetJSON) target() (Target, error) {
+	a, err := ParseActionKey(j.Key)
+	if err != nil {
+		return Target{}, err
+	}
+	return Target{State: j.State, Action: a, Status: j.Status, Runs: j.Runs, Yield: j.Yield}, nil
+}
+
+// MarshalJSON writes the target with its action as an ActionKey.
+func (t Target) MarshalJSON() ([]byte, error) { return json.Marshal(t.toJSON()) }
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (t *Target) UnmarshalJSON(b []byte) error {
+	var j targetJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	v, err := j.target()
+	if err != nil {
+		return err
+	}
+	*t = v
+	return nil
+}
+
 // Edge is a transition seen: the action, in its state, led to To.
 type Edge struct {
 	Action ActionKey `json:"action"`
@@ -230,6 +270,48 @@ type State struct {
 	Reached bool `json:"reached,omitempty"`
 	// Yield counts the new states and endpoints its actions led to.
 	Yield int `json:"yield,omitempty"`
+}
+
+// stateJSON is a state as JSON; its targets leave out the state's id.
+type stateJSON struct {
+	*plainState
+	Targets []targetJSON `json:"targets,omitempty"`
+}
+
+type plainState State
+
+// MarshalJSON writes the state; its targets do not repeat its id.
+func (st State) MarshalJSON() ([]byte, error) {
+	p := plainState(st)
+	p.Targets = nil
+	j := stateJSON{plainState: &p, Targets: make([]targetJSON, len(st.Targets))}
+	for i, t := range st.Targets {
+		j.Targets[i] = t.toJSON()
+		j.Targets[i].State = ""
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (st *State) UnmarshalJSON(b []byte) error {
+	j := stateJSON{plainState: &plainState{}}
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*st = State(*j.plainState)
+	st.Targets = make([]Target, 0, len(j.Targets))
+	for _, tj := range j.Targets {
+		t, err := tj.target()
+		if err != nil {
+			return fmt.Errorf("state %s: %w", st.ID, err)
+		}
+		t.State = st.ID
+		st.Targets = append(st.Targets, t)
+	}
+	if len(st.Targets) == 0 {
+		st.Targets = nil
+	}
+	return nil
 }
 
 // Entry says that opening URL directly lands in State.

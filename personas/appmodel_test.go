@@ -347,6 +347,18 @@ func TestModelJSONRoundTrip(t *testing.T) {
 	assert.Equal(t, p1, p2)
 	// The resumed model goes on: the same screen is the same state.
 	assert.Equal(t, a.item, back.Observe("/item/9", []Element{{Role: "link", Name: "Back", URL: "/list"}, {Role: "textbox", Name: "Title"}, {Role: "button", Name: "Save"}}))
+	// A target on its own keeps its state.
+	rawT, err := json.Marshal(t1)
+	require.NoError(t, err)
+	var tb Target
+	require.NoError(t, json.Unmarshal(rawT, &tb))
+	assert.Equal(t, t1, tb)
+	assert.Contains(t, string(rawT), `"key":"`)
+	// A corrupt checkpoint is an error, not a panic.
+	var bad Model
+	assert.Error(t, json.Unmarshal([]byte(`{"states":{"s1":{"id":"s1","targets":[{"key":"click button \"x"}]}}}`), &bad))
+	assert.Error(t, json.Unmarshal([]byte(`{"states":{"s1":{"id":"s1","targets":[7]}}}`), &bad))
+
 	var zero Model
 	require.NoError(t, json.Unmarshal([]byte(`{}`), &zero))
 	assert.NotEmpty(t, zero.Observe("/", []Element{{Role: "button", Name: "Go"}}), "a decoded empty model works")
@@ -700,4 +712,24 @@ func ExampleCatalogue() {
 	// huge "99999999999999999999" false
 	// decimal "4.5" false
 	// qa.tester@example.com
+}
+
+// BenchmarkModelJSON measures a checkpoint of the 500-state model.
+func BenchmarkModelJSON(b *testing.B) {
+	m, _, _ := benchModel(500)
+	raw, err := json.Marshal(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		raw, _ = json.Marshal(m)
+		var back Model
+		if err := json.Unmarshal(raw, &back); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(raw)), "json-bytes")
+	b.ReportMetric(float64(m.Stats().Targets), "targets")
 }
