@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentgraph/agentgraph/browser"
 )
 
 // StateID names an abstract state of the app: a hash of its URL template
@@ -791,6 +793,43 @@ func Locate(a Action, els []Element) (Element, bool) {
 		}
 	}
 	return Element{}, false
+}
+
+// Intents are the browser intents that perform the action on el (found
+// by Locate) with the input in (from Model.Input; ignored by actions
+// that take none). A dblclick is two clicks; check and uncheck click when
+// the box is not already so, and otherwise toggle it away and back. It
+// returns nil for an unknown kind or a fill/select without a ref.
+func (a Action) Intents(el Element, in Input) []browser.Intent {
+	click := browser.Intent{Action: browser.ActClick, Target: el.Ref}
+	needsRef := a.Kind != ActionNavigate && !(a.Kind == ActionPress && a.Role == "")
+	if needsRef && el.Ref == "" {
+		return nil
+	}
+	switch a.Kind {
+	case ActionClick:
+		return []browser.Intent{click}
+	case ActionDblClick:
+		return []browser.Intent{click, click}
+	case ActionHover:
+		return []browser.Intent{{Action: browser.ActHover, Target: el.Ref}}
+	case ActionFill:
+		v := in.Value
+		return []browser.Intent{{Action: browser.ActFill, Target: el.Ref, Value: &v}}
+	case ActionSelect:
+		v := a.Arg
+		return []browser.Intent{{Action: browser.ActSelectOption, Target: el.Ref, Value: &v}}
+	case ActionCheck, ActionUncheck:
+		if el.Has("checked") == (a.Kind == ActionCheck) {
+			return []browser.Intent{click, click}
+		}
+		return []browser.Intent{click}
+	case ActionPress:
+		return []browser.Intent{{Action: browser.ActPress, Target: el.Ref, Key: a.Arg}}
+	case ActionNavigate:
+		return []browser.Intent{{Action: browser.ActNavigate, URL: a.Arg}}
+	}
+	return nil
 }
 
 // State returns a copy of a state's record; its slices are shared with

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgraph/agentgraph/browser"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -732,4 +734,45 @@ func BenchmarkModelJSON(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(raw)), "json-bytes")
 	b.ReportMetric(float64(m.Stats().Targets), "targets")
+}
+
+func TestActionIntents(t *testing.T) {
+	el := Element{Role: "checkbox", Name: "Agree", Ref: "e7"}
+	checked := Element{Role: "checkbox", Name: "Agree", Ref: "e7", Flags: []string{"checked"}}
+	click := browser.Intent{Action: browser.ActClick, Target: "e7"}
+	str := func(s string) *string { return &s }
+	tests := []struct {
+		name string
+		a    Action
+		el   Element
+		in   Input
+		want []browser.Intent
+	}{
+		{"click", Action{Kind: ActionClick, Role: "button"}, el, Input{}, []browser.Intent{click}},
+		{"dblclick", Action{Kind: ActionDblClick, Role: "button"}, el, Input{}, []browser.Intent{click, click}},
+		{"hover", Action{Kind: ActionHover, Role: "menuitem"}, el, Input{}, []browser.Intent{{Action: browser.ActHover, Target: "e7"}}},
+		{"fill", Action{Kind: ActionFill, Role: "textbox", Class: ClassEmpty}, el, Input{Class: ClassEmpty, Value: ""},
+			[]browser.Intent{{Action: browser.ActFill, Target: "e7", Value: str("")}}},
+		{"select", Action{Kind: ActionSelect, Role: "combobox", Class: ClassOption, Arg: "Blue"}, el, Input{},
+			[]browser.Intent{{Action: browser.ActSelectOption, Target: "e7", Value: str("Blue")}}},
+		{"check an unchecked box", Action{Kind: ActionCheck, Role: "checkbox"}, el, Input{}, []browser.Intent{click}},
+		{"check a checked box", Action{Kind: ActionCheck, Role: "checkbox"}, checked, Input{}, []browser.Intent{click, click}},
+		{"uncheck a checked box", Action{Kind: ActionUncheck, Role: "checkbox"}, checked, Input{}, []browser.Intent{click}},
+		{"uncheck an unchecked box", Action{Kind: ActionUncheck, Role: "checkbox"}, el, Input{}, []browser.Intent{click, click}},
+		{"press in a field", Action{Kind: ActionPress, Role: "textbox", Arg: "Enter"}, el, Input{}, []browser.Intent{{Action: browser.ActPress, Target: "e7", Key: "Enter"}}},
+		{"press on the page", Action{Kind: ActionPress, Arg: "Escape"}, Element{}, Input{}, []browser.Intent{{Action: browser.ActPress, Key: "Escape"}}},
+		{"navigate", Action{Kind: ActionNavigate, Arg: "/x?y=1"}, Element{}, Input{}, []browser.Intent{{Action: browser.ActNavigate, URL: "/x?y=1"}}},
+		{"no ref", Action{Kind: ActionClick, Role: "button"}, Element{}, Input{}, nil},
+		{"unknown kind", Action{Kind: "teleport", Role: "button"}, el, Input{}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.a.Intents(tc.el, tc.in)
+			assert.Equal(t, tc.want, got)
+			for _, in := range got {
+				_, err := browser.ParseIntent([]byte(in.JSON()))
+				assert.NoError(t, err, "the engine accepts %s", in.JSON())
+			}
+		})
+	}
 }
