@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/agentgraph/agentgraph/browser"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -96,10 +96,11 @@
 //	els := personas.ParseElements(snap)
 //	here := m.Observe(snap.URL, els)
 //	t, path, ok := m.Next(here, prefer) // path: the steps to t.State; a NavigateKey step opens a URL
-//	// … walk path (ParseActionKey, Locate), then:
+//	// … walk path (ParseActionKey, Locate, Action.Intents), then:
 //	in, _ := m.Input(t)                  // the value of a fill, select or check
 //	el, _ := personas.Locate(t.Action, els)
-//	// … act on el (the other fields of its form get ValidValue), snapshot, then
+//	intents := t.Action.Intents(el, in)  // the other fields of its form get ValidValue
+//	// … run them, snapshot, then
 //	m.Transition(here, t.Key(), m.Observe(after.URL, afterEls), newEndpoints)
 //	// or m.Fail(here, t.Key()) when the action could not be done
 //
