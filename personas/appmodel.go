@@ -397,7 +397,8 @@ type Model struct {
 	// Endpoints is the number of new endpoints the transitions reported.
 	Endpoints int       `json:"endpoints,omitempty"`
 	Truncated Truncated `json:"truncated"`
-	// NTargets is the number of targets of all states.
+	// NTargets and NEdges count the targets and transitions of all
+	// states, for the limits.
 	NTargets int `json:"n_targets,omitempty"`
 	NEdges   int `json:"n_edges,omitempty"`
 }

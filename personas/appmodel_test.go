@@ -775,3 +775,26 @@ func TestActionIntents(t *testing.T) {
 		})
 	}
 }
+
+// The model reads what ParseElements makes of a real snapshot's text.
+func TestObserveParsedSnapshot(t *testing.T) {
+	els := ParseElements(browser.Snapshot{Text: sampleSnapshot})
+	m := NewModel(Limits{})
+	id := m.Observe("http://127.0.0.1:8080/items?page=2", els)
+	st, ok := m.State(id)
+	require.True(t, ok)
+	assert.Equal(t, "/items?page=", st.Template)
+	var ctl []string
+	for _, c := range st.Controls {
+		ctl = append(ctl, c.ident())
+	}
+	assert.Equal(t, []string{`link "Next page"`, `link "Old style"`, `textbox "Name"`, `textbox "Say \"hi\""`,
+		`checkbox "Select all"`, `combobox "Sort"`, `button "Save"`, `button ""`, `button "Delete"`}, ctl, "no heading")
+	keys := strings.Join(keysOf(m, id), "\n")
+	assert.NotContains(t, keys, `button "Save"`, "disabled")
+	assert.Contains(t, keys, `select combobox "Sort" :option ="Name"`)
+	assert.Contains(t, keys, `click button "Delete"`)
+	assert.Contains(t, keys, `fill textbox "Say \"hi\"" :markup`)
+	// The same page with another value typed is the same state.
+	assert.Equal(t, id, m.Observe("http://127.0.0.1:8080/items?page=3", ParseElements(browser.Snapshot{Text: strings.Replace(sampleSnapshot, ": def", ": other", 1)})))
+}
