@@ -393,6 +393,7 @@ func TestModelCaps(t *testing.T) {
 	assert.Equal(t, m2.Truncated.String(), untried[len(untried)-1])
 	assert.Contains(t, m2.Mermaid(), "%% limits left out")
 	assert.Empty(t, Truncated{}.String())
+	assert.Equal(t, 2+m2.Truncated.Targets+2, m2.Truncated.Total())
 
 	m3 := NewModel(Limits{Edges: 1})
 	x := m3.Observe("/x", []Element{{Role: "link", Name: "Y", URL: "/y"}, {Role: "link", Name: "Z", URL: "/z"}})
