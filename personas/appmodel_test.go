@@ -799,3 +799,20 @@ func TestObserveParsedSnapshot(t *testing.T) {
 	// The same page with another value typed is the same state.
 	assert.Equal(t, id, m.Observe("http://127.0.0.1:8080/items?page=3", ParseElements(browser.Snapshot{Text: strings.Replace(sampleSnapshot, ": def", ": other", 1)})))
 }
+
+func TestZeroModel(t *testing.T) {
+	var m Model
+	assert.NotPanics(t, func() {
+		_, _, ok := m.Next("", nil)
+		assert.False(t, ok)
+		m.Transition("a", "garbage", "b", -3)
+		m.Fail("a", "garbage")
+		assert.True(t, m.Exhausted())
+		assert.Empty(t, m.Untried(5))
+		assert.Equal(t, "flowchart LR\n", m.Mermaid())
+		assert.Equal(t, Stats{}, m.Stats())
+		_, ok = m.Input(Target{})
+		assert.False(t, ok)
+		assert.Equal(t, &Model{}, m.Clone())
+	})
+}
