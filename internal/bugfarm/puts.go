@@ -220,7 +220,9 @@ func (s *site) putDouble(dup5x bool) func(p *placed) {
 		p.dup5x = dup5x
 		p.Page = s.byKind[pNew].Path
 		steps := s.create(nil, "")
-		p.Trigger = append(steps, steps[len(steps)-1])
+		last := &steps[len(steps)-1]
+		last.Op = OpDblClick // two clicks, no wait between
+		p.Trigger = steps
 		if dup5x {
 			p.Expect = Expect{Signal: SignalResponse, Status: 500}
 			p.What = fmt.Sprintf("a second quick click on the %s form's submit answers 500", s.one)

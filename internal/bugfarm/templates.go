@@ -91,9 +91,9 @@ const bodiesTmpl = `{{define "home"}}<p class="lead">{{.Intro}}</p>
 {{if .Table}}<table id="records">
 <caption>{{.Caption}}</caption>
 <thead><tr>{{range .Columns}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}<tr{{with .DupBug}} data-bug="{{.}}"{{end}}><td{{with .XSSBug}} data-bug="{{.}}"{{end}}><a href="{{.Href}}">{{.Title}}</a></td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+<tbody>{{range .Rows}}<tr{{with .DupBug}} data-bug="{{.}}"{{end}}><td><a href="{{.Href}}"{{with .XSSBug}} data-bug="{{.}}"{{end}}>{{.Title}}</a></td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{else}}<tr><td colspan="{{len .Columns}}">No {{.Many}} yet.</td></tr>{{end}}</tbody>
-</table>{{else}}<ul id="records" class="grid">{{range .Rows}}<li class="card"{{with .DupBug}} data-bug="{{.}}"{{end}}><h2{{with .XSSBug}} data-bug="{{.}}"{{end}}><a href="{{.Href}}">{{.Title}}</a></h2>{{range .Cells}}<p>{{.}}</p>{{end}}</li>
+</table>{{else}}<ul id="records" class="grid">{{range .Rows}}<li class="card"{{with .DupBug}} data-bug="{{.}}"{{end}}><h2><a href="{{.Href}}"{{with .XSSBug}} data-bug="{{.}}"{{end}}>{{.Title}}</a></h2>{{range .Cells}}<p>{{.}}</p>{{end}}</li>
 {{else}}<li>No {{.Many}} yet.</li>{{end}}</ul>{{end}}
 {{if .Pages}}<nav aria-label="Pagination" class="pager"><ul>
 {{with .Prev}}<li><a href="{{.}}" rel="prev">Previous</a></li>{{end}}
