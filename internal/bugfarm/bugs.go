@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // catalogue is every class, in the order the placement tries them.
@@ -412,6 +413,9 @@ func trips(in Input, f field, v string) bool {
 	case InputLong:
 		return len([]rune(v)) > colLimit(f)
 	case InputNonLatin1:
+		if !utf8.ValidString(v) {
+			return false
+		}
 		for _, c := range v {
 			if c > 0xff {
 				return true

@@ -53,7 +53,7 @@ func (s *site) routes() http.Handler {
 	mux.HandleFunc("GET /api/{wid}", s.page(nil, s.serveAPI))
 	mux.HandleFunc("GET /embed/{wid}", s.page(nil, s.serveEmbed))
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	mux.HandleFunc("/", s.serveNotFound)
+	mux.HandleFunc("GET /", s.serveNotFound)
 	return mux
 }
 
