@@ -64,6 +64,10 @@ func (s *site) placeBugs(r *rand.Rand) {
 			place(c)
 		}
 	}
+	// one to three input classes break the server
+	for more := r.IntN(maxServerBugs); more > 0 && len(s.bugs) < target; more-- {
+		place(ClassServerError)
+	}
 	for tries := 0; len(s.bugs) < target && tries < 400; tries++ {
 		place(order[r.IntN(len(order))])
 	}
