@@ -53,6 +53,7 @@ func (s *site) placeBugs(r *rand.Rand) {
 			servers++
 		}
 		slots[i].put(p)
+		p.Trigger = settle(p.Trigger)
 		p.Depth = depth(p.Trigger, len(s.enter()))
 		s.bugs = append(s.bugs, p)
 		return true
@@ -71,6 +72,27 @@ func (s *site) placeBugs(r *rand.Rand) {
 	for tries := 0; len(s.bugs) < target && tries < 400; tries++ {
 		place(order[r.IntN(len(order))])
 	}
+}
+
+// settleMS is how long a trigger lets a submitted form land before it
+// navigates away on its own.
+const settleMS = "500"
+
+// settle puts a short wait between a click or key press and a following
+// goto, so the goto cannot cancel the request the click sent (a sign-in,
+// a create).
+func settle(steps []Step) []Step {
+	out := make([]Step, 0, len(steps)+2)
+	for i, st := range steps {
+		if st.Op == OpGoto && i > 0 {
+			switch steps[i-1].Op {
+			case OpClick, OpDblClick, OpPress:
+				out = append(out, Step{Op: OpWait, Value: settleMS})
+			}
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // depth counts the user actions of a trigger after signing in.

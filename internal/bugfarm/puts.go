@@ -228,7 +228,7 @@ func (s *site) putDouble(dup5x bool) func(p *placed) {
 			p.What = fmt.Sprintf("a second quick click on the %s form's submit answers 500", s.one)
 			return
 		}
-		p.Trigger = append(p.Trigger, Step{Op: OpWait, Value: "500"}, Step{Op: OpGoto, Path: s.byKind[pList].Path})
+		p.Trigger = append(p.Trigger, Step{Op: OpGoto, Path: s.byKind[pList].Path})
 		p.Expect = Expect{Signal: SignalDOM, Selector: fmt.Sprintf("[data-bug=%q]", p.ID)}
 		p.What = fmt.Sprintf("a second quick click on the %s form's submit creates a duplicate", s.one)
 	}
