@@ -93,6 +93,7 @@ func TestBadInputGetsAMessage(t *testing.T) {
 }
 
 var (
+	twoMarks  = regexp.MustCompile(`<[^>]*data-bug="[^"]*"[^>]*data-bug=`)
 	cssURL    = regexp.MustCompile(`(?i)url\(\s*['"]?\s*(https?:)?//|@import`)
 	scriptURL = regexp.MustCompile(`(?i)https?://|["'(]//[a-z0-9]`)
 )
@@ -152,6 +153,7 @@ func TestNoExternalRequests(t *testing.T) {
 			crawl(t, s, func(path string, r resp) {
 				if strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
 					assert.Empty(t, externalRefs(t, r.body), "page %s", path)
+					assert.NotRegexp(t, twoMarks, r.body, "page %s: one data-bug attribute per element", path)
 				}
 			})
 		})

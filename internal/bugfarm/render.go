@@ -104,6 +104,7 @@ type widgetView struct {
 	Heading, HotValue, Accent, Base, SavePath string
 	Fault                                     template.JS
 	Dead, NoName                              string
+	Marks                                     string // the ids of Dead and NoName, for one data-bug attribute
 	Views                                     map[string][2]string
 }
 
@@ -126,6 +127,7 @@ func (s *site) renderWidget(wd *widget, rec *record) (template.HTML, error) {
 			v.Views[o.Value] = [2]string{o.Text, fmt.Sprintf("%s of your %s: %d in total.", o.Text, s.many, len(s.records()))}
 		}
 	}
+	v.Marks = strings.TrimSpace(v.Dead + " " + v.NoName)
 	if rec != nil {
 		v.SavePath = fmt.Sprintf("/api/records/%d", rec.ID)
 	}

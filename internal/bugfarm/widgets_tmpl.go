@@ -54,7 +54,7 @@ const widgetsTmpl = `
 {{define "w-fetch"}}<div class="card fetcher">
 {{with .Param}}<label for="{{$.ID}}-n">{{.Label}}</label>
 <input type="number" id="{{$.ID}}-n" value="{{.Sample}}" step="1">
-{{end}}<button type="button" id="{{.ID}}"{{with .NoName}} data-bug="{{.}}"{{end}}{{with .Dead}} data-bug="{{.}}"{{end}}{{if and .Icon (not .NoName)}} aria-label="{{.Label}}"{{end}}>{{if .Icon}}<svg aria-hidden="true" focusable="false" width="16" height="16" viewBox="0 0 16 16"><path d="M8 2a6 6 0 1 0 6 6h-2a4 4 0 1 1-4-4V2z" fill="#fff"></path></svg>{{else}}{{.Label}}{{end}}</button>
+{{end}}<button type="button" id="{{.ID}}"{{with .Marks}} data-bug="{{.}}"{{end}}{{if and .Icon (not .NoName)}} aria-label="{{.Label}}"{{end}}>{{if .Icon}}<svg aria-hidden="true" focusable="false" width="16" height="16" viewBox="0 0 16 16"><path d="M8 2a6 6 0 1 0 6 6h-2a4 4 0 1 1-4-4V2z" fill="#fff"></path></svg>{{else}}{{.Label}}{{end}}</button>
 <output id="{{.ID}}-out" aria-live="polite"></output>
 <div id="{{.ID}}-banner"></div>
 </div>
