@@ -307,7 +307,7 @@ func (s *site) idiomSet(controls bool, want map[wkind]bool) map[Idiom]bool {
 		IdiomShadowDOM: has(wShadow), IdiomIframe: has(wFrame), IdiomHoverReveal: has(wHover),
 		IdiomModal: has(wModal), IdiomCombobox: has(wCombo), IdiomDblClickEdit: has(wDblEdit),
 		IdiomKeyboardOnly: has(wKeys), IdiomSignIn: s.creds != nil, IdiomMultiStep: s.multi,
-		IdiomFileUpload: s.upload, IdiomSearch: s.byKind[pSearch] != nil, IdiomInlineRecords: !s.tableList,
+		IdiomFileUpload: s.upload, IdiomSearch: s.byKind[pSearch] != nil, IdiomCardList: !s.tableList,
 	}
 }
 

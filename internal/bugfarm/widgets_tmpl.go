@@ -13,7 +13,7 @@ const widgetsTmpl = `
 (function () {
   var s = document.getElementById({{.ID}}), o = document.getElementById({{.ID}} + "-out");
   s.addEventListener("change", function () {
-    if (s.value === {{.HotValue}}) { {{.Fault}} }
+    {{if .Fault}}if (s.value === {{.HotValue}}) { {{.Fault}} }{{end}}
     o.textContent = "Showing " + s.options[s.selectedIndex].text + ".";
   });
 })();
@@ -28,7 +28,7 @@ const widgetsTmpl = `
 (function () {
   var c = document.getElementById({{.ID}}), o = document.getElementById({{.ID}} + "-out");
   c.addEventListener("change", function () {
-    if (c.checked) { {{.Fault}} }
+    {{if .Fault}}if (c.checked) { {{.Fault}} }{{end}}
     o.textContent = c.checked ? "On" : "Off";
   });
 })();
@@ -44,7 +44,7 @@ const widgetsTmpl = `
   var o = document.getElementById({{.ID}} + "-out");
   document.querySelectorAll('input[name="' + {{.ID}} + '"]').forEach(function (r) {
     r.addEventListener("change", function () {
-      if (r.value === {{.HotValue}}) { {{.Fault}} }
+      {{if .Fault}}if (r.value === {{.HotValue}}) { {{.Fault}} }{{end}}
       o.textContent = r.nextElementSibling.textContent;
     });
   });
@@ -120,7 +120,7 @@ const widgetsTmpl = `
       opt.setAttribute("aria-selected", "true");
       i.value = opt.textContent;
       show(false);
-      if (opt.dataset.value === {{.HotValue}}) { {{.Fault}} }
+      {{if .Fault}}if (opt.dataset.value === {{.HotValue}}) { {{.Fault}} }{{end}}
       o.textContent = "Assigned to " + opt.textContent + ".";
     });
   });
@@ -158,7 +158,7 @@ const widgetsTmpl = `
   document.querySelectorAll("#" + {{.ID}} + " .reveal").forEach(function (b, i) {
     {{if .Dead}}if (i === {{.Hot}}) { return; }{{end}}
     b.addEventListener("click", function () {
-      if (i === {{.Hot}}) { {{.Fault}} }
+      {{if .Fault}}if (i === {{.Hot}}) { {{.Fault}} }{{end}}
       var row = b.closest("li");
       row.querySelector(".name").textContent += " (unpinned)";
       b.remove();
@@ -229,7 +229,7 @@ const widgetsTmpl = `
   var base = {{.Base}}, views = {{.Views}}, v = document.getElementById({{.ID}} + "-view");
   function render() {
     var name = location.pathname.slice(base.length + 1) || {{(index .Options 0).Value}};
-    if (name === {{.HotValue}}) { {{.Fault}} }
+    {{if .Fault}}if (name === {{.HotValue}}) { {{.Fault}} }{{end}}
     var h = document.createElement("h2"), p = document.createElement("p");
     h.textContent = views[name] ? views[name][0] : "Not found";
     p.textContent = views[name] ? views[name][1] : "There is no such view.";
@@ -256,7 +256,7 @@ const widgetsTmpl = `
   var views = {{.Views}}, v = document.getElementById({{.ID}} + "-view");
   function render() {
     var name = location.hash.replace(/^#\//, "") || {{(index .Options 0).Value}};
-    if (name === {{.HotValue}}) { {{.Fault}} }
+    {{if .Fault}}if (name === {{.HotValue}}) { {{.Fault}} }{{end}}
     var h = document.createElement("h2"), p = document.createElement("p");
     h.textContent = views[name] ? views[name][0] : "Not found";
     p.textContent = views[name] ? views[name][1] : "There is no such view.";
