@@ -179,7 +179,12 @@ func (s *site) slots(r *rand.Rand) ([]slot, []string) {
 		add("search.q", slot{classes: []Class{ClassReflected}, put: s.putReflected(pg)})
 		add("search.q", slot{classes: []Class{ClassServerError}, input: InputQuote, put: s.putSearchQuote(pg)})
 	}
-	add("double", slot{classes: []Class{ClassDouble}, put: s.putDouble(r.IntN(3) == 0)})
+	dup5x := r.IntN(3) == 0
+	if s.fetchForms {
+		// two native submits in one double click race in the browser (the
+		// second may cancel the first before it is sent); two fetches do not
+		add("double", slot{classes: []Class{ClassDouble}, put: s.putDouble(dup5x)})
+	}
 	add("export", slot{classes: []Class{ClassBanner}, put: s.putExport()})
 	add("timeline", slot{classes: []Class{ClassDeep}, put: s.putTimeline()})
 	if s.multi {

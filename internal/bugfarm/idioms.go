@@ -23,6 +23,7 @@ const (
 	IdiomSignIn       Idiom = "sign_in"                // pages need a session cookie
 	IdiomMultiStep    Idiom = "multi_step"             // records are created through a three-step wizard
 	IdiomFileUpload   Idiom = "file_upload"            // the record form takes a file
+	IdiomFetchForms   Idiom = "fetch_forms"            // the create form posts through fetch() and follows the answer
 	IdiomSearch       Idiom = "search"                 // a search page
 	IdiomCardList     Idiom = "cards_list"             // the list shows cards instead of a table
 )
@@ -33,6 +34,6 @@ func allIdioms() []Idiom {
 		IdiomTopNav, IdiomSidebar, IdiomCards, IdiomDropdownNav, IdiomRevealLinks, IdiomPagination,
 		IdiomControls, IdiomRoleButtons, IdiomClientRouter, IdiomHashRoutes, IdiomShadowDOM, IdiomIframe,
 		IdiomHoverReveal, IdiomModal, IdiomCombobox, IdiomDblClickEdit, IdiomKeyboardOnly, IdiomSignIn,
-		IdiomMultiStep, IdiomFileUpload, IdiomSearch, IdiomCardList,
+		IdiomMultiStep, IdiomFileUpload, IdiomFetchForms, IdiomSearch, IdiomCardList,
 	}
 }

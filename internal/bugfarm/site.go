@@ -31,6 +31,7 @@ type site struct {
 	side, cards, dropdown     bool
 	reveal, tableList         bool
 	multi, upload             bool
+	fetchForms                bool // the create form posts through fetch()
 	perPage                   int
 	creds                     *Credentials
 	pages                     []*page

@@ -121,7 +121,20 @@ const bodiesTmpl = `{{define "home"}}<p class="lead">{{.Intro}}</p>
 {{if .Upload}}<div class="field"><label for="f-attachment">Attachment (optional)</label><input type="file" id="f-attachment" name="attachment"></div>{{end}}
 {{if .Confirm}}<button type="submit" id="wizard-confirm">{{.Submit}}</button>{{else if .Step}}<button type="submit" id="wizard-next">Next</button>{{else}}<button type="submit" id="record-submit">{{.Submit}}</button>{{end}}
 </form>
-{{if .Guard}}<script>
+{{if .FetchSubmit}}<script>
+(function () {
+  var f = document.getElementById("record-form"), sent = false;
+  f.addEventListener("submit", function (e) {
+    e.preventDefault();
+    {{if .Guard}}if (sent) { return; }
+    sent = true;{{end}}
+    fetch(f.action, { method: "POST", body: new FormData(f) }).then(function (r) {
+      if (r.redirected) { location.assign(r.url); return; }
+      return r.text().then(function (t) { document.open(); document.write(t); document.close(); });
+    }).catch(function () { sent = false; });
+  });
+})();
+</script>{{else if .Guard}}<script>
 (function () {
   var f = document.getElementById("record-form"), sent = false;
   f.addEventListener("submit", function (e) {
