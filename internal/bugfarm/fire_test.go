@@ -60,6 +60,10 @@ func fireHTTP(t *testing.T, s *served, p *placed) bool {
 		if w := widgetOf(site, p); w != nil {
 			path = apiPath(w)
 		}
+		if path == site.byKind[pView].Path {
+			other := s.get(t, site.coll+"/2")
+			assert.Empty(t, other.header.Get(BugHeader), "%s: only record 1 is slow, records made by other triggers are not", id)
+		}
 		r := s.get(t, path)
 		assert.Equal(t, 200, r.status, id)
 		slow := r.took >= site.opts.SlowDelay

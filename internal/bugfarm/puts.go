@@ -182,6 +182,9 @@ func (s *site) putStored(f field, sink pageKind) func(p *placed) {
 		p.Trigger = s.create(map[string]string{f.Key: xssPayload}, "")
 		if sink != pView {
 			p.Trigger = append(p.Trigger, Step{Op: OpGoto, Path: s.byKind[sink].Path})
+		} else {
+			// the submit ends on the new record's page: let it load
+			p.Trigger = append(p.Trigger, Step{Op: OpWait, Value: settleMS})
 		}
 		p.Expect = Expect{Signal: SignalScript}
 		p.What = fmt.Sprintf("a %s's %q is shown unescaped on %s", s.one, f.Label, map[pageKind]string{pView: "its page", pList: "the list", pHome: "the home page"}[sink])

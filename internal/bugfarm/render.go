@@ -50,7 +50,9 @@ func (s *site) render(w http.ResponseWriter, r *http.Request, pg *page, h1, tmpl
 		ld.Nav, ld.Menu = s.nav(pg)
 	}
 	if pg != nil {
-		ld.MainBug = pg.slow.fires()
+		if r.URL.Path == pg.Path {
+			ld.MainBug = pg.slow.fires()
+		}
 		ld.LoadJS = faultJS(pg.load)
 		for i, l := range pg.Related {
 			href := l.Href
