@@ -187,7 +187,7 @@ func (s *site) putStored(f field, sink pageKind) func(p *placed) {
 			p.Trigger = append(p.Trigger, Step{Op: OpWait, Value: settleMS})
 		}
 		p.Expect = Expect{Signal: SignalScript}
-		p.What = fmt.Sprintf("a %s's %q is shown unescaped on %s", s.one, f.Label, map[pageKind]string{pView: "its page", pList: "the list", pHome: "the home page"}[sink])
+		p.What = fmt.Sprintf("%s %s's %q is shown unescaped on %s", article(s.one), s.one, f.Label, map[pageKind]string{pView: "its page", pList: "the list", pHome: "the home page"}[sink])
 	}
 }
 
@@ -256,7 +256,7 @@ func (s *site) putTimeline() func(p *placed) {
 		p.Page = s.byKind[pView].Path
 		p.Trigger = append(s.create(nil, ""), Step{Op: OpClick, Selector: "#timeline"})
 		p.Expect = Expect{Signal: SignalPageError}
-		p.What = fmt.Sprintf("\"History\" throws on a %s created in the app (seeded ones work)", s.one)
+		p.What = fmt.Sprintf("\"Show history\" throws on %s %s created in the app (seeded ones work)", article(s.one), s.one)
 	}
 }
 
@@ -320,4 +320,12 @@ func (l *link) id(pg *page) string {
 		}
 	}
 	return "rel"
+}
+
+// article is "a" or "an" for noun.
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an"
+	}
+	return "a"
 }
