@@ -23,7 +23,8 @@
 // revealed on hover or focus, a web component with an open shadow root, a
 // same-origin iframe, double-click-to-edit, Enter/Escape-only inputs, a
 // history.pushState view switcher, "#/" hash views, a three-step creation
-// wizard, and a sign-in with a session cookie. Every app has a home page,
+// wizard, a create form posted through fetch(), and a sign-in with a
+// session cookie. Every app has a home page,
 // a list (filter, export), a create form, a record page and an edit form;
 // optional pages are search, settings, reports, help, a workspace, a board
 // and a planner: 8 to 15 pages in all ([App.Pages]).
@@ -35,7 +36,8 @@
 // the output). Client-side validation is the browser's (required, min,
 // max, maxlength, type); the server validates every field again and
 // re-renders the form with messages such as "Quantity must be between 1
-// and 500." (status 200, no bug id). The sign-in page says nothing about
+// and 500." (status 200, no bug id); the browser's own messages are shown
+// under the fields too. The sign-in page says nothing about
 // credentials: [App.SignIn] holds them for the harness.
 //
 // # Bugs
@@ -58,10 +60,12 @@
 //	|                     | list or the home page                            |                                                      |
 //	| reflected_xss       | the list filter or the search echo               | data-bug on the echo paragraph                       |
 //	| broken_link         | a "Related" link                                 | the 404's path (<page>/archive/<id>); header         |
-//	| slow_response       | a page or a fetch button's request (SlowDelay)   | header X-Bugfarm-Bug; data-bug on <main> for pages   |
+//	| slow_response       | a page (the record page: record 1 only) or a     | header X-Bugfarm-Bug; data-bug on <main> for pages   |
+//	|                     | fetch button's request (Options.SlowDelay)       |                                                      |
 //	| dead_control        | a fetch button, role=button, dialog confirm,     | data-bug on the control                              |
 //	|                     | hover-revealed action                            |                                                      |
-//	| double_submit       | the create form (dblclick on submit)             | data-bug on the duplicate row, or a 500 body; header |
+//	| double_submit       | the fetch()-posted create form (dblclick on its  | data-bug on the duplicate row, or a 500 body; header |
+//	|                     | submit sends two requests with one form token)   |                                                      |
 //	| session_loss        | a page of a sign-in app, once cookies are gone   | 500 body; header                                     |
 //	| error_banner        | the list's export, or a fetch button             | role=alert banner text with a stack trace; header    |
 //	| a11y                | a select, toggle, input or icon button without a | data-bug on the element (axe select-name, label,     |
@@ -83,9 +87,11 @@
 // window.__bfxss called inside an element holding the id, an axe-core
 // Rule on an element holding the id, an element matching Selector holding
 // the id, or a Selector whose click changes nothing). XSS payloads are
-// <img src=x onerror="__bfxss(this)">. Triggers are the same in every
-// build, so [App.All]'s triggers can be played on the fixed build, where
-// nothing fires.
+// <img src=x onerror="__bfxss(this)">. A trigger waits 500 ms between a
+// click and a following goto (so the goto cannot cancel a sign-in or a
+// create) and after a create that ends on the new record's page.
+// Triggers are the same in every build, so [App.All]'s triggers can be
+// played on the fixed build, where nothing fires.
 //
 // # The fixed build
 //
@@ -99,6 +105,9 @@
 // violation.
 //
 // # Serving one
+//
+// [Listen] serves an App on a loopback port ([Server.Close] stops it); the
+// command does the same from the shell:
 //
 //	go run ./internal/bugfarm/cmd/bugfarm serve -seed 3            # prints the URL
 //	go run ./internal/bugfarm/cmd/bugfarm serve -seed 3 -fixed
