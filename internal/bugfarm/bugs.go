@@ -131,6 +131,9 @@ func (s *site) slots(r *rand.Rand) ([]slot, []string) {
 				classes = append(classes, ClassRejection)
 			}
 			add("w:"+w.ID, slot{classes: classes, put: s.putWidget(r, w)})
+			if w.Kind == wFetch && s.creds != nil {
+				add("w:"+w.ID, slot{classes: []Class{ClassSession}, put: s.putFetchSession(w)})
+			}
 			if w.Kind == wFetch && w.Param != nil {
 				for _, in := range []Input{InputNegative, InputZero, InputOutOfRange} {
 					add("w:"+w.ID, slot{classes: []Class{ClassServerError}, input: in, put: s.putFetchServer(w, in)})

@@ -97,6 +97,19 @@ func (s *site) putFetchServer(w *widget, in Input) func(p *placed) {
 	}
 }
 
+func (s *site) putFetchSession(w *widget) func(p *placed) {
+	return func(p *placed) {
+		w.bug = p
+		p.errName = "TypeError"
+		p.msg = fmt.Sprintf("Cannot read properties of null (reading 'display_name') [%s]", p.ID)
+		steps, _ := s.act(w)
+		p.Page = w.page.Path
+		p.Trigger = append(append(s.visit(w.page.Path), Step{Op: OpClearCookies}), steps...)
+		p.Expect = Expect{Signal: SignalPageError}
+		p.What = fmt.Sprintf("once the session is gone, %s throws instead of asking to sign in", s.describe(w)+" on "+w.page.Path)
+	}
+}
+
 func (s *site) putName(w *widget, rule string) func(p *placed) {
 	return func(p *placed) {
 		w.name = p

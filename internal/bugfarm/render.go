@@ -104,7 +104,7 @@ func (s *site) nav(cur *page) (items, menu []navItem) {
 type widgetView struct {
 	*widget
 	Heading, HotValue, Accent, Base, SavePath string
-	Fault                                     template.JS
+	Fault, SessionFault                       template.JS
 	Dead, NoName                              string
 	Marks                                     string // the ids of Dead and NoName, for one data-bug attribute
 	Views                                     map[string][2]string
@@ -119,6 +119,8 @@ func (s *site) renderWidget(wd *widget, rec *record) (template.HTML, error) {
 		switch wd.bug.Class {
 		case ClassDead:
 			v.Dead = wd.bug.ID
+		case ClassSession:
+			v.SessionFault = faultJS(wd.bug)
 		default:
 			v.Fault = faultJS(wd.bug)
 		}
@@ -155,6 +157,9 @@ func faultJS(p *placed) template.JS {
 		return template.JS("console.error(" + string(msg) + ");") //nolint:gosec // JSON-encoded literal
 	case ClassRejection:
 		return template.JS("Promise.reject(new Error(" + string(msg) + "));") //nolint:gosec // JSON-encoded literal
+	case ClassSession:
+		// thrown outside the promise chain, whose catch would swallow it
+		return template.JS("setTimeout(function () { throw new " + p.errName + "(" + string(msg) + "); });") //nolint:gosec // JSON-encoded literal
 	case ClassPageError, ClassDeep:
 		return template.JS("throw new " + p.errName + "(" + string(msg) + ");") //nolint:gosec // JSON-encoded literal
 	}
