@@ -65,11 +65,17 @@ func (s *site) page(pg *page, h http.HandlerFunc) http.HandlerFunc {
 				s.fail(w, r, pg.session, fmt.Sprintf("Internal Server Error\n\nAttributeError: 'NoneType' object has no attribute 'display_name'\n  File \"app/views/%s.py\", line 41, in render\n    greeting = request.user.display_name\n[%s]\n", pg.Kind, pg.session.ID))
 				return
 			}
-			if r.Method != http.MethodGet || strings.HasPrefix(r.URL.Path, "/api/") {
-				http.Error(w, "Your session has ended. Sign in again.", http.StatusUnauthorized)
+			if strings.HasPrefix(r.URL.Path, "/api/") {
+				// 200, not 401: Chromium logs every 4xx load as a console
+				// error, and the fixed build must have none
+				writeJSON(w, http.StatusOK, map[string]string{"signin": "/signin", "invalid": "Your session has ended. Sign in again."})
 				return
 			}
-			http.Redirect(w, r, "/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			next := r.URL.RequestURI()
+			if r.Method != http.MethodGet {
+				next = r.URL.Path
+			}
+			http.Redirect(w, r, "/signin?next="+url.QueryEscape(next), http.StatusSeeOther)
 			return
 		}
 		// only the page itself is slow (for the record page: record 1), so
