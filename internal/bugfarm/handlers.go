@@ -115,7 +115,7 @@ func (s *site) fail(w http.ResponseWriter, r *http.Request, p *placed, body stri
 func (s *site) problem(w http.ResponseWriter, status int, title, text string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_ = pageTemplates.ExecuteTemplate(w, "plain", map[string]string{"Title": title, "Text": text})
+	_ = s.tmpl.ExecuteTemplate(w, "plain", map[string]string{"Title": title, "Text": text})
 }
 
 func (s *site) signedIn(r *http.Request) bool {
@@ -242,7 +242,7 @@ func (s *site) serveEmbed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = pageTemplates.ExecuteTemplate(w, "embed", map[string]any{"Label": wd.Label, "Accent": s.accent, "Fault": faultJS(wd.bug)})
+	_ = s.tmpl.ExecuteTemplate(w, "embed", map[string]any{"Label": wd.Label, "Accent": s.accent, "Fault": faultJS(wd.bug)})
 }
 
 func (s *site) serveInlineSave(w http.ResponseWriter, r *http.Request) {

@@ -2,6 +2,7 @@ package bugfarm
 
 import (
 	"fmt"
+	"html/template"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -44,6 +45,9 @@ type site struct {
 	double, export, timeline  *placed
 	wizard, logo, image       *placed
 
+	ids  map[string]string  // DOM ids of the fixed controls, drawn per seed
+	tmpl *template.Template // pageTemplates with this app's ids
+
 	st store
 }
 
@@ -81,6 +85,7 @@ func Generate(seed int64, opts Options) *App {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	r := rand.New(rand.NewPCG(uint64(seed), 0x62756766_61726d21))
+	s.drawIDs()
 	s.plan(r)
 	s.placeBugs(r)
 	s.seedRecords(r)
@@ -267,4 +272,34 @@ func (s *site) endSession(id string) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	delete(s.st.sessions, id)
+}
+
+// drawIDs picks the DOM ids of the app's fixed controls (from a PCG of its
+// own, so the other draws stay as they were), and the templates that use
+// them.
+func (s *site) drawIDs() {
+	r := rand.New(rand.NewPCG(uint64(s.seed), 3))
+	choose := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	s.ids = map[string]string{
+		"record-submit":   choose("record-submit", "save-record", "submit-form", "create-btn"),
+		"wizard-next":     choose("wizard-next", "next-step", "continue-btn"),
+		"wizard-confirm":  choose("wizard-confirm", "confirm-create", "finish-btn"),
+		"export":          choose("export", "export-csv", "download-list"),
+		"timeline":        choose("timeline", "show-history", "history-btn"),
+		"f-":              choose("f-", "field-", "in-"),
+		"list-q":          choose("list-q", "filter-text", "list-filter"),
+		"search-q":        choose("search-q", "search-box", "query"),
+		"signin-user":     choose("signin-user", "login-email", "email"),
+		"signin-password": choose("signin-password", "login-password", "password"),
+		"signin-submit":   choose("signin-submit", "login-btn", "sign-in"),
+	}
+	s.tmpl = template.Must(pageTemplates.Clone()).Funcs(template.FuncMap{"id": s.domID})
+}
+
+// domID is the app's DOM id for the control named k.
+func (s *site) domID(k string) string {
+	if v, ok := s.ids[k]; ok {
+		return v
+	}
+	return k
 }
