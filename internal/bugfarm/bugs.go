@@ -258,7 +258,7 @@ func (s *site) fill(f field, v string) Step {
 func (s *site) create(over map[string]string, stop string) []Step {
 	steps := s.visit(s.byKind[pNew].Path)
 	groups := s.wizardGroups()
-	for gi, g := range groups {
+	for _, g := range groups {
 		for _, f := range g {
 			v, ok := over[f.Key]
 			if !ok {
@@ -277,7 +277,6 @@ func (s *site) create(over map[string]string, stop string) []Step {
 		if stop != "" && slices.ContainsFunc(g, func(f field) bool { return f.Key == stop }) {
 			return steps
 		}
-		_ = gi
 	}
 	if s.multi {
 		steps = append(steps, Step{Op: OpClick, Selector: "#" + s.domID("wizard-confirm")})
