@@ -42,6 +42,11 @@ func fireHTTP(t *testing.T, s *served, p *placed) bool {
 			return r.status == 500 && holds(r) && strings.Contains(r.body, "["+id+"]")
 		}
 		assert.Contains(t, []int{200, 303}, r.status, "%s: the fixed build answers a message or a redirect", id)
+		if r.status == 200 {
+			// a validation message: plain words, no crash
+			assert.Regexp(t, `class="field-error"|"invalid"|Results for`, r.body, id)
+			assert.NotRegexp(t, `Traceback|Exception|SQLSTATE|Error:`, r.body, id)
+		}
 		return false
 	case ClassBrokenLink:
 		r := s.get(t, p.Page)
