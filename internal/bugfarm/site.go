@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -59,6 +60,13 @@ type record struct {
 	Mine   bool   // created through the app, not seeded
 	DupBug string // the double_submit bug that made this row a duplicate
 	token  string
+}
+
+// copy returns r with its own values map (readers render without the lock).
+func (r *record) copy() record {
+	c := *r
+	c.Values = maps.Clone(r.Values)
+	return c
 }
 
 // store is the app's mutable state.
@@ -169,7 +177,7 @@ func (s *site) records() []record {
 	defer s.st.mu.Unlock()
 	out := make([]record, 0, len(s.st.recs))
 	for _, r := range slices.Backward(s.st.recs) {
-		out = append(out, *r)
+		out = append(out, r.copy())
 	}
 	return out
 }
@@ -180,7 +188,7 @@ func (s *site) recordByID(id int) (record, bool) {
 	defer s.st.mu.Unlock()
 	for _, r := range s.st.recs {
 		if r.ID == id {
-			return *r, true
+			return r.copy(), true
 		}
 	}
 	return record{}, false
@@ -218,14 +226,14 @@ func (s *site) insert(values map[string]string, file, token string) (record, ins
 		case id == "":
 			for _, r := range s.st.recs {
 				if r.ID == prev {
-					return *r, repeated
+					return r.copy(), repeated
 				}
 			}
 		default:
 			s.st.next++
 			nr := &record{ID: s.st.next, Values: values, File: file, Mine: true, DupBug: id, token: token}
 			s.st.recs = append(s.st.recs, nr)
-			return *nr, inserted
+			return nr.copy(), inserted
 		}
 	}
 	s.st.next++
@@ -234,7 +242,7 @@ func (s *site) insert(values map[string]string, file, token string) (record, ins
 	if token != "" {
 		s.st.tokens[token] = nr.ID
 	}
-	return *nr, inserted
+	return nr.copy(), inserted
 }
 
 // update changes one record's values.
