@@ -1,6 +1,7 @@
 package bugfarm
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 )
@@ -49,6 +50,9 @@ type Options struct {
 	Disabled []string
 	// SlowDelay is how long slow_response bugs take (default 3.5 s).
 	SlowDelay time.Duration
+	// Logger receives a Warn record for each server-side firing of a bug
+	// (nil: discard).
+	Logger *slog.Logger
 }
 
 // Op is one step of a scripted trigger.
@@ -137,8 +141,13 @@ type Credentials struct {
 // App is one generated app: an http.Handler with its own state.
 type App struct {
 	Seed int64
-	// Bugs injected (those on, unless Options.Fixed or Disabled).
+	// Bugs injected and on: every bug of the seed but those turned off by
+	// Options.Fixed (then none) or Options.Disabled.
 	Bugs []Bug
+	// All is every bug the seed places, on or off, in id order. Triggers
+	// are the same in every build, so All's triggers can be played on the
+	// fixed build to check that nothing fires.
+	All []Bug
 	// Idioms present in this app (for the diversity table).
 	Idioms []Idiom
 	// Pages lists the app's page paths.
@@ -147,19 +156,8 @@ type App struct {
 	SignIn *Credentials
 
 	handler http.Handler
+	site    *site
 }
 
 // ServeHTTP serves the app.
 func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.handler.ServeHTTP(w, r) }
-
-// Generate builds the app of seed. The same seed and options give the same
-// app, byte for byte.
-func Generate(seed int64, opts Options) *App {
-	panic("bugfarm: Generate is being written")
-}
-
-// FindIDs returns the bug ids ("bf<seed>-<nn>") that occur in text, each
-// once, in order of first occurrence (case-insensitive).
-func FindIDs(text string) []string {
-	panic("bugfarm: FindIDs is being written")
-}
