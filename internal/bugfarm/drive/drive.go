@@ -34,6 +34,9 @@ type Options struct {
 	// DeadWait is how long a clicked control must stay without effect for
 	// SignalDead (1 s).
 	DeadWait time.Duration
+	// DoubleHold is how long the answer to a form post is held back during
+	// a double click (400 ms; see OpDblClick).
+	DoubleHold time.Duration
 	// AxePath is axe.min.js (default: personas.FindAxe, i.e.
 	// $AGENTGRAPH_AXE_PATH or the project-local install). Only SignalAxe
 	// needs it.
@@ -59,6 +62,9 @@ func (o *Options) defaults() {
 	}
 	if o.DeadWait <= 0 {
 		o.DeadWait = time.Second
+	}
+	if o.DoubleHold <= 0 {
+		o.DoubleHold = 400 * time.Millisecond
 	}
 	if o.Progress == nil {
 		o.Progress = io.Discard
@@ -223,13 +229,22 @@ func (d *Driver) Reproduce(ctx context.Context, b *browser.Browser, baseURL stri
 	rec.listen(page)
 
 	r := &run{d: d, bug: bug, base: base, bctx: bctx, page: page, rec: rec, axeSrc: axeSrc}
+	steps := bug.Trigger
+	if bug.Expect.Signal == bugfarm.SignalDead {
+		if _, last := deadAction(bug); last {
+			steps = steps[:len(steps)-1] // the dead check performs it, watching
+		}
+	}
 	var stepErr error
-	for i, st := range bug.Trigger {
+	for i, st := range steps {
 		if err := ctx.Err(); err != nil {
 			stepErr = fmt.Errorf("drive: %s: %w", bug.ID, err)
 			break
 		}
-		if err := r.step(ctx, st); err != nil {
+		ts := time.Now()
+		err := r.step(ctx, st)
+		d.opts.Logger.Debug("drive: step", "bug", bug.ID, "step", i+1, "op", st.Op, "took", time.Since(ts), "err", err)
+		if err != nil {
 			stepErr = &StepError{Index: i, Step: st, Err: err}
 			if ctx.Err() != nil {
 				stepErr = fmt.Errorf("drive: %s: %w", bug.ID, ctx.Err())
@@ -239,7 +254,12 @@ func (d *Driver) Reproduce(ctx context.Context, b *browser.Browser, baseURL stri
 		obs.Steps++
 	}
 	if stepErr == nil {
+		ts := time.Now()
 		obs.Fired, obs.Evidence, stepErr = r.expect(ctx)
+		if bug.Expect.Signal == bugfarm.SignalDead && len(steps) < len(bug.Trigger) && stepErr == nil {
+			obs.Steps++
+		}
+		d.opts.Logger.Debug("drive: expect", "bug", bug.ID, "signal", bug.Expect.Signal, "fired", obs.Fired, "took", time.Since(ts), "err", stepErr)
 		if stepErr != nil && ctx.Err() != nil {
 			stepErr = fmt.Errorf("drive: %s: %w", bug.ID, ctx.Err())
 		}

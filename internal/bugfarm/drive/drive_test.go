@@ -48,6 +48,7 @@ func TestVerifyFixture(t *testing.T) {
 				assert.Regexp(t, `(?i)`+r.ID, r.Buggy.Evidence, "the evidence names the bug")
 			} else {
 				assert.Contains(t, r.Buggy.Evidence, "no DOM mutation")
+				assert.Contains(t, r.Buggy.Evidence, r.ID, "the control's html")
 			}
 			assert.False(t, r.Fixed.Fired, "silent on the fixed build: %s", r.Fixed.Evidence)
 			assert.Empty(t, r.FixedErr)
@@ -60,7 +61,7 @@ func TestVerifyFixture(t *testing.T) {
 		assert.True(t, signals[s], "the fixture covers %s", s)
 	}
 	assert.Zero(t, rep.Failed)
-	assert.Contains(t, rep.Total(), "11 bugs, 11 ok, 0 failed")
+	assert.Contains(t, rep.Total(), "12 bugs, 12 ok, 0 failed")
 
 	// The buggy build's errors are in the observation whatever the signal.
 	byID := map[string]Result{}

@@ -44,11 +44,14 @@ document.getElementById('file').addEventListener('change', (e) => {
 	// console: hovering the help icon logs an error (reload, hover).
 	// unhandled_rejection: focusing a field inside an open shadow root
 	// rejects a promise (focus, shadow DOM).
-	// dead_control: the export button does nothing (dead).
+	// dead_control: the export button does nothing (dead); so does the
+	// row's unpin button, shown on hover (its click ends the trigger).
 	mux.HandleFunc("GET /widgets", func(w http.ResponseWriter, r *http.Request) {
 		page(w, "Widgets", `<span id="help" tabindex="0">Help ?</span><p id="tip"></p>
 <div id="host"></div>
 <button id="export" data-bug="bf9-10">Export</button><p id="status"></p>
+<style>.row .reveal{display:none} .row:hover .reveal{display:inline}</style>
+<ul><li class="row" id="row-milk">Milk <button class="reveal" id="unpin-milk" data-bug="bf9-12">Unpin</button></li></ul>
 <script>
 document.getElementById('help').addEventListener('mouseenter', () => {
   `+bug(`console.error('bf9-02: tooltip text missing');`, `document.getElementById('tip').textContent = 'Hover help';`)+`
@@ -58,7 +61,8 @@ root.innerHTML = '<label>Email <input id="email"></label><span id="hint"></span>
 root.getElementById('email').addEventListener('focus', () => {
   `+bug(`Promise.reject(new Error('bf9-03: hint service down'));`, `root.getElementById('hint').textContent = 'we never share it';`)+`
 });
-`+bug(``, `document.getElementById('export').addEventListener('click', () => { document.getElementById('status').textContent = 'Exported'; });`)+`
+`+bug(``, `document.getElementById('export').addEventListener('click', () => { document.getElementById('status').textContent = 'Exported'; });
+document.getElementById('unpin-milk').addEventListener('click', () => { document.getElementById('row-milk').remove(); });`)+`
 </script>`)
 	})
 	// server_error: a quote in the search (fill, select, check, uncheck, press).
@@ -192,6 +196,11 @@ func fixtureBugs() []bugfarm.Bug {
 		{ID: "bf9-10", Class: bugfarm.ClassDead, Page: "/widgets", Trigger: []bugfarm.Step{
 			{Op: bugfarm.OpGoto, Path: "/widgets"},
 		}, Expect: bugfarm.Expect{Signal: bugfarm.SignalDead, Selector: "#export"}},
+		{ID: "bf9-12", Class: bugfarm.ClassDead, Page: "/widgets", Trigger: []bugfarm.Step{
+			{Op: bugfarm.OpGoto, Path: "/widgets"},
+			{Op: bugfarm.OpHover, Selector: "#row-milk"},
+			{Op: bugfarm.OpClick, Selector: "#unpin-milk"},
+		}, Expect: bugfarm.Expect{Signal: bugfarm.SignalDead, Selector: "#unpin-milk"}},
 		{ID: "bf9-11", Class: bugfarm.ClassSession, Page: "/account", Trigger: []bugfarm.Step{
 			{Op: bugfarm.OpGoto, Path: "/signin"},
 			{Op: bugfarm.OpClearCookies},

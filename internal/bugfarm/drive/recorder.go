@@ -94,10 +94,16 @@ func (r *recorder) listen(p playwright.Page) {
 		r.consoleErrors = append(r.consoleErrors, clip(m.Text(), 2000))
 		r.mu.Unlock()
 	})
-	p.OnFrameNavigated(func(playwright.Frame) {
+	p.OnFrameNavigated(func(f playwright.Frame) {
 		r.mu.Lock()
+		defer r.mu.Unlock()
 		r.navigations++
-		r.mu.Unlock()
+		if f.ParentFrame() == nil {
+			// A new document: the old one's requests, and navigations it
+			// replaced, are over (Chromium does not always end them).
+			clear(r.inflight)
+			clear(r.navInflight)
+		}
 	})
 	p.OnDialog(func(d playwright.Dialog) {
 		r.mu.Lock()

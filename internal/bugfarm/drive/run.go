@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mxschmitt/playwright-go"
@@ -52,10 +53,7 @@ func (r *run) step(ctx context.Context, st bugfarm.Step) error {
 	case bugfarm.OpClick:
 		err = r.locate(st).Click(playwright.LocatorClickOptions{Timeout: r.timeout()})
 	case bugfarm.OpDblClick:
-		// A click with two presses is Playwright's double click (mousedown,
-		// mouseup, click twice, dblclick); Locator.Dblclick of
-		// playwright-go v0.6401.0 fails on its own Steps option.
-		err = r.locate(st).Click(playwright.LocatorClickOptions{Timeout: r.timeout(), ClickCount: playwright.Int(2)})
+		err = r.dblclick(st)
 	case bugfarm.OpHover:
 		err = r.locate(st).Hover(playwright.LocatorHoverOptions{Timeout: r.timeout()})
 	case bugfarm.OpFocus:
@@ -105,6 +103,73 @@ func (r *run) step(ctx context.Context, st bugfarm.Step) error {
 		return oneLine(err)
 	}
 	r.afterAction(ctx)
+	return nil
+}
+
+// armDoubleJS arms the second click of a double click: gap ms after the
+// first click reaches el, the page clicks el again and fires dblclick.
+// Playwright would wait for the navigation the first click started before
+// a second click of its own, so the second one is fired from the page.
+const armDoubleJS = `(el, gap) => {
+  const h = (ev) => {
+    if (!ev.composedPath().includes(el)) return;
+    removeEventListener('click', h, true);
+    setTimeout(() => {
+      try {
+        el.click();
+        el.dispatchEvent(new MouseEvent('dblclick', {bubbles: true, cancelable: true, composed: true, detail: 2, view: window}));
+      } catch (e) {}
+    }, gap);
+  };
+  addEventListener('click', h, true);
+  setTimeout(() => removeEventListener('click', h, true), 10000);
+  return true;
+}`
+
+// doubleGap is the time between the two clicks of a double click.
+const doubleGap = 80 * time.Millisecond
+
+// dblclick double-clicks like an impatient user: a real click, a second
+// one doubleGap later, then a dblclick event. While it does, the answers
+// to POST requests are held back for DoubleHold after the server answered,
+// as a remote server's latency would: against a loopback server the first
+// post's page would otherwise replace the form before the second click, so
+// a double submit would depend on the machine's speed.
+func (r *run) dblclick(st bugfarm.Step) error {
+	var pending atomic.Int32
+	hold := func(route playwright.Route) {
+		req := route.Request()
+		if req.Method() != "POST" {
+			_ = route.Continue()
+			return
+		}
+		pending.Add(1)
+		defer pending.Add(-1)
+		resp, err := route.Fetch(playwright.RouteFetchOptions{MaxRedirects: playwright.Int(0), Timeout: r.timeout()})
+		if err != nil {
+			_ = route.Abort("failed")
+			return
+		}
+		time.Sleep(r.d.opts.DoubleHold)
+		_ = route.Fulfill(playwright.RouteFulfillOptions{Response: resp}) // fails when a later post replaced this one
+	}
+	if err := r.page.Route("**/*", hold); err != nil {
+		return fmt.Errorf("hold posts: %w", err)
+	}
+	defer func() { _ = r.page.Unroute("**/*", hold) }()
+	loc := r.locate(st)
+	if _, err := loc.Evaluate(armDoubleJS, doubleGap.Milliseconds(), playwright.LocatorEvaluateOptions{Timeout: r.timeout()}); err != nil {
+		return err
+	}
+	if err := loc.Click(playwright.LocatorClickOptions{Timeout: r.timeout(), NoWaitAfter: playwright.Bool(true)}); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(r.d.opts.StepTimeout)
+	time.Sleep(doubleGap + 100*time.Millisecond)
+	for pending.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(25 * time.Millisecond)
+	}
+	r.afterAction(context.Background())
 	return nil
 }
 
@@ -317,25 +382,68 @@ const deadObserveJS = `() => {
   return true;
 }`
 
-// dead clicks Expect.Selector (the element must hold the id) and reports
-// whether nothing changed within DeadWait.
-func (r *run) dead(ctx context.Context) (bool, string, error) {
-	sel := r.bug.Expect.Selector
-	var frame playwright.Frame
-	var loc playwright.Locator
-	for _, f := range r.page.Frames() {
-		l := f.Locator(sel).First()
-		if n, err := f.Locator(sel).Count(); err == nil && n > 0 {
-			frame, loc = f, l
-			break
-		} else if err != nil && isSelectorError(oneLine(err)) {
-			return false, "", oneLine(err)
+// deadAction is the click SignalDead watches: the trigger's last step when
+// it clicks (or presses a key on) Expect.Selector, else a click on
+// Expect.Selector after the whole trigger. ok reports whether it is the
+// trigger's last step, which Reproduce then leaves to dead.
+func deadAction(bug bugfarm.Bug) (st bugfarm.Step, last bool) {
+	if n := len(bug.Trigger); n > 0 {
+		st := bug.Trigger[n-1]
+		switch st.Op {
+		case bugfarm.OpClick, bugfarm.OpDblClick, bugfarm.OpPress:
+			if st.Selector == bug.Expect.Selector {
+				return st, true
+			}
 		}
 	}
-	if loc == nil {
-		return false, "", fmt.Errorf("dead: no element matches %q", sel)
+	return bugfarm.Step{Op: bugfarm.OpClick, Selector: bug.Expect.Selector}, false
+}
+
+// frameOf is the frame st's selector lives in: its Frame's content frame,
+// else the main frame, else the first child frame holding a match.
+func (r *run) frameOf(st bugfarm.Step) (playwright.Frame, error) {
+	if st.Frame != "" {
+		eh, err := r.page.Locator(st.Frame).First().ElementHandle(playwright.LocatorElementHandleOptions{Timeout: r.timeout()})
+		if err != nil {
+			return nil, fmt.Errorf("frame %q: %w", st.Frame, oneLine(err))
+		}
+		f, err := eh.ContentFrame()
+		if err != nil || f == nil {
+			return nil, fmt.Errorf("frame %q: not an iframe (%v)", st.Frame, err)
+		}
+		return f, nil
 	}
-	html, err := loc.Evaluate(`(e) => e.outerHTML.slice(0, 500)`, nil)
+	main := r.page.MainFrame()
+	for _, f := range r.page.Frames() {
+		n, err := f.Locator(st.Selector).Count()
+		if err != nil {
+			if isSelectorError(oneLine(err)) {
+				return nil, oneLine(err)
+			}
+			continue
+		}
+		if n > 0 {
+			return f, nil
+		}
+	}
+	return main, nil
+}
+
+// dead performs deadAction (the element must hold the id) and reports
+// whether nothing changed within DeadWait: no DOM mutation in the
+// element's document (open shadow roots included), no navigation, no
+// request, no dialog or popup.
+func (r *run) dead(ctx context.Context) (bool, string, error) {
+	st, _ := deadAction(r.bug)
+	frame, err := r.frameOf(st)
+	if err != nil {
+		return false, "", fmt.Errorf("dead: %w", err)
+	}
+	loc := frame.Locator(st.Selector).First()
+	if n, err := frame.Locator(st.Selector).Count(); err != nil || n == 0 {
+		return false, "", fmt.Errorf("dead: no element matches %q", st.Selector)
+	}
+	html, err := loc.Evaluate(`(e) => e.outerHTML.slice(0, 500)`, nil, playwright.LocatorEvaluateOptions{Timeout: r.timeout()})
 	if err != nil {
 		return false, "", fmt.Errorf("dead: %w", oneLine(err))
 	}
@@ -347,8 +455,16 @@ func (r *run) dead(ctx context.Context) (bool, string, error) {
 		return false, "", fmt.Errorf("dead: observe: %w", oneLine(err))
 	}
 	before, url := r.rec.counters(), r.page.URL()
-	if err := loc.Click(playwright.LocatorClickOptions{Timeout: r.timeout()}); err != nil {
-		return false, "", fmt.Errorf("dead: click: %w", oneLine(err))
+	switch st.Op {
+	case bugfarm.OpPress:
+		err = loc.Press(st.Key, playwright.LocatorPressOptions{Timeout: r.timeout()})
+	case bugfarm.OpDblClick:
+		err = loc.Click(playwright.LocatorClickOptions{Timeout: r.timeout(), ClickCount: playwright.Int(2)})
+	default:
+		err = loc.Click(playwright.LocatorClickOptions{Timeout: r.timeout()})
+	}
+	if err != nil {
+		return false, "", fmt.Errorf("dead: %s: %w", st.Op, oneLine(err))
 	}
 	sleep(ctx, r.d.opts.DeadWait)
 	if ctx.Err() != nil {
@@ -357,16 +473,17 @@ func (r *run) dead(ctx context.Context) (bool, string, error) {
 	after := r.rec.counters()
 	mutations := -1
 	if v, err := frame.Evaluate(`() => window.__bfdead ? window.__bfdead.n : -1`); err == nil {
-		if f, ok := v.(float64); ok {
-			mutations = int(f)
-		} else if i, ok := v.(int); ok {
-			mutations = i
+		switch n := v.(type) {
+		case int:
+			mutations = n
+		case float64:
+			mutations = int(n)
 		}
 	}
 	if mutations != 0 || after != before || r.page.URL() != url {
 		return false, "", nil
 	}
-	return true, fmt.Sprintf("clicked %s: no DOM mutation, navigation, request or dialog within %s", clip(h, 300), r.d.opts.DeadWait), nil
+	return true, fmt.Sprintf("%s on %s: no DOM mutation, navigation, request or dialog within %s", st.Op, clip(h, 300), r.d.opts.DeadWait), nil
 }
 
 func isSelectorError(err error) bool {
