@@ -26,7 +26,7 @@ type Options struct {
 	// SlowThreshold is how slow a response must be for SignalSlow (3 s).
 	SlowThreshold time.Duration
 	// Settle is how long a signal may take to show once the network is
-	// quiet after the last step (1.5 s).
+	// quiet after the last step (1 s).
 	Settle time.Duration
 	// QuietTimeout bounds the wait for the network to go quiet after the
 	// last step (SlowThreshold + 4 s).
@@ -55,7 +55,7 @@ func (o *Options) defaults() {
 		o.SlowThreshold = 3 * time.Second
 	}
 	if o.Settle <= 0 {
-		o.Settle = 1500 * time.Millisecond
+		o.Settle = time.Second
 	}
 	if o.QuietTimeout <= 0 {
 		o.QuietTimeout = o.SlowThreshold + 4*time.Second
