@@ -41,6 +41,11 @@ type Options struct {
 	// $AGENTGRAPH_AXE_PATH or the project-local install). Only SignalAxe
 	// needs it.
 	AxePath string
+	// Retries is how often Verify plays a reproduction again whose trigger
+	// step failed (1; negative: never), so that a click that timed out on
+	// a loaded machine does not fail the bug. A bug whose steps fail every
+	// time still fails.
+	Retries int
 	// Progress receives a line per verified bug (nil: none).
 	Progress io.Writer
 	// Logger for diagnostics (default: discard).
@@ -65,6 +70,12 @@ func (o *Options) defaults() {
 	}
 	if o.DoubleHold <= 0 {
 		o.DoubleHold = 400 * time.Millisecond
+	}
+	switch {
+	case o.Retries == 0:
+		o.Retries = 1
+	case o.Retries < 0:
+		o.Retries = 0
 	}
 	if o.Progress == nil {
 		o.Progress = io.Discard

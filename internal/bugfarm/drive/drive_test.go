@@ -92,7 +92,7 @@ func TestVerifyReportsFailures(t *testing.T) {
 			{ID: "bf8-03", Trigger: []bugfarm.Step{{Op: bugfarm.OpGoto, Path: "/"}, {Op: bugfarm.OpClick, Selector: "#missing"}},
 				Expect: bugfarm.Expect{Signal: bugfarm.SignalPageError}},
 		}}
-	d := New(Options{StepTimeout: 700 * time.Millisecond, Settle: 200 * time.Millisecond})
+	d := New(Options{StepTimeout: 700 * time.Millisecond, Settle: 200 * time.Millisecond, Retries: 2})
 	rep, err := d.VerifyApps(ctx, testBrowser, []Subject{sub}, 2)
 	require.NoError(t, err)
 	require.Len(t, rep.Results, 3)
@@ -113,6 +113,8 @@ func TestVerifyReportsFailures(t *testing.T) {
 	assert.Contains(t, r.BuggyErr, `step 2 (click selector="#missing")`)
 	assert.Contains(t, r.FixedErr, "step 2")
 	assert.Equal(t, 1, r.Buggy.Steps, "the first step was played")
+	assert.Equal(t, 4, r.Retries, "a failed step is played again, twice per build")
+	assert.Zero(t, rep.Results[0].Retries, "no retry without a step failure")
 }
 
 func TestReproduceStepErrorIsBounded(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var seedsFlag = flag.String("bugfarm.seeds", "1-3", "seeds TestVerifySeeds verifies (e.g. 1-20)")
+var seedsFlag = flag.String("bugfarm.seeds", "1-2", "seeds TestVerifySeeds verifies (e.g. 1-20)")
 
 // TestVerifySeeds: every bug of the generated apps fires on the buggy
 // build and none on the fixed build, which stays clean

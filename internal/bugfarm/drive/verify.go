@@ -46,7 +46,9 @@ type Result struct {
 	FixedErr string `json:"fixed_error,omitempty"`
 	// OK: it fired on the buggy build; on the fixed build the trigger
 	// played, it did not fire and the page stayed clean.
-	OK       bool     `json:"ok"`
+	OK bool `json:"ok"`
+	// Retries counts reproductions played again after a step failed.
+	Retries  int      `json:"retries,omitempty"`
 	Problems []string `json:"problems,omitempty"`
 }
 
@@ -186,14 +188,25 @@ func (d *Driver) verifyOne(ctx context.Context, b *browser.Browser, s Subject, b
 	res := Result{Seed: s.Seed, ID: bug.ID, Class: bug.Class, Signal: bug.Expect.Signal}
 	var errs [2]error
 	for i, h := range []func() http.Handler{s.Buggy, s.Fixed} {
-		url, stop, err := Serve(h())
-		if err != nil {
-			return res, err
-		}
-		obs, err := d.Reproduce(ctx, b, url, bug)
-		stop()
-		if ctx.Err() != nil {
-			return res, fmt.Errorf("drive: %w", ctx.Err())
+		var obs Observation
+		var err error
+		for try := 0; try <= d.opts.Retries; try++ {
+			url, stop, serr := Serve(h())
+			if serr != nil {
+				return res, serr
+			}
+			obs, err = d.Reproduce(ctx, b, url, bug)
+			stop()
+			if ctx.Err() != nil {
+				return res, fmt.Errorf("drive: %w", ctx.Err())
+			}
+			var se *StepError
+			if !errors.As(err, &se) {
+				break
+			}
+			if try < d.opts.Retries {
+				res.Retries++ // a step that timed out on a loaded machine gets another go
+			}
 		}
 		errs[i] = err
 		if i == 0 {
