@@ -204,6 +204,31 @@ func (d *Driver) Reproduce(ctx context.Context, b *browser.Browser, baseURL stri
 		axeSrc = src
 	}
 
+	// The reproduction runs on its own; a cancelled ctx returns at once and
+	// leaves it to end at its next step (every Playwright call is bounded).
+	// Closing the browser context under a call in flight instead can leave
+	// that call waiting forever (playwright-go v0.6401.0, NewPage).
+	type outcome struct {
+		obs Observation
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		o, err := d.reproduce(ctx, b, base, bug, axeSrc, obs)
+		done <- outcome{o, err}
+	}()
+	select {
+	case o := <-done:
+		o.obs.Duration = time.Since(t0)
+		return o.obs, o.err
+	case <-ctx.Done():
+		obs.Duration = time.Since(t0)
+		return obs, fmt.Errorf("drive: %s: %w", bug.ID, ctx.Err())
+	}
+}
+
+// reproduce is Reproduce at work.
+func (d *Driver) reproduce(ctx context.Context, b *browser.Browser, base string, bug bugfarm.Bug, axeSrc string, obs Observation) (Observation, error) {
 	bctx, err := b.Playwright().NewContext(playwright.BrowserNewContextOptions{
 		BypassCSP:         playwright.Bool(true), // axe-core goes in as a script tag
 		AcceptDownloads:   playwright.Bool(false),
@@ -214,9 +239,6 @@ func (d *Driver) Reproduce(ctx context.Context, b *browser.Browser, baseURL stri
 		return obs, fmt.Errorf("drive: %s: new browser context: %w", bug.ID, err)
 	}
 	defer func() { _ = bctx.Close() }()
-	// Cancellation closes the context, which ends any Playwright call in flight.
-	stop := context.AfterFunc(ctx, func() { _ = bctx.Close() })
-	defer stop()
 	ms := float64(d.opts.StepTimeout.Milliseconds())
 	bctx.SetDefaultTimeout(ms)
 	bctx.SetDefaultNavigationTimeout(ms)
@@ -276,7 +298,6 @@ func (d *Driver) Reproduce(ctx context.Context, b *browser.Browser, baseURL stri
 		}
 	}
 	obs.PageErrors, obs.ConsoleErrors, obs.ServerErrors = rec.problems()
-	obs.Duration = time.Since(t0)
 	return obs, stepErr
 }
 
