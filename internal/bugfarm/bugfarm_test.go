@@ -182,6 +182,7 @@ func TestFixedAndDisabled(t *testing.T) {
 	d := Generate(5, Options{Disabled: []string{off}})
 	assert.Len(t, d.Bugs, len(a.All)-1)
 	assert.False(t, slices.ContainsFunc(d.Bugs, func(b Bug) bool { return b.ID == off }))
+	assert.Equal(t, d.Bugs, Generate(5, Options{Disabled: []string{" " + strings.ToUpper(off)}}).Bugs, "ids match case-insensitively")
 	// the same pages and triggers in every build
 	assert.Equal(t, Generate(5, Options{}).All, a.All)
 	assert.Equal(t, Generate(5, Options{}).Pages, a.Pages)

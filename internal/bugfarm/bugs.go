@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // catalogue is every class, in the order the placement tries them.
@@ -52,6 +53,7 @@ func (s *site) placeBugs(r *rand.Rand) {
 			servers++
 		}
 		slots[i].put(p)
+		p.Trigger = settle(p.Trigger)
 		p.Depth = depth(p.Trigger, len(s.enter()))
 		s.bugs = append(s.bugs, p)
 		return true
@@ -63,9 +65,34 @@ func (s *site) placeBugs(r *rand.Rand) {
 			place(c)
 		}
 	}
+	// one to three input classes break the server
+	for more := r.IntN(maxServerBugs); more > 0 && len(s.bugs) < target; more-- {
+		place(ClassServerError)
+	}
 	for tries := 0; len(s.bugs) < target && tries < 400; tries++ {
 		place(order[r.IntN(len(order))])
 	}
+}
+
+// settleMS is how long a trigger lets a submitted form land before it
+// navigates away on its own.
+const settleMS = "500"
+
+// settle puts a short wait between a click or key press and a following
+// goto, so the goto cannot cancel the request the click sent (a sign-in,
+// a create).
+func settle(steps []Step) []Step {
+	out := make([]Step, 0, len(steps)+2)
+	for i, st := range steps {
+		if st.Op == OpGoto && i > 0 {
+			switch steps[i-1].Op {
+			case OpClick, OpDblClick, OpPress:
+				out = append(out, Step{Op: OpWait, Value: settleMS})
+			}
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // depth counts the user actions of a trigger after signing in.
@@ -104,6 +131,9 @@ func (s *site) slots(r *rand.Rand) ([]slot, []string) {
 				classes = append(classes, ClassRejection)
 			}
 			add("w:"+w.ID, slot{classes: classes, put: s.putWidget(r, w)})
+			if w.Kind == wFetch && s.creds != nil {
+				add("w:"+w.ID, slot{classes: []Class{ClassSession}, put: s.putFetchSession(w)})
+			}
 			if w.Kind == wFetch && w.Param != nil {
 				for _, in := range []Input{InputNegative, InputZero, InputOutOfRange} {
 					add("w:"+w.ID, slot{classes: []Class{ClassServerError}, input: in, put: s.putFetchServer(w, in)})
@@ -152,7 +182,12 @@ func (s *site) slots(r *rand.Rand) ([]slot, []string) {
 		add("search.q", slot{classes: []Class{ClassReflected}, put: s.putReflected(pg)})
 		add("search.q", slot{classes: []Class{ClassServerError}, input: InputQuote, put: s.putSearchQuote(pg)})
 	}
-	add("double", slot{classes: []Class{ClassDouble}, put: s.putDouble(r.IntN(3) == 0)})
+	dup5x := r.IntN(3) == 0
+	if s.fetchForms {
+		// two native submits in one double click race in the browser (the
+		// second may cancel the first before it is sent); two fetches do not
+		add("double", slot{classes: []Class{ClassDouble}, put: s.putDouble(dup5x)})
+	}
 	add("export", slot{classes: []Class{ClassBanner}, put: s.putExport()})
 	add("timeline", slot{classes: []Class{ClassDeep}, put: s.putTimeline()})
 	if s.multi {
@@ -412,6 +447,9 @@ func trips(in Input, f field, v string) bool {
 	case InputLong:
 		return len([]rune(v)) > colLimit(f)
 	case InputNonLatin1:
+		if !utf8.ValidString(v) {
+			return false
+		}
 		for _, c := range v {
 			if c > 0xff {
 				return true

@@ -60,11 +60,30 @@ func fireHTTP(t *testing.T, s *served, p *placed) bool {
 		if w := widgetOf(site, p); w != nil {
 			path = apiPath(w)
 		}
+		if path == site.byKind[pView].Path {
+			other := s.get(t, site.coll+"/2")
+			assert.Empty(t, other.header.Get(BugHeader), "%s: only record 1 is slow, records made by other triggers are not", id)
+		}
 		r := s.get(t, path)
 		assert.Equal(t, 200, r.status, id)
 		slow := r.took >= site.opts.SlowDelay
 		return slow && r.header.Get(BugHeader) == id
 	case ClassSession:
+		if w := widgetOf(site, p); w != nil {
+			// the fetch button's script throws on the 401
+			api := s.get(t, apiPath(w))
+			require.Equal(t, 200, api.status, "%s: signed in, the action works", id)
+			page := s.get(t, p.Page)
+			jar, err := cookiejar.New(nil)
+			require.NoError(t, err)
+			old := s.c.Jar
+			s.c.Jar = jar
+			defer func() { s.c.Jar = old }()
+			gone := s.get(t, apiPath(w))
+			assert.Equal(t, http.StatusUnauthorized, gone.status, "%s: without a session the action answers 401", id)
+			assert.Empty(t, FindIDs(gone.body), id)
+			return holds(page)
+		}
 		jar, err := cookiejar.New(nil)
 		require.NoError(t, err)
 		old := s.c.Jar

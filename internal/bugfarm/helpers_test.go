@@ -14,7 +14,7 @@ import (
 )
 
 // fastSlow keeps slow_response bugs short in tests that do not measure them.
-const fastSlow = 150 * time.Millisecond
+const fastSlow = 60 * time.Millisecond
 
 // served is an app under httptest with a cookie-keeping client that does
 // not follow redirects.

@@ -241,6 +241,7 @@ type formData struct {
 	Review                       []struct{ Label, Value string }
 	Errors                       map[string]string
 	Multipart, Upload, Guard     bool
+	FetchSubmit                  bool // the form posts through fetch() and follows the answer
 	Confirm                      bool
 	ReviewJS                     template.JS
 }
@@ -292,6 +293,7 @@ func (s *site) renderCreate(w http.ResponseWriter, r *http.Request, step int, va
 	if token != "" {
 		fd.Token = token
 	}
+	fd.FetchSubmit = s.fetchForms
 	if s.multi {
 		for i, t := range []string{"Basics", "Details", "Review"} {
 			fd.Steps = append(fd.Steps, navItem{Text: fmt.Sprintf("%d. %s", i+1, t), Current: i+1 == step})

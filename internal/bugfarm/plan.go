@@ -286,6 +286,8 @@ func (s *site) plan(r *rand.Rand) {
 			pg.Related = append(pg.Related, &link{Text: relatedText(r, t), Href: t.Path})
 		}
 	}
+	// drawn apart so that adding it left the other draws as they were
+	s.fetchForms = rand.New(rand.NewPCG(uint64(s.seed), 2)).IntN(2) == 0
 	s.idioms = s.idiomSet(controls, want)
 }
 
@@ -307,7 +309,7 @@ func (s *site) idiomSet(controls bool, want map[wkind]bool) map[Idiom]bool {
 		IdiomShadowDOM: has(wShadow), IdiomIframe: has(wFrame), IdiomHoverReveal: has(wHover),
 		IdiomModal: has(wModal), IdiomCombobox: has(wCombo), IdiomDblClickEdit: has(wDblEdit),
 		IdiomKeyboardOnly: has(wKeys), IdiomSignIn: s.creds != nil, IdiomMultiStep: s.multi,
-		IdiomFileUpload: s.upload, IdiomSearch: s.byKind[pSearch] != nil, IdiomInlineRecords: !s.tableList,
+		IdiomFileUpload: s.upload, IdiomFetchForms: s.fetchForms, IdiomSearch: s.byKind[pSearch] != nil, IdiomCardList: !s.tableList,
 	}
 }
 

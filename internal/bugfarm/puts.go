@@ -97,6 +97,19 @@ func (s *site) putFetchServer(w *widget, in Input) func(p *placed) {
 	}
 }
 
+func (s *site) putFetchSession(w *widget) func(p *placed) {
+	return func(p *placed) {
+		w.bug = p
+		p.errName = "TypeError"
+		p.msg = fmt.Sprintf("Cannot read properties of null (reading 'display_name') [%s]", p.ID)
+		steps, _ := s.act(w)
+		p.Page = w.page.Path
+		p.Trigger = append(append(s.visit(w.page.Path), Step{Op: OpClearCookies}), steps...)
+		p.Expect = Expect{Signal: SignalPageError}
+		p.What = fmt.Sprintf("once the session is gone, %s throws instead of asking to sign in", s.describe(w)+" on "+w.page.Path)
+	}
+}
+
 func (s *site) putName(w *widget, rule string) func(p *placed) {
 	return func(p *placed) {
 		w.name = p
@@ -182,9 +195,12 @@ func (s *site) putStored(f field, sink pageKind) func(p *placed) {
 		p.Trigger = s.create(map[string]string{f.Key: xssPayload}, "")
 		if sink != pView {
 			p.Trigger = append(p.Trigger, Step{Op: OpGoto, Path: s.byKind[sink].Path})
+		} else {
+			// the submit ends on the new record's page: let it load
+			p.Trigger = append(p.Trigger, Step{Op: OpWait, Value: settleMS})
 		}
 		p.Expect = Expect{Signal: SignalScript}
-		p.What = fmt.Sprintf("a %s's %q is shown unescaped on %s", s.one, f.Label, map[pageKind]string{pView: "its page", pList: "the list", pHome: "the home page"}[sink])
+		p.What = fmt.Sprintf("%s %s's %q is shown unescaped on %s", article(s.one), s.one, f.Label, map[pageKind]string{pView: "its page", pList: "the list", pHome: "the home page"}[sink])
 	}
 }
 
@@ -228,7 +244,7 @@ func (s *site) putDouble(dup5x bool) func(p *placed) {
 			p.What = fmt.Sprintf("a second quick click on the %s form's submit answers 500", s.one)
 			return
 		}
-		p.Trigger = append(p.Trigger, Step{Op: OpWait, Value: "500"}, Step{Op: OpGoto, Path: s.byKind[pList].Path})
+		p.Trigger = append(p.Trigger, Step{Op: OpGoto, Path: s.byKind[pList].Path})
 		p.Expect = Expect{Signal: SignalDOM, Selector: fmt.Sprintf("[data-bug=%q]", p.ID)}
 		p.What = fmt.Sprintf("a second quick click on the %s form's submit creates a duplicate", s.one)
 	}
@@ -253,7 +269,7 @@ func (s *site) putTimeline() func(p *placed) {
 		p.Page = s.byKind[pView].Path
 		p.Trigger = append(s.create(nil, ""), Step{Op: OpClick, Selector: "#timeline"})
 		p.Expect = Expect{Signal: SignalPageError}
-		p.What = fmt.Sprintf("\"History\" throws on a %s created in the app (seeded ones work)", s.one)
+		p.What = fmt.Sprintf("\"Show history\" throws on %s %s created in the app (seeded ones work)", article(s.one), s.one)
 	}
 }
 
@@ -317,4 +333,12 @@ func (l *link) id(pg *page) string {
 		}
 	}
 	return "rel"
+}
+
+// article is "a" or "an" for noun.
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an"
+	}
+	return "a"
 }

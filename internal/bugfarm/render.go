@@ -50,7 +50,9 @@ func (s *site) render(w http.ResponseWriter, r *http.Request, pg *page, h1, tmpl
 		ld.Nav, ld.Menu = s.nav(pg)
 	}
 	if pg != nil {
-		ld.MainBug = pg.slow.fires()
+		if r.URL.Path == pg.Path {
+			ld.MainBug = pg.slow.fires()
+		}
 		ld.LoadJS = faultJS(pg.load)
 		for i, l := range pg.Related {
 			href := l.Href
@@ -102,8 +104,9 @@ func (s *site) nav(cur *page) (items, menu []navItem) {
 type widgetView struct {
 	*widget
 	Heading, HotValue, Accent, Base, SavePath string
-	Fault                                     template.JS
+	Fault, SessionFault                       template.JS
 	Dead, NoName                              string
+	Marks                                     string // the ids of Dead and NoName, for one data-bug attribute
 	Views                                     map[string][2]string
 }
 
@@ -116,6 +119,8 @@ func (s *site) renderWidget(wd *widget, rec *record) (template.HTML, error) {
 		switch wd.bug.Class {
 		case ClassDead:
 			v.Dead = wd.bug.ID
+		case ClassSession:
+			v.SessionFault = faultJS(wd.bug)
 		default:
 			v.Fault = faultJS(wd.bug)
 		}
@@ -126,6 +131,7 @@ func (s *site) renderWidget(wd *widget, rec *record) (template.HTML, error) {
 			v.Views[o.Value] = [2]string{o.Text, fmt.Sprintf("%s of your %s: %d in total.", o.Text, s.many, len(s.records()))}
 		}
 	}
+	v.Marks = strings.TrimSpace(v.Dead + " " + v.NoName)
 	if rec != nil {
 		v.SavePath = fmt.Sprintf("/api/records/%d", rec.ID)
 	}
@@ -151,6 +157,9 @@ func faultJS(p *placed) template.JS {
 		return template.JS("console.error(" + string(msg) + ");") //nolint:gosec // JSON-encoded literal
 	case ClassRejection:
 		return template.JS("Promise.reject(new Error(" + string(msg) + "));") //nolint:gosec // JSON-encoded literal
+	case ClassSession:
+		// thrown outside the promise chain, whose catch would swallow it
+		return template.JS("setTimeout(function () { throw new " + p.errName + "(" + string(msg) + "); });") //nolint:gosec // JSON-encoded literal
 	case ClassPageError, ClassDeep:
 		return template.JS("throw new " + p.errName + "(" + string(msg) + ");") //nolint:gosec // JSON-encoded literal
 	}

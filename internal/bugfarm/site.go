@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -31,6 +32,7 @@ type site struct {
 	side, cards, dropdown     bool
 	reveal, tableList         bool
 	multi, upload             bool
+	fetchForms                bool // the create form posts through fetch()
 	perPage                   int
 	creds                     *Credentials
 	pages                     []*page
@@ -84,7 +86,7 @@ func Generate(seed int64, opts Options) *App {
 	s.seedRecords(r)
 	off := map[string]bool{}
 	for _, id := range opts.Disabled {
-		off[id] = true
+		off[strings.ToLower(strings.TrimSpace(id))] = true
 	}
 	app := &App{Seed: seed, SignIn: s.creds}
 	for _, p := range s.bugs {

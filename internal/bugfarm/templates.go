@@ -121,7 +121,43 @@ const bodiesTmpl = `{{define "home"}}<p class="lead">{{.Intro}}</p>
 {{if .Upload}}<div class="field"><label for="f-attachment">Attachment (optional)</label><input type="file" id="f-attachment" name="attachment"></div>{{end}}
 {{if .Confirm}}<button type="submit" id="wizard-confirm">{{.Submit}}</button>{{else if .Step}}<button type="submit" id="wizard-next">Next</button>{{else}}<button type="submit" id="record-submit">{{.Submit}}</button>{{end}}
 </form>
-{{if .Guard}}<script>
+<script>
+(function () {
+  // client-side validation: the browser's message, shown under the field
+  var f = document.getElementById("record-form");
+  function slot(el) {
+    var box = el.closest(".field"), p = box && box.querySelector(".client-error");
+    if (box && !p) {
+      p = document.createElement("p");
+      p.className = "field-error client-error";
+      box.appendChild(p);
+    }
+    return p;
+  }
+  f.addEventListener("invalid", function (e) {
+    var p = slot(e.target);
+    if (p) { p.textContent = e.target.validationMessage; }
+  }, true);
+  f.addEventListener("input", function (e) {
+    var p = slot(e.target);
+    if (p && e.target.checkValidity()) { p.textContent = ""; }
+  });
+})();
+</script>
+{{if .FetchSubmit}}<script>
+(function () {
+  var f = document.getElementById("record-form"), sent = false;
+  f.addEventListener("submit", function (e) {
+    e.preventDefault();
+    {{if .Guard}}if (sent) { return; }
+    sent = true;{{end}}
+    fetch(f.action, { method: "POST", body: new FormData(f) }).then(function (r) {
+      if (r.redirected) { location.assign(r.url); return; }
+      return r.text().then(function (t) { document.open(); document.write(t); document.close(); });
+    }).catch(function () { sent = false; });
+  });
+})();
+</script>{{else if .Guard}}<script>
 (function () {
   var f = document.getElementById("record-form"), sent = false;
   f.addEventListener("submit", function (e) {

@@ -13,7 +13,7 @@ const widgetsTmpl = `
 (function () {
   var s = document.getElementById({{.ID}}), o = document.getElementById({{.ID}} + "-out");
   s.addEventListener("change", function () {
-    if (s.value === {{.HotValue}}) { {{.Fault}} }
+    {{if .Fault}}if (s.value === {{.HotValue}}) { {{.Fault}} }{{end}}
     o.textContent = "Showing " + s.options[s.selectedIndex].text + ".";
   });
 })();
@@ -28,7 +28,7 @@ const widgetsTmpl = `
 (function () {
   var c = document.getElementById({{.ID}}), o = document.getElementById({{.ID}} + "-out");
   c.addEventListener("change", function () {
-    if (c.checked) { {{.Fault}} }
+    {{if .Fault}}if (c.checked) { {{.Fault}} }{{end}}
     o.textContent = c.checked ? "On" : "Off";
   });
 })();
@@ -44,7 +44,7 @@ const widgetsTmpl = `
   var o = document.getElementById({{.ID}} + "-out");
   document.querySelectorAll('input[name="' + {{.ID}} + '"]').forEach(function (r) {
     r.addEventListener("change", function () {
-      if (r.value === {{.HotValue}}) { {{.Fault}} }
+      {{if .Fault}}if (r.value === {{.HotValue}}) { {{.Fault}} }{{end}}
       o.textContent = r.nextElementSibling.textContent;
     });
   });
@@ -54,7 +54,7 @@ const widgetsTmpl = `
 {{define "w-fetch"}}<div class="card fetcher">
 {{with .Param}}<label for="{{$.ID}}-n">{{.Label}}</label>
 <input type="number" id="{{$.ID}}-n" value="{{.Sample}}" step="1">
-{{end}}<button type="button" id="{{.ID}}"{{with .NoName}} data-bug="{{.}}"{{end}}{{with .Dead}} data-bug="{{.}}"{{end}}{{if and .Icon (not .NoName)}} aria-label="{{.Label}}"{{end}}>{{if .Icon}}<svg aria-hidden="true" focusable="false" width="16" height="16" viewBox="0 0 16 16"><path d="M8 2a6 6 0 1 0 6 6h-2a4 4 0 1 1-4-4V2z" fill="#fff"></path></svg>{{else}}{{.Label}}{{end}}</button>
+{{end}}<button type="button" id="{{.ID}}"{{with .Marks}} data-bug="{{.}}"{{end}}{{if and .Icon (not .NoName)}} aria-label="{{.Label}}"{{end}}>{{if .Icon}}<svg aria-hidden="true" focusable="false" width="16" height="16" viewBox="0 0 16 16"><path d="M8 2a6 6 0 1 0 6 6h-2a4 4 0 1 1-4-4V2z" fill="#fff"></path></svg>{{else}}{{.Label}}{{end}}</button>
 <output id="{{.ID}}-out" aria-live="polite"></output>
 <div id="{{.ID}}-banner"></div>
 </div>
@@ -66,6 +66,10 @@ const widgetsTmpl = `
     o.textContent = "Working…";
     var url = "/api/" + {{.ID}} + (n ? "?n=" + encodeURIComponent(n.value) : "");
     fetch(url).then(function (r) {
+      if (r.status === 401) {
+        {{.SessionFault}}
+        return { invalid: "Your session has ended. Sign in again." };
+      }
       if (!r.ok) { throw new Error("HTTP " + r.status); }
       return r.json();
     }).then(function (d) {
@@ -120,7 +124,7 @@ const widgetsTmpl = `
       opt.setAttribute("aria-selected", "true");
       i.value = opt.textContent;
       show(false);
-      if (opt.dataset.value === {{.HotValue}}) { {{.Fault}} }
+      {{if .Fault}}if (opt.dataset.value === {{.HotValue}}) { {{.Fault}} }{{end}}
       o.textContent = "Assigned to " + opt.textContent + ".";
     });
   });
@@ -158,7 +162,7 @@ const widgetsTmpl = `
   document.querySelectorAll("#" + {{.ID}} + " .reveal").forEach(function (b, i) {
     {{if .Dead}}if (i === {{.Hot}}) { return; }{{end}}
     b.addEventListener("click", function () {
-      if (i === {{.Hot}}) { {{.Fault}} }
+      {{if .Fault}}if (i === {{.Hot}}) { {{.Fault}} }{{end}}
       var row = b.closest("li");
       row.querySelector(".name").textContent += " (unpinned)";
       b.remove();
@@ -229,7 +233,7 @@ const widgetsTmpl = `
   var base = {{.Base}}, views = {{.Views}}, v = document.getElementById({{.ID}} + "-view");
   function render() {
     var name = location.pathname.slice(base.length + 1) || {{(index .Options 0).Value}};
-    if (name === {{.HotValue}}) { {{.Fault}} }
+    {{if .Fault}}if (name === {{.HotValue}}) { {{.Fault}} }{{end}}
     var h = document.createElement("h2"), p = document.createElement("p");
     h.textContent = views[name] ? views[name][0] : "Not found";
     p.textContent = views[name] ? views[name][1] : "There is no such view.";
@@ -256,7 +260,7 @@ const widgetsTmpl = `
   var views = {{.Views}}, v = document.getElementById({{.ID}} + "-view");
   function render() {
     var name = location.hash.replace(/^#\//, "") || {{(index .Options 0).Value}};
-    if (name === {{.HotValue}}) { {{.Fault}} }
+    {{if .Fault}}if (name === {{.HotValue}}) { {{.Fault}} }{{end}}
     var h = document.createElement("h2"), p = document.createElement("p");
     h.textContent = views[name] ? views[name][0] : "Not found";
     p.textContent = views[name] ? views[name][1] : "There is no such view.";

@@ -11,13 +11,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -107,33 +104,22 @@ func list(app *bugfarm.App, stdout, stderr io.Writer) int {
 }
 
 func serve(ctx context.Context, app *bugfarm.App, addr string, log *slog.Logger, stdout, stderr io.Writer) int {
-	ln, err := net.Listen("tcp", addr)
+	srv, err := bugfarm.Listen(addr, app)
 	if err != nil {
-		fmt.Fprintf(stderr, "bugfarm serve: listen %s: %v\n", addr, err)
+		fmt.Fprintln(stderr, "bugfarm serve:", err)
 		return 1
 	}
-	srv := &http.Server{Handler: app, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "http://%s\n", ln.Addr())
+	fmt.Fprintln(stdout, srv.URL)
 	attrs := []any{"seed", app.Seed, "bugs_on", len(app.Bugs), "pages", len(app.Pages)}
 	if app.SignIn != nil {
 		attrs = append(attrs, "user", app.SignIn.User, "password", app.SignIn.Password)
 	}
 	log.Info("bugfarm: serving", attrs...)
-	select {
-	case <-ctx.Done():
-	case err := <-done:
-		if !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintln(stderr, "bugfarm serve:", err)
-			return 1
-		}
-		return 0
-	}
+	<-ctx.Done()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil {
-		fmt.Fprintln(stderr, "bugfarm serve: shutdown:", err)
+	if err := srv.Close(shutdown); err != nil {
+		fmt.Fprintln(stderr, "bugfarm serve:", err)
 		return 1
 	}
 	return 0
