@@ -213,10 +213,10 @@ func (d *Driver) Reproduce(ctx context.Context, b *browser.Browser, baseURL stri
 		err error
 	}
 	done := make(chan outcome, 1)
-	go func() {
+	go func(obs Observation) {
 		o, err := d.reproduce(ctx, b, base, bug, axeSrc, obs)
 		done <- outcome{o, err}
-	}()
+	}(obs)
 	select {
 	case o := <-done:
 		o.obs.Duration = time.Since(t0)

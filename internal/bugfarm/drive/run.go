@@ -53,7 +53,7 @@ func (r *run) step(ctx context.Context, st bugfarm.Step) error {
 	case bugfarm.OpClick:
 		err = r.locate(st).Click(playwright.LocatorClickOptions{Timeout: r.timeout()})
 	case bugfarm.OpDblClick:
-		err = r.dblclick(st)
+		err = r.dblclick(ctx, st)
 	case bugfarm.OpHover:
 		err = r.locate(st).Hover(playwright.LocatorHoverOptions{Timeout: r.timeout()})
 	case bugfarm.OpFocus:
@@ -135,7 +135,7 @@ const doubleGap = 80 * time.Millisecond
 // as a remote server's latency would: against a loopback server the first
 // post's page would otherwise replace the form before the second click, so
 // a double submit would depend on the machine's speed.
-func (r *run) dblclick(st bugfarm.Step) error {
+func (r *run) dblclick(ctx context.Context, st bugfarm.Step) error {
 	var pending atomic.Int32
 	hold := func(route playwright.Route) {
 		req := route.Request()
@@ -165,11 +165,11 @@ func (r *run) dblclick(st bugfarm.Step) error {
 		return err
 	}
 	deadline := time.Now().Add(r.d.opts.StepTimeout)
-	time.Sleep(doubleGap + 100*time.Millisecond)
-	for pending.Load() > 0 && time.Now().Before(deadline) {
-		time.Sleep(25 * time.Millisecond)
+	sleep(ctx, doubleGap+100*time.Millisecond)
+	for pending.Load() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		sleep(ctx, 25*time.Millisecond)
 	}
-	r.afterAction(context.Background())
+	r.afterAction(ctx)
 	return nil
 }
 

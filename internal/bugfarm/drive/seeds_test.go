@@ -19,7 +19,7 @@ var seedsFlag = flag.String("bugfarm.seeds", "1-2", "seeds TestVerifySeeds verif
 func TestVerifySeeds(t *testing.T) {
 	seeds, err := ParseSeeds(*seedsFlag)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(len(seeds))*2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(len(seeds))*4*time.Minute)
 	defer cancel()
 	var progress bytes.Buffer
 	rep, err := New(Options{Progress: &progress}).Verify(ctx, testBrowser, seeds, 4)
