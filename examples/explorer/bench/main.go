@@ -29,10 +29,10 @@ const (
 )
 
 // Default flag values: 200 steps per app (the explorer's default budget),
-// two apps at once (a 2-core machine: see the README's measured times).
+// three apps at once (runs mostly wait on the app and the settle timers).
 const (
 	defaultBudget   = 200
-	defaultParallel = 2
+	defaultParallel = 3
 )
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
