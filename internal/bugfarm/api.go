@@ -46,7 +46,8 @@ type Options struct {
 	// Fixed turns every bug off: the app is the correct app, with the same
 	// pages and controls.
 	Fixed bool
-	// Disabled turns single bugs off by id.
+	// Disabled turns single bugs off by id (case-insensitive; unknown ids
+	// are ignored).
 	Disabled []string
 	// SlowDelay is how long slow_response bugs take (default 3.5 s).
 	SlowDelay time.Duration
@@ -122,7 +123,9 @@ type Bug struct {
 	Page string `json:"page"`
 	// What says in words what fires it (for people and reports).
 	What string `json:"what"`
-	// Trigger reproduces it in a fresh browser context.
+	// Trigger reproduces it in a fresh browser context. It is the same in
+	// every build (only an OpWait after a slow request follows
+	// Options.SlowDelay).
 	Trigger []Step `json:"trigger"`
 	Expect  Expect `json:"expect"`
 	// Depth is how many user actions it takes to reach (>= 3 for ClassDeep).

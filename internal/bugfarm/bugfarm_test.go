@@ -3,7 +3,6 @@ package bugfarm
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -235,11 +234,3 @@ func crawl(t *testing.T, s *served, check func(string, resp)) map[string]bool {
 	}
 	return visited
 }
-
-// pages a test may fetch: GET status of a path.
-func statusOf(t *testing.T, s *served, path string) int {
-	t.Helper()
-	return s.get(t, path).status
-}
-
-var _ = http.StatusOK

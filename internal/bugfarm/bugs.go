@@ -227,9 +227,9 @@ func (s *site) enter() []Step {
 	}
 	return []Step{
 		{Op: OpGoto, Path: "/signin"},
-		{Op: OpFill, Selector: "#signin-user", Value: s.creds.User},
-		{Op: OpFill, Selector: "#signin-password", Value: s.creds.Password},
-		{Op: OpClick, Selector: "#signin-submit"},
+		{Op: OpFill, Selector: "#" + s.domID("signin-user"), Value: s.creds.User},
+		{Op: OpFill, Selector: "#" + s.domID("signin-password"), Value: s.creds.Password},
+		{Op: OpClick, Selector: "#" + s.domID("signin-submit")},
 	}
 }
 
@@ -239,13 +239,13 @@ func (s *site) visit(path string) []Step {
 }
 
 // fill types v into field f of the record form.
-func fill(f field, v string) Step {
-	sel := "#f-" + f.Key
+func (s *site) fill(f field, v string) Step {
+	sel := "#" + s.domID("f-") + f.Key
 	switch f.Kind {
 	case kSelect:
 		return Step{Op: OpSelect, Selector: sel, Value: v}
 	case kRadio:
-		return Step{Op: OpCheck, Selector: fmt.Sprintf("#f-%s-%d", f.Key, max(0, slices.Index(f.Options, v)))}
+		return Step{Op: OpCheck, Selector: fmt.Sprintf("%s-%d", sel, max(0, slices.Index(f.Options, v)))}
 	case kCheckbox:
 		return Step{Op: OpCheck, Selector: sel}
 	}
@@ -258,7 +258,7 @@ func fill(f field, v string) Step {
 func (s *site) create(over map[string]string, stop string) []Step {
 	steps := s.visit(s.byKind[pNew].Path)
 	groups := s.wizardGroups()
-	for gi, g := range groups {
+	for _, g := range groups {
 		for _, f := range g {
 			v, ok := over[f.Key]
 			if !ok {
@@ -267,20 +267,19 @@ func (s *site) create(over map[string]string, stop string) []Step {
 				}
 				v = f.Sample
 			}
-			steps = append(steps, fill(f, v))
+			steps = append(steps, s.fill(f, v))
 		}
-		btn := "#record-submit"
+		btn := "#" + s.domID("record-submit")
 		if s.multi {
-			btn = "#wizard-next"
+			btn = "#" + s.domID("wizard-next")
 		}
 		steps = append(steps, Step{Op: OpClick, Selector: btn})
 		if stop != "" && slices.ContainsFunc(g, func(f field) bool { return f.Key == stop }) {
 			return steps
 		}
-		_ = gi
 	}
 	if s.multi {
-		steps = append(steps, Step{Op: OpClick, Selector: "#wizard-confirm"})
+		steps = append(steps, Step{Op: OpClick, Selector: "#" + s.domID("wizard-confirm")})
 	}
 	return steps
 }

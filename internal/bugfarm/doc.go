@@ -29,6 +29,10 @@
 // optional pages are search, settings, reports, help, a workspace, a board
 // and a planner: 8 to 15 pages in all ([App.Pages]).
 //
+// The DOM ids of the fixed controls (submit and wizard buttons, export,
+// history, field prefix, filter, search, sign-in) are drawn per seed too,
+// so apps share no selector vocabulary; triggers use the app's own.
+//
 // Records live in memory (sequential ids, a mutex) so input typed on one
 // page shows on the others; each App has its own. Pages are rendered with
 // html/template and everything is embedded: no request leaves the origin.
@@ -66,7 +70,8 @@
 //	|                     | hover-revealed action                            |                                                      |
 //	| double_submit       | the fetch()-posted create form (dblclick on its  | data-bug on the duplicate row, or a 500 body; header |
 //	|                     | submit sends two requests with one form token)   |                                                      |
-//	| session_loss        | a page of a sign-in app, once cookies are gone   | 500 body; header                                     |
+//	| session_loss        | a page of a sign-in app, once cookies are gone,  | 500 body; header (page), or the thrown error's       |
+//	|                     | or a fetch button clicked then                   | message (button)                                     |
 //	| error_banner        | the list's export, or a fetch button             | role=alert banner text with a stack trace; header    |
 //	| a11y                | a select, toggle, input or icon button without a | data-bug on the element (axe select-name, label,     |
 //	|                     | name, the logo link, the home illustration       | button-name, link-name, image-alt)                   |

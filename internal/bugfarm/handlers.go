@@ -65,11 +65,17 @@ func (s *site) page(pg *page, h http.HandlerFunc) http.HandlerFunc {
 				s.fail(w, r, pg.session, fmt.Sprintf("Internal Server Error\n\nAttributeError: 'NoneType' object has no attribute 'display_name'\n  File \"app/views/%s.py\", line 41, in render\n    greeting = request.user.display_name\n[%s]\n", pg.Kind, pg.session.ID))
 				return
 			}
-			if r.Method != http.MethodGet || strings.HasPrefix(r.URL.Path, "/api/") {
-				http.Error(w, "Your session has ended. Sign in again.", http.StatusUnauthorized)
+			if strings.HasPrefix(r.URL.Path, "/api/") {
+				// 200, not 401: Chromium logs every 4xx load as a console
+				// error, and the fixed build must have none
+				writeJSON(w, http.StatusOK, map[string]string{"signin": "/signin", "invalid": "Your session has ended. Sign in again."})
 				return
 			}
-			http.Redirect(w, r, "/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			next := r.URL.RequestURI()
+			if r.Method != http.MethodGet {
+				next = r.URL.Path
+			}
+			http.Redirect(w, r, "/signin?next="+url.QueryEscape(next), http.StatusSeeOther)
 			return
 		}
 		// only the page itself is slow (for the record page: record 1), so
@@ -109,7 +115,7 @@ func (s *site) fail(w http.ResponseWriter, r *http.Request, p *placed, body stri
 func (s *site) problem(w http.ResponseWriter, status int, title, text string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_ = pageTemplates.ExecuteTemplate(w, "plain", map[string]string{"Title": title, "Text": text})
+	_ = s.tmpl.ExecuteTemplate(w, "plain", map[string]string{"Title": title, "Text": text})
 }
 
 func (s *site) signedIn(r *http.Request) bool {
@@ -236,7 +242,7 @@ func (s *site) serveEmbed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = pageTemplates.ExecuteTemplate(w, "embed", map[string]any{"Label": wd.Label, "Accent": s.accent, "Fault": faultJS(wd.bug)})
+	_ = s.tmpl.ExecuteTemplate(w, "embed", map[string]any{"Label": wd.Label, "Accent": s.accent, "Fault": faultJS(wd.bug)})
 }
 
 func (s *site) serveInlineSave(w http.ResponseWriter, r *http.Request) {

@@ -288,10 +288,10 @@ func (s *site) plan(r *rand.Rand) {
 	}
 	// drawn apart so that adding it left the other draws as they were
 	s.fetchForms = rand.New(rand.NewPCG(uint64(s.seed), 2)).IntN(2) == 0
-	s.idioms = s.idiomSet(controls, want)
+	s.idioms = s.idiomSet(controls)
 }
 
-func (s *site) idiomSet(controls bool, want map[wkind]bool) map[Idiom]bool {
+func (s *site) idiomSet(controls bool) map[Idiom]bool {
 	has := func(k wkind) bool {
 		for _, pg := range s.pages {
 			for _, w := range pg.Widgets {

@@ -176,7 +176,7 @@ func (s *site) putFieldServer(f field, in Input, edit bool) func(p *placed) {
 			s.editField[f.Key] = p
 			path := s.byKind[pEdit].Path
 			p.Page = path
-			p.Trigger = append(s.visit(path), fill(f, badValue(in, f)), Step{Op: OpClick, Selector: "#record-submit"})
+			p.Trigger = append(s.visit(path), s.fill(f, badValue(in, f)), Step{Op: OpClick, Selector: "#" + s.domID("record-submit")})
 			p.What = fmt.Sprintf("HTTP 500 when an edited %s's %q is %s", s.one, f.Label, inputWords(in))
 			return
 		}
@@ -212,7 +212,7 @@ func (s *site) putReflected(pg *page) func(p *placed) {
 			s.listQ = p
 		}
 		p.Page = pg.Path
-		sel := "#" + string(pg.Kind) + "-q"
+		sel := "#" + s.domID(string(pg.Kind)+"-q")
 		p.Trigger = append(s.visit(pg.Path), Step{Op: OpFill, Selector: sel, Value: xssPayload}, Step{Op: OpPress, Selector: sel, Key: "Enter"})
 		p.Expect = Expect{Signal: SignalScript}
 		p.What = "the query typed on " + pg.Path + " is echoed unescaped"
@@ -224,7 +224,8 @@ func (s *site) putSearchQuote(pg *page) func(p *placed) {
 		s.searchQ = p
 		p.field = "q"
 		p.Page = pg.Path
-		p.Trigger = append(s.visit(pg.Path), Step{Op: OpFill, Selector: "#search-q", Value: "O'Brien"}, Step{Op: OpPress, Selector: "#search-q", Key: "Enter"})
+		sel := "#" + s.domID("search-q")
+		p.Trigger = append(s.visit(pg.Path), Step{Op: OpFill, Selector: sel, Value: "O'Brien"}, Step{Op: OpPress, Selector: sel, Key: "Enter"})
 		p.Expect = Expect{Signal: SignalResponse, Status: 500}
 		p.What = "HTTP 500 when the search holds a quote"
 	}
@@ -255,7 +256,7 @@ func (s *site) putExport() func(p *placed) {
 		s.export = p
 		p.msg = bannerMsg(rand.New(rand.NewPCG(uint64(s.seed), 7)), "export", p.ID)
 		p.Page = s.byKind[pList].Path
-		p.Trigger = append(s.visit(p.Page), Step{Op: OpClick, Selector: "#export"})
+		p.Trigger = append(s.visit(p.Page), Step{Op: OpClick, Selector: "#" + s.domID("export")})
 		p.Expect = Expect{Signal: SignalDOM, Selector: "[role=alert]"}
 		p.What = "exporting the list shows an error banner with a stack trace"
 	}
@@ -267,7 +268,7 @@ func (s *site) putTimeline() func(p *placed) {
 		p.errName = "TypeError"
 		p.msg = fmt.Sprintf("Cannot read properties of null (reading 'events') [%s]", p.ID)
 		p.Page = s.byKind[pView].Path
-		p.Trigger = append(s.create(nil, ""), Step{Op: OpClick, Selector: "#timeline"})
+		p.Trigger = append(s.create(nil, ""), Step{Op: OpClick, Selector: "#" + s.domID("timeline")})
 		p.Expect = Expect{Signal: SignalPageError}
 		p.What = fmt.Sprintf("\"Show history\" throws on %s %s created in the app (seeded ones work)", article(s.one), s.one)
 	}

@@ -36,7 +36,7 @@ type layoutData struct {
 // widgets (rec is the record a view page shows) and the layout.
 func (s *site) render(w http.ResponseWriter, r *http.Request, pg *page, h1, tmpl string, data any, rec *record) {
 	var body bytes.Buffer
-	if err := pageTemplates.ExecuteTemplate(&body, tmpl, data); err != nil {
+	if err := s.tmpl.ExecuteTemplate(&body, tmpl, data); err != nil {
 		s.log.Error("bugfarm: render", "template", tmpl, "err", err)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
@@ -72,7 +72,7 @@ func (s *site) render(w http.ResponseWriter, r *http.Request, pg *page, h1, tmpl
 		}
 	}
 	var out bytes.Buffer
-	if err := pageTemplates.ExecuteTemplate(&out, "layout", ld); err != nil {
+	if err := s.tmpl.ExecuteTemplate(&out, "layout", ld); err != nil {
 		s.log.Error("bugfarm: render layout", "err", err)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
@@ -136,7 +136,7 @@ func (s *site) renderWidget(wd *widget, rec *record) (template.HTML, error) {
 		v.SavePath = fmt.Sprintf("/api/records/%d", rec.ID)
 	}
 	var b bytes.Buffer
-	if err := pageTemplates.ExecuteTemplate(&b, "w-"+string(wd.Kind), v); err != nil {
+	if err := s.tmpl.ExecuteTemplate(&b, "w-"+string(wd.Kind), v); err != nil {
 		return "", err
 	}
 	return template.HTML(b.String()), nil //nolint:gosec // produced by html/template

@@ -32,3 +32,33 @@ func TestListen(t *testing.T) {
 	_, err = Listen("256.0.0.1:bad", Generate(3, Options{}))
 	assert.ErrorContains(t, err, "bugfarm: listen")
 }
+
+// TestConcurrentUse edits, creates and reads records from many goroutines
+// at once (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	s := serve(t, 12, Options{Fixed: true})
+	s.signIn(t)
+	site := s.app.site
+	done := make(chan struct{})
+	for i := range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for j := range 5 {
+				switch (i + j) % 4 {
+				case 0:
+					s.get(t, site.coll)
+				case 1:
+					s.post(t, site.byKind[pEdit].Path, s.validRecord(nil))
+				case 2:
+					s.create(t, nil, "")
+				default:
+					s.get(t, site.byKind[pView].Path)
+				}
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	assert.GreaterOrEqual(t, len(site.records()), 10)
+}

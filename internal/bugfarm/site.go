@@ -2,7 +2,9 @@ package bugfarm
 
 import (
 	"fmt"
+	"html/template"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -44,6 +46,9 @@ type site struct {
 	double, export, timeline  *placed
 	wizard, logo, image       *placed
 
+	ids  map[string]string  // DOM ids of the fixed controls, drawn per seed
+	tmpl *template.Template // pageTemplates with this app's ids
+
 	st store
 }
 
@@ -55,6 +60,13 @@ type record struct {
 	Mine   bool   // created through the app, not seeded
 	DupBug string // the double_submit bug that made this row a duplicate
 	token  string
+}
+
+// copy returns r with its own values map (readers render without the lock).
+func (r *record) copy() record {
+	c := *r
+	c.Values = maps.Clone(r.Values)
+	return c
 }
 
 // store is the app's mutable state.
@@ -81,6 +93,7 @@ func Generate(seed int64, opts Options) *App {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	r := rand.New(rand.NewPCG(uint64(seed), 0x62756766_61726d21))
+	s.drawIDs()
 	s.plan(r)
 	s.placeBugs(r)
 	s.seedRecords(r)
@@ -164,7 +177,7 @@ func (s *site) records() []record {
 	defer s.st.mu.Unlock()
 	out := make([]record, 0, len(s.st.recs))
 	for _, r := range slices.Backward(s.st.recs) {
-		out = append(out, *r)
+		out = append(out, r.copy())
 	}
 	return out
 }
@@ -175,7 +188,7 @@ func (s *site) recordByID(id int) (record, bool) {
 	defer s.st.mu.Unlock()
 	for _, r := range s.st.recs {
 		if r.ID == id {
-			return *r, true
+			return r.copy(), true
 		}
 	}
 	return record{}, false
@@ -213,14 +226,14 @@ func (s *site) insert(values map[string]string, file, token string) (record, ins
 		case id == "":
 			for _, r := range s.st.recs {
 				if r.ID == prev {
-					return *r, repeated
+					return r.copy(), repeated
 				}
 			}
 		default:
 			s.st.next++
 			nr := &record{ID: s.st.next, Values: values, File: file, Mine: true, DupBug: id, token: token}
 			s.st.recs = append(s.st.recs, nr)
-			return *nr, inserted
+			return nr.copy(), inserted
 		}
 	}
 	s.st.next++
@@ -229,7 +242,7 @@ func (s *site) insert(values map[string]string, file, token string) (record, ins
 	if token != "" {
 		s.st.tokens[token] = nr.ID
 	}
-	return *nr, inserted
+	return nr.copy(), inserted
 }
 
 // update changes one record's values.
@@ -267,4 +280,34 @@ func (s *site) endSession(id string) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	delete(s.st.sessions, id)
+}
+
+// drawIDs picks the DOM ids of the app's fixed controls (from a PCG of its
+// own, so the other draws stay as they were), and the templates that use
+// them.
+func (s *site) drawIDs() {
+	r := rand.New(rand.NewPCG(uint64(s.seed), 3))
+	choose := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	s.ids = map[string]string{
+		"record-submit":   choose("record-submit", "save-record", "submit-form", "create-btn"),
+		"wizard-next":     choose("wizard-next", "next-step", "continue-btn"),
+		"wizard-confirm":  choose("wizard-confirm", "confirm-create", "finish-btn"),
+		"export":          choose("export", "export-csv", "download-list"),
+		"timeline":        choose("timeline", "show-history", "history-btn"),
+		"f-":              choose("f-", "field-", "in-"),
+		"list-q":          choose("list-q", "filter-text", "list-filter"),
+		"search-q":        choose("search-q", "search-box", "query"),
+		"signin-user":     choose("signin-user", "login-email", "email"),
+		"signin-password": choose("signin-password", "login-password", "password"),
+		"signin-submit":   choose("signin-submit", "login-btn", "sign-in"),
+	}
+	s.tmpl = template.Must(pageTemplates.Clone()).Funcs(template.FuncMap{"id": s.domID})
+}
+
+// domID is the app's DOM id for the control named k.
+func (s *site) domID(k string) string {
+	if v, ok := s.ids[k]; ok {
+		return v
+	}
+	return k
 }

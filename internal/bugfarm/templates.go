@@ -3,8 +3,9 @@ package bugfarm
 import "html/template"
 
 // pageTemplates holds every template of the generated apps. Parsed once;
-// never changed after.
-var pageTemplates = template.Must(template.New("bugfarm").Parse(layoutTmpl + bodiesTmpl + widgetsTmpl))
+// never changed after: each app executes a clone whose "id" function gives
+// its own DOM ids (see site.domID).
+var pageTemplates = template.Must(template.New("bugfarm").Funcs(template.FuncMap{"id": func(k string) string { return k }}).Parse(layoutTmpl + bodiesTmpl + widgetsTmpl))
 
 const layoutTmpl = `{{define "layout"}}<!doctype html>
 <html lang="en">
@@ -82,8 +83,8 @@ const bodiesTmpl = `{{define "home"}}<p class="lead">{{.Intro}}</p>
 {{end}}
 
 {{define "list"}}<form method="get" action="{{.Path}}" class="filter" role="search">
-<label for="list-q">Filter {{.Many}}</label>
-<input id="list-q" name="q" type="text" value="{{.Q}}" maxlength="200">
+<label for="{{id "list-q"}}">Filter {{.Many}}</label>
+<input id="{{id "list-q"}}" name="q" type="text" value="{{.Q}}" maxlength="200">
 <button type="submit">Filter</button>
 </form>
 {{if .Q}}<p id="list-echo"{{with .EchoBug}} data-bug="{{.}}"{{end}}>{{.Count}} {{.Many}} matching “{{.Echo}}”</p>{{end}}
@@ -100,7 +101,7 @@ const bodiesTmpl = `{{define "home"}}<p class="lead">{{.Intro}}</p>
 {{range .Pages}}<li>{{if .Current}}<span aria-current="page">{{.Text}}</span>{{else}}<a href="{{.Href}}">{{.Text}}</a>{{end}}</li>{{end}}
 {{with .Next}}<li><a href="{{.}}" rel="next">Next</a></li>{{end}}
 </ul></nav>{{end}}
-<form method="post" action="{{.ExportPath}}" id="export-form"><button type="submit" id="export">Export CSV</button></form>
+<form method="post" action="{{.ExportPath}}" id="export-form"><button type="submit" id="{{id "export"}}">Export CSV</button></form>
 {{end}}
 
 {{define "export"}}{{if .Banner}}<div class="banner" role="alert" data-bug="{{.Bug}}">Export failed:
@@ -119,7 +120,7 @@ const bodiesTmpl = `{{define "home"}}<p class="lead">{{.Intro}}</p>
 {{end}}{{range .Fields}}{{template "field" .}}
 {{end}}{{if .Review}}<dl class="review">{{range .Review}}<dt>{{.Label}}</dt><dd>{{.Value}}</dd>{{end}}</dl>{{end}}
 {{if .Upload}}<div class="field"><label for="f-attachment">Attachment (optional)</label><input type="file" id="f-attachment" name="attachment"></div>{{end}}
-{{if .Confirm}}<button type="submit" id="wizard-confirm">{{.Submit}}</button>{{else if .Step}}<button type="submit" id="wizard-next">Next</button>{{else}}<button type="submit" id="record-submit">{{.Submit}}</button>{{end}}
+{{if .Confirm}}<button type="submit" id="{{id "wizard-confirm"}}">{{.Submit}}</button>{{else if .Step}}<button type="submit" id="{{id "wizard-next"}}">Next</button>{{else}}<button type="submit" id="{{id "record-submit"}}">{{.Submit}}</button>{{end}}
 </form>
 <script>
 (function () {
@@ -175,14 +176,14 @@ const bodiesTmpl = `{{define "home"}}<p class="lead">{{.Intro}}</p>
 
 {{define "field"}}<div class="field">
 {{if eq .Kind "radio"}}<fieldset><legend>{{.Label}}{{if .Required}} (required){{end}}</legend>
-{{range $i, $o := .Options}}<span class="choice"><input type="radio" id="f-{{$.Key}}-{{$i}}" name="{{$.Key}}" value="{{$o}}"{{if eq $o $.Value}} checked{{end}}{{if $.Attr.Required}} required{{end}}><label class="inline" for="f-{{$.Key}}-{{$i}}">{{$o}}</label></span>
+{{range $i, $o := .Options}}<span class="choice"><input type="radio" id="{{id "f-"}}{{$.Key}}-{{$i}}" name="{{$.Key}}" value="{{$o}}"{{if eq $o $.Value}} checked{{end}}{{if $.Attr.Required}} required{{end}}><label class="inline" for="{{id "f-"}}{{$.Key}}-{{$i}}">{{$o}}</label></span>
 {{end}}</fieldset>
-{{else if eq .Kind "checkbox"}}<input type="checkbox" id="f-{{.Key}}" name="{{.Key}}" value="on"{{if .Value}} checked{{end}}> <label class="inline" for="f-{{.Key}}">{{.Label}}</label>
-{{else}}<label for="f-{{.Key}}">{{.Label}}{{if .Required}} (required){{end}}</label>
-{{if eq .Kind "textarea"}}<textarea id="f-{{.Key}}" name="{{.Key}}" rows="3"{{if .Attr.Required}} required{{end}}{{with .Attr.MaxLen}} maxlength="{{.}}"{{end}}{{with .Error}} aria-invalid="true" aria-describedby="f-{{$.Key}}-err"{{end}}>{{.Value}}</textarea>
-{{else if eq .Kind "select"}}<select id="f-{{.Key}}" name="{{.Key}}"{{if .Attr.Required}} required{{end}}{{with .Error}} aria-invalid="true" aria-describedby="f-{{$.Key}}-err"{{end}}><option value="">Choose…</option>{{range .Options}}<option value="{{.}}"{{if eq . $.Value}} selected{{end}}>{{.}}</option>{{end}}</select>
-{{else}}<input type="{{.Kind}}" id="f-{{.Key}}" name="{{.Key}}" value="{{.Value}}"{{if .Attr.Required}} required{{end}}{{with .Attr.Min}} min="{{.}}"{{end}}{{with .Attr.Max}} max="{{.}}"{{end}}{{with .Attr.MaxLen}} maxlength="{{.}}"{{end}}{{if eq .Kind "number"}} step="1"{{end}}{{with .Error}} aria-invalid="true" aria-describedby="f-{{$.Key}}-err"{{end}}>
-{{end}}{{end}}{{with .Error}}<p class="field-error" id="f-{{$.Key}}-err">{{.}}</p>{{end}}
+{{else if eq .Kind "checkbox"}}<input type="checkbox" id="{{id "f-"}}{{.Key}}" name="{{.Key}}" value="on"{{if .Value}} checked{{end}}> <label class="inline" for="{{id "f-"}}{{.Key}}">{{.Label}}</label>
+{{else}}<label for="{{id "f-"}}{{.Key}}">{{.Label}}{{if .Required}} (required){{end}}</label>
+{{if eq .Kind "textarea"}}<textarea id="{{id "f-"}}{{.Key}}" name="{{.Key}}" rows="3"{{if .Attr.Required}} required{{end}}{{with .Attr.MaxLen}} maxlength="{{.}}"{{end}}{{with .Error}} aria-invalid="true" aria-describedby="{{id "f-"}}{{$.Key}}-err"{{end}}>{{.Value}}</textarea>
+{{else if eq .Kind "select"}}<select id="{{id "f-"}}{{.Key}}" name="{{.Key}}"{{if .Attr.Required}} required{{end}}{{with .Error}} aria-invalid="true" aria-describedby="{{id "f-"}}{{$.Key}}-err"{{end}}><option value="">Choose…</option>{{range .Options}}<option value="{{.}}"{{if eq . $.Value}} selected{{end}}>{{.}}</option>{{end}}</select>
+{{else}}<input type="{{.Kind}}" id="{{id "f-"}}{{.Key}}" name="{{.Key}}" value="{{.Value}}"{{if .Attr.Required}} required{{end}}{{with .Attr.Min}} min="{{.}}"{{end}}{{with .Attr.Max}} max="{{.}}"{{end}}{{with .Attr.MaxLen}} maxlength="{{.}}"{{end}}{{if eq .Kind "number"}} step="1"{{end}}{{with .Error}} aria-invalid="true" aria-describedby="{{id "f-"}}{{$.Key}}-err"{{end}}>
+{{end}}{{end}}{{with .Error}}<p class="field-error" id="{{id "f-"}}{{$.Key}}-err">{{.}}</p>{{end}}
 </div>{{end}}
 
 {{define "view"}}<dl class="record">
@@ -190,12 +191,12 @@ const bodiesTmpl = `{{define "home"}}<p class="lead">{{.Intro}}</p>
 {{end}}{{with .File}}<dt>Attachment</dt><dd>{{.}}</dd>{{end}}
 </dl>
 <p><a href="{{.EditPath}}" id="edit-record">Edit this {{.One}}</a> · <a href="{{.ListPath}}">All {{.Many}}</a></p>
-<p><button type="button" id="timeline" aria-controls="timeline-out">Show history</button></p>
+<p><button type="button" id="{{id "timeline"}}" aria-controls="timeline-out">Show history</button></p>
 <div id="timeline-out" aria-live="polite"></div>
 <script>
 (function () {
   var events = {{.Events}}, out = document.getElementById("timeline-out");
-  document.getElementById("timeline").addEventListener("click", function () {
+  document.getElementById({{id "timeline"}}).addEventListener("click", function () {
     {{.TimelineJS}}
     out.textContent = events.length ? events.join(" · ") : "No changes yet.";
   });
@@ -204,8 +205,8 @@ const bodiesTmpl = `{{define "home"}}<p class="lead">{{.Intro}}</p>
 {{end}}
 
 {{define "search"}}<form method="get" action="{{.Path}}" role="search">
-<label for="search-q">Search {{.Many}}</label>
-<input id="search-q" name="q" type="search" value="{{.Q}}" maxlength="200">
+<label for="{{id "search-q"}}">Search {{.Many}}</label>
+<input id="{{id "search-q"}}" name="q" type="search" value="{{.Q}}" maxlength="200">
 <button type="submit">Search</button>
 </form>
 {{if .Q}}<p id="search-echo"{{with .EchoBug}} data-bug="{{.}}"{{end}}>Results for “{{.Echo}}”: {{len .Hits}}</p>
@@ -221,9 +222,9 @@ const bodiesTmpl = `{{define "home"}}<p class="lead">{{.Intro}}</p>
 {{define "signin"}}{{with .Error}}<p class="form-error" id="signin-error">{{.}}</p>{{end}}
 <form method="post" action="/signin" id="signin-form">
 <input type="hidden" name="next" value="{{.Next}}">
-<div class="field"><label for="signin-user">Email</label><input id="signin-user" name="user" type="email" autocomplete="username" required value="{{.User}}"></div>
-<div class="field"><label for="signin-password">Password</label><input id="signin-password" name="password" type="password" autocomplete="current-password" required></div>
-<button type="submit" id="signin-submit">Sign in</button>
+<div class="field"><label for="{{id "signin-user"}}">Email</label><input id="{{id "signin-user"}}" name="user" type="email" autocomplete="username" required value="{{.User}}"></div>
+<div class="field"><label for="{{id "signin-password"}}">Password</label><input id="{{id "signin-password"}}" name="password" type="password" autocomplete="current-password" required></div>
+<button type="submit" id="{{id "signin-submit"}}">Sign in</button>
 </form>
 {{end}}
 

@@ -66,13 +66,14 @@ const widgetsTmpl = `
     o.textContent = "Working…";
     var url = "/api/" + {{.ID}} + (n ? "?n=" + encodeURIComponent(n.value) : "");
     fetch(url).then(function (r) {
-      if (r.status === 401) {
-        {{.SessionFault}}
-        return { invalid: "Your session has ended. Sign in again." };
-      }
       if (!r.ok) { throw new Error("HTTP " + r.status); }
       return r.json();
     }).then(function (d) {
+      if (d.signin) {
+        {{.SessionFault}}
+        o.textContent = d.invalid;
+        return;
+      }
       {{.Fault}}
       if (d.error) {
         var a = document.createElement("div");

@@ -83,7 +83,7 @@ func TestServe(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, res.Body.Close())
 	assert.Equal(t, http.StatusOK, res.StatusCode)
-	assert.Contains(t, string(body), `id="signin-submit"`)
+	assert.Contains(t, string(body), `type="password"`)
 	assert.Contains(t, errb.String(), "password=", "the sign-in is logged for a person to use")
 	cancel()
 	select {
