@@ -257,4 +257,9 @@
 // own DOM. With one seed, the pages the gremlins reach repeat; the split of
 // actions by species can vary by a few when a touch gesture logs late or
 // the app navigates from script.
+//
+// RunGremlins runs the gremlins' side alone on any origin
+// (GremlinsConfig.Target, with Credentials for its sign-in form) and scores
+// it with the caller's seeded ids and matcher (Seeded, FindIDs); the
+// bugfarm benchmark (examples/explorer/bench -gremlins) uses it.
 package explore
