@@ -597,7 +597,7 @@ func TestNodeErrorAndPanic(t *testing.T) {
 	require.NoError(t, err)
 	_, err = app2.Invoke(context.Background(), S{})
 	require.ErrorAs(t, err, &ne)
-	assert.Contains(t, err.Error(), "panic: oops")
+	assert.Contains(t, err.Error(), `panic in node "panics": oops`)
 }
 
 func TestNodesDoNotSeeEachOthersAppends(t *testing.T) {

@@ -63,3 +63,11 @@ func (f *field) ptr(s unsafe.Pointer) unsafe.Pointer { return unsafe.Add(s, f.of
 
 // iface returns the field of *s as a pointer interface (for the serializer).
 func (f *field) iface(s unsafe.Pointer) any { return reflect.NewAt(f.typ, f.ptr(s)).Interface() }
+
+// fieldName returns the name of field fi, "" when fi is out of range.
+func (c *CompiledGraph[S]) fieldName(fi int) string {
+	if fi < 0 || fi >= len(c.fields) {
+		return ""
+	}
+	return c.fields[fi].name
+}

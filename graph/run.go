@@ -94,6 +94,7 @@ type run[S any] struct {
 	modes      Mode
 	customCh   chan Event[S]
 	stopped    bool
+	fail       error // an observer's panic: ends the run with this error
 	tainted    bool
 	skipBefore bool
 	noLoad     bool // a subgraph run that starts afresh
@@ -173,8 +174,8 @@ func (c *CompiledGraph[S]) Stream(ctx context.Context, input S, opts ...RunOptio
 		defer cancel()
 		obs := r.out
 		r.out = func(ev Event[S]) bool {
-			if obs != nil {
-				obs(ev)
+			if obs != nil && !obs(ev) {
+				return false
 			}
 			if ev.Mode&r.modes == 0 {
 				return true
@@ -187,7 +188,7 @@ func (c *CompiledGraph[S]) Stream(ctx context.Context, input S, opts ...RunOptio
 		}
 		r.customCh = make(chan Event[S])
 		_, err = r.exec(ctx, input)
-		stopped := r.stopped
+		stopped := r.stopped && r.fail == nil
 		c.release(r)
 		if err != nil && !stopped {
 			yield(Event[S]{}, err)
@@ -224,7 +225,12 @@ func (c *CompiledGraph[S]) newRun(opts []RunOption) (*run[S], error) {
 			fn = f
 		}
 		obs := c.observer
-		r.out = func(ev Event[S]) bool {
+		r.out = func(ev Event[S]) (ok bool) {
+			defer func() {
+				if p := recover(); p != nil {
+					r.fail, ok = newPanic("observer", ev.Node, "", p), false
+				}
+			}()
 			if obs != nil {
 				obs(ev)
 			}
@@ -235,6 +241,7 @@ func (c *CompiledGraph[S]) newRun(opts []RunOption) (*run[S], error) {
 		}
 	}
 	r.ran, r.step, r.stopped, r.tainted, r.skipBefore, r.noLoad = 0, 0, false, false, false, false
+	r.fail = nil
 	r.cur, r.meta, r.metaLoop, r.parentTask = nil, r.cfg.metadata, nil, ""
 	var zero S
 	r.state = zero
@@ -323,6 +330,9 @@ func (r *run[S]) exec(ctx context.Context, input S) (S, error) {
 			return g.view(r.state), fmt.Errorf("graph: step %d: %w", r.step, err)
 		}
 		if r.stopped {
+			if r.fail != nil {
+				return g.view(r.state), r.fail
+			}
 			return g.view(r.state), context.Canceled
 		}
 		if !r.skipBefore {
@@ -355,7 +365,7 @@ func (r *run[S]) exec(ctx context.Context, input S) (S, error) {
 		}
 		r.tasks, r.next = r.next, executed[:0]
 	}
-	return g.view(r.state), nil
+	return g.view(r.state), r.fail
 }
 
 // begin loads the thread and prepares the first step's tasks.
@@ -524,7 +534,7 @@ func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters boo
 	defer func() {
 		t.dur = time.Since(began)
 		if p := recover(); p != nil {
-			t.err = fmt.Errorf("panic: %v", p)
+			t.err = newPanic("node", n.name, "", p)
 			t.done = false
 		}
 	}()
@@ -619,20 +629,28 @@ func (r *run[S]) retry(ctx context.Context, p *RetryPolicy, attempt int, err err
 
 // applyLocal applies t's writes to v (a copy of the step-start state) for
 // its routers, without conflict checks.
-func (r *run[S]) applyLocal(v *S, t *task[S]) error {
+func (r *run[S]) applyLocal(v *S, t *task[S]) (err error) {
 	g := r.g
 	dp, up := unsafe.Pointer(v), unsafe.Pointer(&t.update)
+	where, cur := "reducer", -1
+	defer func() {
+		if p := recover(); p != nil {
+			err = newPanic(where, t.node.name, g.fieldName(cur), p)
+		}
+	}()
 	for fi := range g.fields {
 		f := &g.fields[fi]
 		if f.isZero(f.ptr(up)) {
 			continue
 		}
+		cur = fi
 		if f.merge != nil {
 			f.merge(f.ptr(dp), f.ptr(up))
 		} else {
 			f.assign(f.ptr(dp), f.ptr(up))
 		}
 	}
+	where, cur = "overwrite", -1
 	for _, w := range t.overwrite {
 		if w.assign != nil {
 			w.assign(v)
@@ -652,9 +670,9 @@ func (r *run[S]) route(ctx context.Context, t *task[S], v S) error {
 	}
 	v = r.g.view(v)
 	for _, b := range t.node.branches {
-		rt, err := b.route(ctx, v)
+		rt, err := callRouter(ctx, b.route, v, t.node.name)
 		if err != nil {
-			return fmt.Errorf("router: %w", err)
+			return err
 		}
 		if rt.one != "" {
 			if b.targets != nil && !b.targets[rt.one] {
@@ -688,6 +706,20 @@ func (r *run[S]) route(ctx context.Context, t *task[S], v S) error {
 		}
 	}
 	return nil
+}
+
+// callRouter runs one router, turning a panic into a *PanicError.
+func callRouter[S any](ctx context.Context, route Router[S], v S, node string) (rt Route[S], err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = newPanic("router", node, "", p)
+		}
+	}()
+	rt, err = route(ctx, v)
+	if err != nil {
+		return rt, fmt.Errorf("router: %w", err)
+	}
+	return rt, nil
 }
 
 // afterTasks handles failed and interrupted tasks of the step.
@@ -788,14 +820,21 @@ func (r *run[S]) commit(ctx context.Context) error {
 }
 
 // apply merges upd (written by task i) into dst.
-func (r *run[S]) apply(dst *S, upd *S, ti int, overwrite []Write[S]) error {
+func (r *run[S]) apply(dst *S, upd *S, ti int, overwrite []Write[S]) (err error) {
 	g := r.g
 	dp, up := unsafe.Pointer(dst), unsafe.Pointer(upd)
+	where, cur := "reducer", -1
+	defer func() {
+		if p := recover(); p != nil {
+			err = newPanic(where, r.taskNode(ti), g.fieldName(cur), p)
+		}
+	}()
 	for fi := range g.fields {
 		f := &g.fields[fi]
 		if f.isZero(f.ptr(up)) {
 			continue
 		}
+		cur = fi
 		r.written[fi] = true
 		if r.overw[fi] {
 			continue
@@ -810,6 +849,7 @@ func (r *run[S]) apply(dst *S, upd *S, ti int, overwrite []Write[S]) error {
 		r.writer[fi] = ti
 		f.assign(f.ptr(dp), f.ptr(up))
 	}
+	where, cur = "overwrite", -1
 	for _, w := range overwrite {
 		if w.locate == nil {
 			continue
@@ -818,6 +858,7 @@ func (r *run[S]) apply(dst *S, upd *S, ti int, overwrite []Write[S]) error {
 		if fi < 0 {
 			return fmt.Errorf("graph: Set: accessor does not point to a top-level field of %s", g.typeName)
 		}
+		cur = fi
 		if r.overw[fi] {
 			return r.conflict(fi)
 		}
@@ -825,6 +866,14 @@ func (r *run[S]) apply(dst *S, upd *S, ti int, overwrite []Write[S]) error {
 		w.assign(dst)
 	}
 	return nil
+}
+
+// taskNode names the node of task i of the running step, "" if none.
+func (r *run[S]) taskNode(i int) string {
+	if i >= 0 && i < len(r.tasks) && r.tasks[i].node != nil {
+		return r.tasks[i].node.name
+	}
+	return ""
 }
 
 func (r *run[S]) conflict(fi int) error {
