@@ -183,7 +183,9 @@ func TestUnserializableFieldsRejectedAtCompile(t *testing.T) {
 	}
 	// A state of the state package's types is fine.
 	g := graph.New[state.MessagesState](graph.Reducer(func(s *state.MessagesState) *[]state.Message { return &s.Messages }, state.AddMessages))
-	g.AddNode("a", func(ctx context.Context, s state.MessagesState) (state.MessagesState, error) { return state.MessagesState{}, nil }).AddEdge(graph.Start, "a")
+	g.AddNode("a", func(ctx context.Context, s state.MessagesState) (state.MessagesState, error) {
+		return state.MessagesState{}, nil
+	}).AddEdge(graph.Start, "a")
 	_, err := g.Compile(graph.WithCheckpointer(checkpoint.NewMemory()))
 	require.NoError(t, err)
 }
