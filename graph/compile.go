@@ -156,6 +156,9 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*CompiledGraph[S], error
 			continue
 		}
 		cn := &cnode[S]{name: n, idx: len(c.nodes), fn: spec.fn, cmd: spec.cmd, retry: spec.opts.retry}
+		if spec.opts.hasDest && spec.cmd == nil {
+			bad("node %q: Destinations applies to command nodes (AddCommandNode); route a plain node with AddConditionalEdges targets", n)
+		}
 		if spec.opts.hasDest {
 			cn.dest = map[string]bool{}
 			for _, d := range spec.opts.destinations {

@@ -71,3 +71,14 @@ func (c *CompiledGraph[S]) fieldName(fi int) string {
 	}
 	return c.fields[fi].name
 }
+
+// writesNothing reports whether every field of upd is its zero value.
+func (c *CompiledGraph[S]) writesNothing(upd *S) bool {
+	p := unsafe.Pointer(upd)
+	for i := range c.fields {
+		if !c.fields[i].isZero(c.fields[i].ptr(p)) {
+			return false
+		}
+	}
+	return true
+}

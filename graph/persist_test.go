@@ -222,7 +222,7 @@ func TestInterruptNeedsCheckpointer(t *testing.T) {
 	require.ErrorIs(t, err, graph.ErrNoCheckpointer)
 	_, err = app.GetState(bg, graph.Thread("x"))
 	require.ErrorIs(t, err, graph.ErrNoCheckpointer)
-	_, err = app.History(bg, "x", graph.ListOptions{})
+	_, err = app.History(bg, graph.ListOptions{}, graph.Thread("x"))
 	require.ErrorIs(t, err, graph.ErrNoCheckpointer)
 	_, err = app.UpdateState(bg, S{}, "")
 	require.ErrorIs(t, err, graph.ErrNoCheckpointer)
@@ -338,7 +338,7 @@ func TestHistoryForkAndReplay(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 20, out.Count)
 
-	hist, err := app.History(bg, "t", graph.ListOptions{})
+	hist, err := app.History(bg, graph.ListOptions{}, graph.Thread("t"))
 	require.NoError(t, err)
 	require.Len(t, hist, 4)
 	var steps []int
@@ -357,7 +357,7 @@ func TestHistoryForkAndReplay(t *testing.T) {
 	require.NotEmpty(t, afterA.Writes)
 	assert.Equal(t, "a", afterA.Writes[0].Node)
 
-	limited, err := app.History(bg, "t", graph.ListOptions{Limit: 2})
+	limited, err := app.History(bg, graph.ListOptions{Limit: 2}, graph.Thread("t"))
 	require.NoError(t, err)
 	assert.Len(t, limited, 2)
 

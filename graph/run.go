@@ -7,6 +7,7 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"time"
 	"unsafe"
 )
@@ -26,6 +27,7 @@ type taskScratch struct {
 	attempt       int
 	resume        []resumeVal
 	nextInterrupt int
+	overwrite     []any      // Write[S] values a plain node passed to Overwrite
 	fresh         *resumeVal // the value given by this run's Resume, for subgraphs
 	inline        bool
 	send          bool // a Send task
@@ -154,6 +156,23 @@ func (c *CompiledGraph[S]) Invoke(ctx context.Context, input S, opts ...RunOptio
 	out, err := r.exec(ctx, input)
 	c.release(r)
 	return out, err
+}
+
+// Resume continues the paused thread given with Thread: the pending
+// Interrupt call returns value. It is Invoke with the Resume option and
+// no input. With several interrupts pending, use Invoke with ResumeByID.
+func (c *CompiledGraph[S]) Resume(ctx context.Context, value any, opts ...RunOption) (S, error) {
+	var zero S
+	return c.Invoke(ctx, zero, append(opts, Resume(value))...)
+}
+
+// Continue runs the pending tasks of the thread given with Thread from its
+// checkpoint (after a failure, a cancellation or a static interrupt, or
+// from CheckpointID to replay). It is Invoke with the Continue option and
+// no input.
+func (c *CompiledGraph[S]) Continue(ctx context.Context, opts ...RunOption) (S, error) {
+	var zero S
+	return c.Invoke(ctx, zero, append(opts, Continue())...)
 }
 
 // Stream runs the graph like Invoke and yields its events (Modes, default
@@ -541,6 +560,7 @@ func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters boo
 	for attempt := 1; ; attempt++ {
 		t.attempts = attempt
 		t.sc.attempt, t.sc.nextInterrupt = attempt, 0
+		t.sc.overwrite = t.sc.overwrite[:0]
 		var err error
 		if n.fn != nil {
 			t.update, err = n.fn(ctx, in)
@@ -548,6 +568,12 @@ func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters boo
 			var c Command[S]
 			c, err = n.cmd(ctx, in)
 			t.update, t.gotos, t.sends, t.overwrite = c.Update, c.Goto[:len(c.Goto):len(c.Goto)], c.Sends[:len(c.Sends):len(c.Sends)], c.Overwrite
+		}
+		if err == nil && len(t.sc.overwrite) > 0 {
+			var ws []Write[S]
+			if ws, err = ctxWrites[S](t.sc.overwrite, r.g.typeName); err == nil {
+				t.overwrite = append(t.overwrite[:len(t.overwrite):len(t.overwrite)], ws...)
+			}
 		}
 		if err == nil {
 			break
@@ -564,13 +590,16 @@ func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters boo
 		var zero S
 		t.update, t.gotos, t.sends, t.overwrite, t.one = zero, nil, nil, nil, ""
 	}
-	if n.cmd != nil && n.dest != nil {
-		for _, gname := range t.gotos {
-			if !n.dest[gname] {
-				t.err = fmt.Errorf("%w: Command.Goto %q is not among the node's Destinations", ErrInvalidRoute, gname)
-				return
-			}
+	if n.cmd != nil {
+		if err := r.checkCommand(n, t); err != nil {
+			t.err = err
+			return
 		}
+	} else if l := r.g.cfg.logger; l != nil && len(t.overwrite) == 0 && l.Enabled(ctx, slog.LevelDebug) && r.g.writesNothing(&t.update) {
+		// Debug mode: the usual cause is a node that meant to write a zero.
+		l.LogAttrs(ctx, slog.LevelWarn, "graph: node returned an update that writes nothing; "+
+			"zero values count as unset: write them with graph.Overwrite(ctx, graph.Set(field, v))",
+			slog.String("graph", r.g.name), slog.String("node", n.name), slog.Int("step", t.sc.step))
 	}
 	if inRouters && n.routes {
 		v := start
@@ -584,6 +613,35 @@ func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters boo
 		}
 	}
 	t.done = true
+}
+
+// checkCommand checks a command's Goto and Sends: known nodes, and among
+// the node's Destinations when it declared them.
+func (r *run[S]) checkCommand(n *cnode[S], t *task[S]) error {
+	check := func(what, name string) error {
+		if name == End && what == "Goto" {
+			return nil
+		}
+		if _, ok := r.g.nodeIdx[name]; !ok {
+			return fmt.Errorf("%w: Command.%s names %q, which is not a node of the graph (nodes: %s)",
+				ErrInvalidRoute, what, name, strings.Join(r.g.Nodes(), ", "))
+		}
+		if n.dest != nil && !n.dest[name] {
+			return fmt.Errorf("%w: Command.%s %q is not among the node's Destinations", ErrInvalidRoute, what, name)
+		}
+		return nil
+	}
+	for _, name := range t.gotos {
+		if err := check("Goto", name); err != nil {
+			return err
+		}
+	}
+	for _, s := range t.sends {
+		if err := check("Sends", s.Node); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // retry sleeps before the next attempt and reports whether to make it.

@@ -29,9 +29,10 @@ func (c *CompiledGraph[S]) GetState(ctx context.Context, opts ...RunOption) (Sna
 	return snap, err
 }
 
-// History returns the thread's checkpoints, newest first.
-func (c *CompiledGraph[S]) History(ctx context.Context, threadID string, opts ListOptions, runOpts ...RunOption) ([]Snapshot[S], error) {
-	r, err := c.newRun(append(runOpts, Thread(threadID)))
+// History returns the checkpoints of the thread given with Thread (in the
+// namespace given with Namespace), newest first, bounded by lo.
+func (c *CompiledGraph[S]) History(ctx context.Context, lo ListOptions, opts ...RunOption) ([]Snapshot[S], error) {
+	r, err := c.newRun(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -39,9 +40,12 @@ func (c *CompiledGraph[S]) History(ctx context.Context, threadID string, opts Li
 	if r.cp == nil {
 		return nil, fmt.Errorf("graph: History: %w", ErrNoCheckpointer)
 	}
-	cps, err := r.cp.List(ctx, threadID, r.ns, opts)
+	if r.thread == "" {
+		return nil, fmt.Errorf("graph: History: %w", ErrNoThread)
+	}
+	cps, err := r.cp.List(ctx, r.thread, r.ns, lo)
 	if err != nil {
-		return nil, fmt.Errorf("graph: History of thread %q: %w", threadID, err)
+		return nil, fmt.Errorf("graph: History of thread %q: %w", r.thread, err)
 	}
 	out := make([]Snapshot[S], 0, len(cps))
 	for _, cp := range cps {

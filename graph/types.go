@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -55,6 +56,42 @@ func Set[S, F any](field func(*S) *F, v F) Write[S] {
 		locate: func(s *S) unsafe.Pointer { return unsafe.Pointer(field(s)) },
 		assign: func(s *S) { *field(s) = v },
 	}
+}
+
+// Overwrite writes fields of the running node's update past their
+// reducers, zero values included, from a plain node (a command node can
+// also return them in Command.Overwrite):
+//
+//	func reset(ctx context.Context, s State) (State, error) {
+//		err := graph.Overwrite(ctx, graph.Set(func(s *State) *int { return &s.Retries }, 0))
+//		return State{}, err
+//	}
+//
+// The writes count when the node returns without error; a retried attempt
+// starts without them. It fails outside a node, and the node fails when S
+// is not the graph's state type.
+func Overwrite[S any](ctx context.Context, writes ...Write[S]) error {
+	tc := fromCtx(ctx)
+	if tc == nil || tc.task == nil {
+		return errors.New("graph: Overwrite called outside a node")
+	}
+	for _, w := range writes {
+		tc.task.overwrite = append(tc.task.overwrite, w)
+	}
+	return nil
+}
+
+// ctxWrites converts the writes a node passed to Overwrite.
+func ctxWrites[S any](ws []any, stateType string) ([]Write[S], error) {
+	out := make([]Write[S], 0, len(ws))
+	for _, w := range ws {
+		x, ok := w.(Write[S])
+		if !ok {
+			return nil, fmt.Errorf("graph: Overwrite: %T does not write the graph state %s", w, stateType)
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // NodeOption configures one node.
