@@ -357,7 +357,6 @@ func (r *run[S]) pause(ctx context.Context, tasks []task[S], intr []*task[S]) er
 
 // load continues a thread from its checkpoint (Continue / Resume).
 func (r *run[S]) load(ctx context.Context) error {
-	g := r.g
 	cp, pend, err := r.cp.Get(ctx, r.thread, r.ns, r.cfg.checkpointID)
 	if err != nil {
 		return fmt.Errorf("graph: continue thread %q: %w", r.thread, err)
@@ -365,18 +364,36 @@ func (r *run[S]) load(ctx context.Context) error {
 	if err := r.restore(cp); err != nil {
 		return err
 	}
+	byID, err := r.loadTasks(cp, pend)
+	if err != nil {
+		return err
+	}
+	if r.cfg.resume {
+		if err := r.applyResume(ctx, cp, byID); err != nil {
+			return err
+		}
+	}
+	r.skipBefore = true
+	return nil
+}
+
+// loadTasks makes r.tasks the tasks cp schedules, with the results of
+// those that finished (their pending writes) loaded. It returns the task
+// index by task id.
+func (r *run[S]) loadTasks(cp *Checkpoint, pend []PendingWrite) (map[string]int, error) {
+	g := r.g
 	r.tasks = r.tasks[:0]
 	byID := map[string]int{}
 	for _, ref := range cp.Next {
 		ni, ok := g.nodeIdx[ref.Node]
 		if !ok {
-			return fmt.Errorf("graph: checkpoint %s schedules unknown node %q", cp.ID, ref.Node)
+			return nil, fmt.Errorf("graph: checkpoint %s schedules unknown node %q", cp.ID, ref.Node)
 		}
 		t := task[S]{node: g.nodes[ni], send: ref.Send}
 		t.sc.id = ref.ID
 		if ref.Send {
 			if err := g.ser.Unmarshal(ref.Arg, &t.input); err != nil {
-				return fmt.Errorf("graph: checkpoint %s: decode Send to %s: %w", cp.ID, ref.Node, err)
+				return nil, fmt.Errorf("graph: checkpoint %s: decode Send to %s: %w", cp.ID, ref.Node, err)
 			}
 		}
 		byID[ref.ID] = len(r.tasks)
@@ -393,13 +410,13 @@ func (r *run[S]) load(ctx context.Context) error {
 		case chanRoute:
 			var rec routeRec
 			if err := g.ser.Unmarshal(w.Value, &rec); err != nil {
-				return fmt.Errorf("graph: pending write of %s: %w", t.node.name, err)
+				return nil, fmt.Errorf("graph: pending write of %s: %w", t.node.name, err)
 			}
 			t.gotos = rec.Nodes
 			for _, s := range rec.Sends {
 				var arg S
 				if err := g.ser.Unmarshal(s.Arg, &arg); err != nil {
-					return fmt.Errorf("graph: pending Send of %s: %w", t.node.name, err)
+					return nil, fmt.Errorf("graph: pending Send of %s: %w", t.node.name, err)
 				}
 				t.sends = append(t.sends, Send[S]{Node: s.Node, Arg: arg})
 			}
@@ -407,7 +424,7 @@ func (r *run[S]) load(ctx context.Context) error {
 		case chanResume:
 			var raws [][]byte
 			if err := g.ser.Unmarshal(w.Value, &raws); err != nil {
-				return fmt.Errorf("graph: resume values of %s: %w", t.node.name, err)
+				return nil, fmt.Errorf("graph: resume values of %s: %w", t.node.name, err)
 			}
 			t.sc.resume = t.sc.resume[:0]
 			for _, b := range raws {
@@ -429,26 +446,20 @@ func (r *run[S]) load(ctx context.Context) error {
 		f := &g.fields[fi]
 		if !over {
 			if err := g.ser.Unmarshal(w.Value, f.iface(unsafe.Pointer(&t.update))); err != nil {
-				return fmt.Errorf("graph: pending write of %s to %s: %w", t.node.name, name, err)
+				return nil, fmt.Errorf("graph: pending write of %s to %s: %w", t.node.name, name, err)
 			}
 			continue
 		}
 		holder := new(S)
 		if err := g.ser.Unmarshal(w.Value, f.iface(unsafe.Pointer(holder))); err != nil {
-			return fmt.Errorf("graph: pending overwrite of %s to %s: %w", t.node.name, name, err)
+			return nil, fmt.Errorf("graph: pending overwrite of %s to %s: %w", t.node.name, name, err)
 		}
 		t.overwrite = append(t.overwrite, Write[S]{
 			locate: func(s *S) unsafe.Pointer { return f.ptr(unsafe.Pointer(s)) },
 			assign: func(s *S) { f.assign(f.ptr(unsafe.Pointer(s)), f.ptr(unsafe.Pointer(holder))) },
 		})
 	}
-	if r.cfg.resume {
-		if err := r.applyResume(ctx, cp, byID); err != nil {
-			return err
-		}
-	}
-	r.skipBefore = true
-	return nil
+	return byID, nil
 }
 
 func (r *run[S]) applyResume(ctx context.Context, cp *Checkpoint, byID map[string]int) error {

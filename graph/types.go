@@ -208,8 +208,12 @@ type Interruption struct {
 
 // Snapshot is a thread's state at one checkpoint.
 type Snapshot[S any] struct {
-	Values       S
-	Next         []string // nodes of the tasks the next step runs
+	// Values is the state at the checkpoint; when a step that started there
+	// paused or failed (GetState), with its finished tasks' writes applied.
+	Values S
+	// Next names the nodes of the tasks still to run: the next step's, less
+	// those whose writes are already stored (GetState).
+	Next         []string
 	Tasks        []TaskRef
 	Interrupts   []Interruption
 	ThreadID     string
