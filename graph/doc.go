@@ -92,6 +92,10 @@
 // Resume/Continue) on a paused thread abandons the interrupted work and
 // starts from Start with the input applied to the thread's state.
 //
+// While a step is paused (or after it failed), GetState shows it as
+// LangGraph does: Next lists only the tasks whose writes are not stored,
+// and Values has the finished tasks' stored writes applied.
+//
 // GetState, History (History(ctx, ListOptions{Limit: 10}, Thread(id))),
 // UpdateState (a fork written as a given node) and
 // Invoke with CheckpointID and Continue (replay from any checkpoint) give
@@ -100,9 +104,12 @@
 // # Streaming and context
 //
 // Stream returns an iter.Seq2 of events in the modes selected with Modes:
-// Values (the state after the input and after each step), Updates (each
-// task's update), Debug (task start/result, checkpoints) and Custom (what
-// nodes pass to Emit). WithObserver and Observe receive every event, for
+// Values (the state after the input and after each step, at the barrier),
+// Updates (each task's update, sent as the task finishes, so a fast task's
+// comes while its slower siblings run), Debug (task start and result —
+// also as each task finishes —, checkpoints) and Custom (what nodes pass
+// to Emit). Tasks whose results were loaded from stored pending writes
+// report at the barrier. WithObserver and Observe receive every event, for
 // harnesses. Nodes reach the Store with StoreFrom(ctx), the stream with
 // Emit/StreamWriter, and their identity with TaskInfoFrom. Call Emit and
 // Interrupt from the node's own goroutine (not from goroutines it starts).

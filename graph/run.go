@@ -53,6 +53,7 @@ type task[S any] struct {
 	intr      *interruptSignal
 	done      bool
 	loaded    bool // result came from pending writes
+	streamed  bool // its Updates and Debug result events were sent
 	saved     bool // writes already stored as pending writes of the step
 	attempts  int
 	dur       time.Duration
@@ -471,12 +472,28 @@ func (r *run[S]) runStep(ctx context.Context) error {
 			r.inlineCtx = context.WithValue(ctx, ctxKey{}, &r.tc)
 		}
 		r.runTask(r.inlineCtx, t, start, false)
+		if t.done {
+			r.finishedEvents(t)
+		}
 	default:
 		if err := r.runParallel(ctx, tasks); err != nil {
 			return err
 		}
 	}
 	return r.afterTasks(ctx)
+}
+
+// finishedEvents sends a finished task's Debug result and Updates events,
+// once: as the task finishes, not at the barrier.
+func (r *run[S]) finishedEvents(t *task[S]) {
+	if r.out == nil || t.streamed {
+		return
+	}
+	t.streamed = true
+	upd := r.g.view(t.update)
+	r.send(Event[S]{Mode: Debug, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id, State: upd,
+		Debug: &DebugInfo{Kind: DebugTaskResult, Duration: t.dur}})
+	r.send(Event[S]{Mode: Updates, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id, State: upd})
 }
 
 func (r *run[S]) runParallel(ctx context.Context, tasks []task[S]) error {
@@ -519,6 +536,7 @@ func (r *run[S]) runParallel(ctx context.Context, tasks []task[S]) error {
 				// same): if the process dies before the barrier, a resume
 				// does not run this task again.
 				r.saveTask(ctx, t)
+				r.finishedEvents(t)
 			}
 		case ev := <-r.customCh:
 			r.send(ev)
@@ -860,16 +878,9 @@ func (r *run[S]) commit(ctx context.Context) error {
 		}
 	}
 	if r.out != nil {
+		// Tasks loaded from pending writes report at the barrier.
 		for i := range tasks {
-			t := &tasks[i]
-			if r.modes&Debug != 0 || r.out != nil {
-				r.send(Event[S]{Mode: Debug, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id, State: g.view(t.update),
-					Debug: &DebugInfo{Kind: DebugTaskResult, Duration: t.dur}})
-			}
-		}
-		for i := range tasks {
-			t := &tasks[i]
-			r.send(Event[S]{Mode: Updates, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id, State: g.view(t.update)})
+			r.finishedEvents(&tasks[i])
 		}
 		r.send(Event[S]{Mode: Values, NS: r.ns, Step: r.step, State: g.view(r.state)})
 	}

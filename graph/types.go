@@ -139,7 +139,7 @@ type Mode uint8
 
 const (
 	Values  Mode = 1 << iota // the full state after the input and after each step
-	Updates                  // each task's partial update, per step in task order
+	Updates                  // each task's partial update, as the task finishes
 	Debug                    // task start and result, checkpoint written
 	Custom                   // values nodes pass to Emit
 )
