@@ -51,6 +51,7 @@ type cnode[S any] struct {
 	joins    []int // joins this node is a source of
 	dest     map[string]bool
 	routes   bool // has branches
+	deferred bool // Defer: runs only when no other task is scheduled
 }
 
 type cbranch[S any] struct {
@@ -155,7 +156,7 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*CompiledGraph[S], error
 			bad("node name %q contains ':' or '|', which separate checkpoint namespaces", n)
 			continue
 		}
-		cn := &cnode[S]{name: n, idx: len(c.nodes), fn: spec.fn, cmd: spec.cmd, retry: spec.opts.retry}
+		cn := &cnode[S]{name: n, idx: len(c.nodes), fn: spec.fn, cmd: spec.cmd, retry: spec.opts.retry, deferred: spec.opts.deferred}
 		if spec.opts.hasDest && spec.cmd == nil {
 			bad("node %q: Destinations applies to command nodes (AddCommandNode); route a plain node with AddConditionalEdges targets", n)
 		}

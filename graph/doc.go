@@ -54,8 +54,11 @@
 // nodes. A router (AddConditionalEdges) runs as part of its node's task and
 // sees the step-start state plus that node's own writes, not its siblings'.
 // Edges into one node from tasks of the same step run it once; AddJoin waits
-// for sources finishing in different steps. A node with no outgoing edge
-// ends its branch; the run ends when a step schedules nothing.
+// for sources finishing in different steps. A node added with Defer waits
+// while other tasks are scheduled and runs once, in the first step that
+// has nothing else to run (LangGraph's defer=True): the fan-in after a Send
+// fan-out whose branches have different lengths. A node with no outgoing
+// edge ends its branch; the run ends when a step schedules nothing.
 //
 // Routers return a Route: node names (End ends the branch) and Send tasks,
 // which run a node on their own input of type S (map-reduce). Branch,

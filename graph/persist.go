@@ -16,11 +16,18 @@ const (
 	chanResume    = "__resume__"    // a task's answered interrupts, in order
 	chanOverwrite = "__overwrite__" // prefix: "__overwrite__:Field"
 	chanJoins     = "__joins__"     // checkpoint value: which join sources have finished
+	chanDeferred  = "__deferred__"  // checkpoint value: deferred tasks that wait (Defer)
 )
 
 type sendRec struct {
 	Node string
 	Arg  []byte
+}
+
+// deferRec is the checkpoint value of the deferred tasks that wait.
+type deferRec struct {
+	Nodes []string  `json:",omitempty"`
+	Sends []sendRec `json:",omitempty"`
 }
 
 type routeRec struct {
@@ -109,6 +116,30 @@ func (r *run[S]) restore(cp *Checkpoint) error {
 			}
 		}
 	}
+	r.deferNode, r.deferSends = nil, nil
+	if b, ok := cp.Values[chanDeferred]; ok {
+		var rec deferRec
+		if err := g.ser.Unmarshal(b, &rec); err != nil {
+			return fmt.Errorf("graph: checkpoint %s: decode deferred tasks: %w", cp.ID, err)
+		}
+		for _, n := range rec.Nodes {
+			ni, ok := g.nodeIdx[n]
+			if !ok {
+				return fmt.Errorf("graph: checkpoint %s defers unknown node %q", cp.ID, n)
+			}
+			r.deferNodeAt(ni)
+		}
+		for _, s := range rec.Sends {
+			if _, ok := g.nodeIdx[s.Node]; !ok {
+				return fmt.Errorf("graph: checkpoint %s defers a Send to unknown node %q", cp.ID, s.Node)
+			}
+			var arg S
+			if err := g.ser.Unmarshal(s.Arg, &arg); err != nil {
+				return fmt.Errorf("graph: checkpoint %s: decode deferred Send to %s: %w", cp.ID, s.Node, err)
+			}
+			r.deferSends = append(r.deferSends, Send[S]{Node: s.Node, Arg: arg})
+		}
+	}
 	r.cur = cp
 	r.step = cp.Step + 1
 	return nil
@@ -147,6 +178,26 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 			return fmt.Errorf("graph: encode joins: %w", err)
 		}
 		values[chanJoins] = b
+	}
+	if r.hasDeferred() {
+		var rec deferRec
+		for ni, d := range r.deferNode {
+			if d {
+				rec.Nodes = append(rec.Nodes, g.nodes[ni].name)
+			}
+		}
+		for _, s := range r.deferSends {
+			b, err := g.ser.Marshal(&s.Arg)
+			if err != nil {
+				return fmt.Errorf("graph: encode deferred Send to %s: %w", s.Node, err)
+			}
+			rec.Sends = append(rec.Sends, sendRec{Node: s.Node, Arg: b})
+		}
+		b, err := g.ser.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("graph: encode deferred tasks: %w", err)
+		}
+		values[chanDeferred] = b
 	}
 	next := make([]TaskRef, len(r.next))
 	for i := range r.next {

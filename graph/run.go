@@ -7,6 +7,7 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
@@ -82,6 +83,9 @@ type run[S any] struct {
 	enc        [][]byte
 	written    []bool
 	joinSeen   [][]bool
+	// deferred nodes triggered while other tasks were scheduled (Defer)
+	deferNode  []bool
+	deferSends []Send[S]
 	meta       map[string]string
 	metaLoop   map[string]string
 	parentTask string
@@ -279,6 +283,7 @@ func (c *CompiledGraph[S]) newRun(opts []RunOption) (*run[S], error) {
 		r.pending = make([]bool, len(c.nodes))
 	}
 	r.pending = r.pending[:len(c.nodes)]
+	r.deferNode, r.deferSends = nil, nil
 	if len(c.joins) > 0 {
 		r.joinSeen = make([][]bool, len(c.joins))
 		for i, j := range c.joins {
@@ -402,6 +407,8 @@ func (r *run[S]) begin(ctx context.Context, input S) error {
 			if err := r.restore(cp); err != nil {
 				return err
 			}
+			// New input abandons the thread's unfinished work, deferred tasks too.
+			r.deferNode, r.deferSends = nil, nil
 			parentStep = cp.Step
 		case errors.Is(err, ErrCheckpointNotFound) && r.cfg.checkpointID == "":
 		default:
@@ -1024,15 +1031,48 @@ func (r *run[S]) schedule(tasks []task[S]) error {
 	}
 	if any {
 		for ni, p := range r.pending {
-			if p {
+			if !p {
+				continue
+			}
+			if g.nodes[ni].deferred {
+				r.deferNodeAt(ni)
+				continue
+			}
+			r.next = append(r.next, task[S]{node: g.nodes[ni]})
+		}
+	}
+	for _, s := range sends {
+		if g.nodes[g.nodeIdx[s.Node]].deferred {
+			r.deferSends = append(r.deferSends, s)
+			continue
+		}
+		r.next = append(r.next, task[S]{node: g.nodes[g.nodeIdx[s.Node]], send: true, sendIdx: len(r.next), input: s.Arg})
+	}
+	if len(r.next) == 0 {
+		// Nothing else to run: the deferred tasks run now, each node once.
+		for ni, d := range r.deferNode {
+			if d {
 				r.next = append(r.next, task[S]{node: g.nodes[ni]})
 			}
 		}
-	}
-	for i, s := range sends {
-		r.next = append(r.next, task[S]{node: g.nodes[g.nodeIdx[s.Node]], send: true, sendIdx: i, input: s.Arg})
+		for _, s := range r.deferSends {
+			r.next = append(r.next, task[S]{node: g.nodes[g.nodeIdx[s.Node]], send: true, sendIdx: len(r.next), input: s.Arg})
+		}
+		r.deferNode, r.deferSends = nil, nil
 	}
 	return nil
+}
+
+func (r *run[S]) deferNodeAt(ni int) {
+	if r.deferNode == nil {
+		r.deferNode = make([]bool, len(r.g.nodes))
+	}
+	r.deferNode[ni] = true
+}
+
+// hasDeferred reports whether deferred tasks wait.
+func (r *run[S]) hasDeferred() bool {
+	return len(r.deferSends) > 0 || slices.Contains(r.deferNode, true)
 }
 
 // staticInterrupt pauses before/after a step when one of its tasks' nodes is listed.

@@ -102,6 +102,7 @@ type nodeOptions struct {
 	destinations []string
 	hasDest      bool
 	writes       []string
+	deferred     bool
 }
 
 // WithRetry retries the node after errors, as the policy says.
@@ -114,6 +115,13 @@ func WithRetry(p RetryPolicy) NodeOption {
 func Destinations(nodes ...string) NodeOption {
 	return func(o *nodeOptions) { o.destinations = append(o.destinations, nodes...); o.hasDest = true }
 }
+
+// Defer makes the node deferred, as LangGraph's defer=True: when it is
+// scheduled while other tasks are too, it waits — its triggers kept, in
+// checkpoints as well — and runs, once, in the first step in which no other
+// task is scheduled. So a node after a Send fan-out whose branches have
+// different lengths runs once, after the longest branch.
+func Defer() NodeOption { return func(o *nodeOptions) { o.deferred = true } }
 
 // Writes declares the fields (by Go field name) the node may write. Compile
 // uses it to reject two nodes that always run in the same step and both
