@@ -78,11 +78,11 @@ type run[S any] struct {
 	state  S
 
 	// checkpointing
-	cur        *Checkpoint // step-start checkpoint
-	versions   []int64
-	enc        [][]byte
-	written    []bool
-	joinSeen   [][]bool
+	cur      *Checkpoint // step-start checkpoint
+	versions []int64
+	enc      [][]byte
+	written  []bool
+	joinSeen [][]bool
 	// deferred nodes triggered while other tasks were scheduled (Defer)
 	deferNode  []bool
 	deferSends []Send[S]
