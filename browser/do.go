@@ -22,12 +22,16 @@ type Result struct {
 	Output string `json:"output,omitempty"`
 	Error  string `json:"error,omitempty"`
 	// Locator is the Playwright Test locator of the target, if any.
-	Locator      string        `json:"locator,omitempty"`
-	HoverLocator string        `json:"hover_locator,omitempty"`
-	URL          string        `json:"url"`
-	Title        string        `json:"title"`
-	Findings     []Finding     `json:"findings,omitempty"`
-	Duration     time.Duration `json:"duration"`
+	Locator      string `json:"locator,omitempty"`
+	HoverLocator string `json:"hover_locator,omitempty"`
+	// FocusLocator is the field focused first to reveal a focus-only control.
+	FocusLocator string `json:"focus_locator,omitempty"`
+	// DropLocator is the Playwright Test locator a drag dropped on.
+	DropLocator string        `json:"drop_locator,omitempty"`
+	URL         string        `json:"url"`
+	Title       string        `json:"title"`
+	Findings    []Finding     `json:"findings,omitempty"`
+	Duration    time.Duration `json:"duration"`
 	// Screenshot holds the PNG of a screenshot action.
 	Screenshot []byte `json:"-"`
 	// Snapshot is set by the snapshot action.
@@ -109,7 +113,7 @@ func (s *Session) finish(in Intent, start time.Time, res Result) Result {
 	res.Duration = time.Since(start)
 	e := Entry{
 		Seq: s.e.seq.Add(1), Time: start.UTC(), User: s.user, Action: in.Action, Params: in,
-		Locator: res.Locator, HoverLocator: res.HoverLocator, OK: res.OK, DurationMS: res.Duration.Milliseconds(),
+		Locator: res.Locator, HoverLocator: res.HoverLocator, FocusLocator: res.FocusLocator, DropLocator: res.DropLocator, OK: res.OK, DurationMS: res.Duration.Milliseconds(),
 		Result: clip(res.Output, 1000), Error: res.Error, URL: res.URL, Title: res.Title, Findings: res.Findings,
 	}
 	s.e.window.Add(e)
@@ -127,6 +131,8 @@ type resolved struct {
 	js       string // Playwright Test locator
 	hover    playwright.Locator
 	hoverJS  string
+	focus    playwright.Locator // the field to focus first (focus-revealed control)
+	focusJS  string
 	ref      string
 	multiple int
 }
@@ -149,11 +155,17 @@ func (s *Session) resolve(target string, needOne bool) (*resolved, error) {
 	case t.Kind == TargetRef && (t.Ref[0] == 'e' || t.Ref[0] == 'f'):
 		r.ref = t.Ref
 		r.loc = s.page.GetByRef(t.Ref)
+	case t.Kind == TargetRef && t.Ref[0] == 'x':
+		r.ref = t.Ref
+		r.loc = s.actionableLocator(t.Ref)
 	case t.Kind == TargetRef:
 		r.ref = t.Ref
 		r.loc = s.page.Locator(fmt.Sprintf(`[%s=%q]`, refAttr, t.Ref))
 		if t.Ref[0] == 'h' {
 			r.hover = s.page.Locator(fmt.Sprintf(`[%s=%q]`, hoverAttr, t.Ref))
+			if n, err := s.page.Locator(fmt.Sprintf(`[%s=%q]`, focusAttr, t.Ref)).Count(); err == nil && n > 0 {
+				r.hover, r.focus = nil, s.page.Locator(fmt.Sprintf(`[%s=%q]`, focusAttr, t.Ref))
+			}
 		}
 	default:
 		r.loc = s.page.Locator(t.Selector)
@@ -179,6 +191,12 @@ func (s *Session) resolve(target string, needOne bool) (*resolved, error) {
 			return nil, fmt.Errorf("hovering the row of %s: %s", r.ref, oneLine(err))
 		}
 		r.hoverJS = JSLocator(s.normalize(r.hover.First()))
+	}
+	if r.focus != nil {
+		if err := r.focus.First().Focus(); err != nil {
+			return nil, fmt.Errorf("focusing the field that reveals %s: %s", r.ref, oneLine(err))
+		}
+		r.focusJS = JSLocator(s.normalize(r.focus.First()))
 	}
 	r.js = JSLocator(s.normalize(r.loc))
 	if r.multiple > 1 {
@@ -240,7 +258,7 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 			return fail(err)
 		}
 		out, err := act(r)
-		res := Result{Locator: r.js, HoverLocator: r.hoverJS, Output: out}
+		res := Result{Locator: r.js, HoverLocator: r.hoverJS, FocusLocator: r.focusJS, Output: out}
 		if err != nil {
 			res.Error = fmt.Sprintf("%s on %s failed: %s", in.Action, r.js, oneLine(err))
 		}
@@ -280,6 +298,37 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 		})
 	case ActHover:
 		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Hover() })
+	case ActDblclick:
+		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Dblclick() })
+	case ActFocus:
+		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Focus() })
+	case ActCheck:
+		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Check() })
+	case ActUncheck:
+		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Uncheck() })
+	case ActDrag:
+		src, err := s.resolve(in.Target, true)
+		if err != nil {
+			return fail(err)
+		}
+		dst, err := s.resolve(in.To, true)
+		if err != nil {
+			return Result{Locator: src.js, Error: "drop target: " + err.Error()}
+		}
+		res := Result{Locator: src.js, HoverLocator: src.hoverJS, FocusLocator: src.focusJS, DropLocator: dst.js}
+		if err := src.loc.DragTo(dst.loc); err != nil {
+			res.Error = fmt.Sprintf("drag %s to %s failed: %s", src.js, dst.js, oneLine(err))
+		}
+		return res
+	case ActSetFiles:
+		if msg := checkFile(in); msg != "" {
+			return fail(&IntentError{Action: in.Action, Msg: msg})
+		}
+		name, mimeType, content := in.UploadFile()
+		return withTarget(true, func(r *resolved) (string, error) {
+			err := r.loc.SetInputFiles([]playwright.InputFile{{Name: name, MimeType: mimeType, Buffer: []byte(content)}})
+			return fmt.Sprintf("set %s (%s, %d bytes)", name, mimeType, len(content)), err
+		})
 	case ActWaitFor:
 		to := 5000.0
 		if in.TimeoutMS > 0 {
@@ -430,13 +479,18 @@ func (s *Session) snapshot(ctx context.Context) (Snapshot, error) {
 		body, _ = v.(string)
 		raw = body
 	} else {
-		body = compactAria(raw)
+		body = s.annotateFields(compactAria(raw))
 	}
-	if v, err := s.page.Evaluate(hoverJS, []any{refAttr, hoverAttr, 100}); err == nil {
+	if v, err := s.page.Evaluate(hoverJS, []any{refAttr, hoverAttr, focusAttr, 100}); err == nil {
 		if extra, _ := v.(string); extra != "" {
 			snap.HoverOnly = strings.Count(extra, "\n") + 1
 			body += "\n" + hoverHeading + "\n" + extra
 		}
+	}
+	if lines, frames, err := s.findActionable(100); err == nil && len(lines) > 0 {
+		snap.Actionable = len(lines)
+		body += "\n" + actionableHeading + "\n" + strings.Join(lines, "\n")
+		s.xframes = frames
 	}
 	snap.RawChars = len(raw)
 	refs := map[string]bool{}

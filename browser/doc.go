@@ -17,17 +17,35 @@
 //     switching users is a map lookup.
 //   - ParseIntent validates an Intent (action and parameters) before it
 //     runs; ParseTarget applies the selector policy (refs, test ids, role and
-//     name, labels, text, plain ids; no XPath or positional CSS).
+//     name, labels, text, plain ids; no XPath or positional CSS). Besides
+//     navigation, click, fill, select_option, hover, waits and reads, the
+//     actions cover dblclick, focus, check/uncheck, press on an element
+//     (key names checked), drag (target → to) and set_input_files (a small
+//     generated file from file_name, file_content and mime_type; never a
+//     file of the host).
 //   - Session.Do/Run executes an intent, waits for the page to settle
 //     (bounded), collects page-health Findings (page errors, console errors,
 //     failed requests, HTTP ≥ 500, same-origin 404 navigations, visible error
 //     banners and stack traces, spinners that never settle, dialogs) and
 //     appends an Entry to the Tape and the in-memory Window.
 //   - A snapshot is Playwright's AI-mode aria snapshot ([ref=eN] on every
-//     interactable element), compacted and capped, plus hover-only controls
-//     ([ref=hN], the engine hovers their row first) and a DOM-walk fallback
-//     ([ref=dN]). Refs are recorded on the tape as the locator Playwright
-//     itself generates (getByTestId, getByRole…).
+//     interactable element, f1eN inside iframes; open shadow roots
+//     included), compacted and capped, plus controls shown only on hover or
+//     focus ([ref=hN]: the engine hovers their row, or focuses the field a
+//     :focus-within rule depends on, first), elements actionable by script
+//     alone ([ref=xN]: listeners noted by an init script, on… handlers,
+//     contenteditable; in the page, open shadow roots and same-origin
+//     iframes; see actionable.go for why an init script rather than CDP)
+//     and a DOM-walk fallback ([ref=dN]). Each line says the element's kind
+//     and state; fields also say their input type (type=email, file input)
+//     and controls in a shadow root say so. Refs are recorded on the tape as the locator Playwright
+//     itself generates (getByTestId, getByRole…, contentFrame() for frames).
+//   - A tape is data: ParseLocator reads a recorded locator into a
+//     LocatorExpr (only the forms the engine writes) and Translate renders
+//     it again with escaped arguments, never pasting tape text into code.
+//     ReadTape validates each entry (Entry.Validate) and reports a bad one
+//     with its line number (TapeReport.Invalid, *EntryError); Translate
+//     refuses one too.
 //   - Translate turns entries into a .spec.ts for @playwright/test; a bug
 //     reproduction asserts the correct behaviour under test.fail(), so it
 //     passes while the bug is there and fails once it is fixed. What it

@@ -221,6 +221,7 @@ type Session struct {
 
 	mu      sync.Mutex // one action at a time
 	refs    map[string]bool
+	xframes map[string][]string // the frames of each xN ref (actionable.go)
 	refsGen int64
 	navGen  atomic.Int64 // bumped on every main-frame navigation
 	net     inflight
@@ -286,6 +287,10 @@ func (e *Engine) newSession(user string) (*Session, error) {
 	bctx.SetDefaultNavigationTimeout(float64(max(e.cfg.ActionTimeout, 10*time.Second).Milliseconds()))
 	origins, _ := json.Marshal(e.origins)
 	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(fmt.Sprintf(popupGuardJS, origins, popupMark))}); err != nil {
+		_ = bctx.Close()
+		return nil, fmt.Errorf("init script: %w", err)
+	}
+	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(handlerJS)}); err != nil {
 		_ = bctx.Close()
 		return nil, fmt.Errorf("init script: %w", err)
 	}

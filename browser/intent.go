@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"mime"
+	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Action names one thing an agent may do in the browser.
@@ -27,12 +31,18 @@ const (
 	ActScreenshot   Action = "screenshot"
 	ActGoBack       Action = "go_back"
 	ActReload       Action = "reload"
+	ActDblclick     Action = "dblclick"
+	ActFocus        Action = "focus"
+	ActCheck        Action = "check"
+	ActUncheck      Action = "uncheck"
+	ActDrag         Action = "drag"
+	ActSetFiles     Action = "set_input_files"
 )
 
 // Intent is one browser action as an agent emits it (JSON). Which fields are
 // allowed and required depends on Action; ParseIntent checks that.
 type Intent struct {
-	Action Action `json:"action" jsonschema:"description=what to do,enum=navigate,enum=click,enum=fill,enum=press,enum=select_option,enum=hover,enum=wait_for,enum=scroll,enum=extract_text,enum=snapshot,enum=check_page_health,enum=screenshot,enum=go_back,enum=reload"`
+	Action Action `json:"action" jsonschema:"description=what to do,enum=navigate,enum=click,enum=fill,enum=press,enum=select_option,enum=hover,enum=wait_for,enum=scroll,enum=extract_text,enum=snapshot,enum=check_page_health,enum=screenshot,enum=go_back,enum=reload,enum=dblclick,enum=focus,enum=check,enum=uncheck,enum=drag,enum=set_input_files"`
 	// Target is a snapshot ref (e12) or a stable selector (see ParseTarget).
 	Target string `json:"target,omitempty" jsonschema:"description=a snapshot ref such as e12 or a stable selector: [data-testid=\"…\"]\\, role=button[name=\"…\"]\\, label=…\\, text=…\\, #id"`
 	// URL for navigate: absolute within the allowed origins, or a path.
@@ -53,6 +63,102 @@ type Intent struct {
 	FullPage bool `json:"full_page,omitempty" jsonschema:"description=screenshot: the whole scrollable page"`
 	// TimeoutMS for wait_for (default 5000, at most 30000).
 	TimeoutMS int `json:"timeout_ms,omitempty" jsonschema:"description=wait_for: at most 30000 (default 5000)"`
+	// To for drag: the element to drop on, a ref or a stable selector.
+	To string `json:"to,omitempty" jsonschema:"description=drag: the element to drop the target on (a ref such as e7 or a stable selector)"`
+	// FileName, FileContent and MimeType for set_input_files: the small
+	// file generated and given to the file input (no file of the host is
+	// ever read).
+	FileName    string `json:"file_name,omitempty" jsonschema:"description=set_input_files: the file's name such as notes.txt (default agentgraph-upload.txt)"`
+	FileContent string `json:"file_content,omitempty" jsonschema:"description=set_input_files: the file's text (at most 65536 bytes; default a short line)"`
+	MimeType    string `json:"mime_type,omitempty" jsonschema:"description=set_input_files: the MIME type (default from the name's extension)"`
+}
+
+// Defaults of set_input_files.
+const (
+	DefaultFileName    = "agentgraph-upload.txt"
+	DefaultFileContent = "agentgraph test upload\n"
+	maxFileContent     = 64 << 10
+)
+
+// UploadFile is the file set_input_files gives the input: the intent's
+// name, content and type, or their defaults.
+func (in Intent) UploadFile() (name, mimeType, content string) {
+	name, content, mimeType = in.FileName, in.FileContent, in.MimeType
+	if name == "" {
+		name = DefaultFileName
+	}
+	if content == "" {
+		content = DefaultFileContent
+	}
+	if mimeType == "" {
+		mimeType = uploadTypes[strings.ToLower(path.Ext(name))]
+	}
+	if mimeType == "" {
+		mimeType = mime.TypeByExtension(path.Ext(name))
+		if i := strings.IndexByte(mimeType, ';'); i >= 0 {
+			mimeType = mimeType[:i]
+		}
+		if mimeType == "" {
+			mimeType = "application/octet-stream"
+		}
+	}
+	return name, mimeType, content
+}
+
+// uploadTypes fixes the usual upload types, whatever the host's mime.types.
+var uploadTypes = map[string]string{".txt": "text/plain", ".csv": "text/csv", ".json": "application/json",
+	".xml": "application/xml", ".html": "text/html", ".md": "text/markdown", ".pdf": "application/pdf",
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".svg": "image/svg+xml"}
+
+var (
+	reFileName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._ -]{0,99}$`)
+	reMimeType = regexp.MustCompile(`^[a-z]+/[a-z0-9][a-z0-9.+-]{0,80}$`)
+)
+
+// checkFile checks set_input_files' parameters.
+func checkFile(in Intent) string {
+	switch {
+	case in.FileName != "" && !reFileName.MatchString(in.FileName):
+		return `"file_name" must be a plain file name (letters, digits, . _ - and spaces, no path), at most 100 characters`
+	case len(in.FileContent) > maxFileContent:
+		return fmt.Sprintf(`"file_content" is longer than %d bytes`, maxFileContent)
+	case in.MimeType != "" && !reMimeType.MatchString(in.MimeType):
+		return `"mime_type" must look like text/plain`
+	}
+	return ""
+}
+
+// namedKeys are the key names press accepts besides single characters.
+var namedKeys = map[string]bool{"Enter": true, "Escape": true, "Tab": true, "Backspace": true, "Delete": true, "Insert": true,
+	"Home": true, "End": true, "PageUp": true, "PageDown": true, "ArrowUp": true, "ArrowDown": true, "ArrowLeft": true,
+	"ArrowRight": true, "Space": true, "Shift": true, "Control": true, "Alt": true, "Meta": true, "ControlOrMeta": true,
+	"ContextMenu": true}
+
+var (
+	reFKey    = regexp.MustCompile(`^F(?:[1-9]|1[0-2])$`)
+	reCodeKey = regexp.MustCompile(`^(?:Key[A-Z]|Digit[0-9]|Numpad[0-9A-Za-z]+|F(?:1[3-9]|2[0-4])|Equal|Minus|Comma|Period|Slash|Semicolon|Quote|Backquote|Backslash|BracketLeft|BracketRight|IntlBackslash|CapsLock|NumLock|ScrollLock|Pause|PrintScreen|(?:Shift|Control|Alt|Meta)(?:Left|Right))$`)
+)
+
+// checkKey accepts a Playwright key: one character or a key name, after
+// optional modifiers (Control+Shift+ArrowLeft).
+func checkKey(key string) string {
+	if utf8.RuneCountInString(key) == 1 {
+		return ""
+	}
+	parts := strings.Split(key, "+")
+	if strings.HasSuffix(key, "++") { // Control++ presses "+"
+		parts = append(parts[:len(parts)-2], "+")
+	}
+	for i, p := range parts {
+		last := i == len(parts)-1
+		switch {
+		case !last && slices.Contains([]string{"Shift", "Control", "Alt", "Meta", "ControlOrMeta"}, p):
+		case last && (utf8.RuneCountInString(p) == 1 || namedKeys[p] || reFKey.MatchString(p) || reCodeKey.MatchString(p)):
+		default:
+			return fmt.Sprintf(`"key" %q is not a key: use one character or Enter, Escape, Tab, Backspace, Delete, Home, End, PageUp, PageDown, ArrowUp/Down/Left/Right, F1-F12, optionally after Control+, Shift+, Alt+, Meta+`, clip(key, 40))
+		}
+	}
+	return ""
 }
 
 // ValueOrEmpty is Value, or "" when unset.
@@ -101,10 +207,22 @@ var targetHelp = `a snapshot ref such as "e12", or a stable selector: [data-test
 
 // actionSpecs is read-only after package initialisation (a constant table).
 var actionSpecs = map[Action]actionSpec{
-	ActNavigate:     {help: "open a URL of the app", params: []param{{name: "url", required: true, help: "an absolute URL within the allowed origins, or a path such as /login"}}},
-	ActClick:        {help: "click an element", params: []param{{name: "target", required: true, help: targetHelp}}},
-	ActFill:         {help: "replace the text of an input", params: []param{{name: "target", required: true, help: targetHelp}, {name: "value", required: true, help: "the text to type (may be empty)"}}},
-	ActPress:        {help: "press a key, on a target or the focused element", params: []param{{name: "key", required: true, help: `a key such as "Enter", "Tab", "Control+A"`}, {name: "target", help: targetHelp}}},
+	ActNavigate: {help: "open a URL of the app", params: []param{{name: "url", required: true, help: "an absolute URL within the allowed origins, or a path such as /login"}}},
+	ActClick:    {help: "click an element", params: []param{{name: "target", required: true, help: targetHelp}}},
+	ActFill:     {help: "replace the text of an input", params: []param{{name: "target", required: true, help: targetHelp}, {name: "value", required: true, help: "the text to type (may be empty)"}}},
+	ActPress: {help: "press a key, on a target or the focused element", params: []param{{name: "key", required: true, help: `a key such as "Enter", "Escape", "Tab", "ArrowDown", "Control+A"`}, {name: "target", help: targetHelp}},
+		check: func(in Intent) string { return checkKey(in.Key) }},
+	ActDblclick: {help: "double-click an element", params: []param{{name: "target", required: true, help: targetHelp}}},
+	ActFocus:    {help: "focus an element (fires focus handlers, shows focus-only controls)", params: []param{{name: "target", required: true, help: targetHelp}}},
+	ActCheck:    {help: "tick a checkbox, radio button or switch (no change if already ticked)", params: []param{{name: "target", required: true, help: targetHelp}}},
+	ActUncheck:  {help: "untick a checkbox or switch (no change if already unticked)", params: []param{{name: "target", required: true, help: targetHelp}}},
+	ActDrag: {help: "drag an element and drop it on another", params: []param{{name: "target", required: true, help: "the element to drag; " + targetHelp},
+		{name: "to", required: true, help: "the element to drop it on; " + targetHelp}}},
+	ActSetFiles: {help: "give a file input a small generated file (never a file of the host)", params: []param{{name: "target", required: true, help: "the file input; " + targetHelp},
+		{name: "file_name", help: "a plain file name such as notes.txt (default " + DefaultFileName + ")"},
+		{name: "file_content", help: "the file's text, at most 65536 bytes (default a short line)"},
+		{name: "mime_type", help: "such as text/csv (default from the name's extension)"}},
+		check: checkFile},
 	ActSelectOption: {help: "choose an option of a <select>", params: []param{{name: "target", required: true, help: targetHelp}, {name: "value", required: true, help: "the option's value or visible label"}}},
 	ActHover:        {help: "move the mouse over an element", params: []param{{name: "target", required: true, help: targetHelp}}},
 	ActWaitFor: {help: "wait for text or an element", params: []param{
@@ -146,7 +264,8 @@ var actionSpecs = map[Action]actionSpec{
 // Actions lists the allowed actions in a fixed order.
 func Actions() []Action {
 	return []Action{ActNavigate, ActClick, ActFill, ActPress, ActSelectOption, ActHover, ActWaitFor,
-		ActScroll, ActExtractText, ActSnapshot, ActCheckHealth, ActScreenshot, ActGoBack, ActReload}
+		ActScroll, ActExtractText, ActSnapshot, ActCheckHealth, ActScreenshot, ActGoBack, ActReload,
+		ActDblclick, ActFocus, ActCheck, ActUncheck, ActDrag, ActSetFiles}
 }
 
 // IntentError says why an intent was refused, in words meant for the model.
@@ -252,6 +371,11 @@ func ParseIntent(raw []byte) (Intent, error) {
 			return Intent{}, &IntentError{Action: a, Param: "target", Msg: err.Error()}
 		}
 	}
+	if in.To != "" {
+		if _, err := ParseTarget(in.To); err != nil {
+			return Intent{}, &IntentError{Action: a, Param: "to", Msg: err.Error()}
+		}
+	}
 	return in, nil
 }
 
@@ -282,7 +406,7 @@ func assignParam(in *Intent, p param, v json.RawMessage) string {
 		if err := json.Unmarshal(v, &s); err != nil {
 			return fmt.Sprintf("parameter %q must be a string, got %s", p.name, describeJSON(v))
 		}
-		if p.name != "value" && strings.TrimSpace(s) == "" {
+		if p.name != "value" && p.name != "file_content" && strings.TrimSpace(s) == "" {
 			return fmt.Sprintf("parameter %q must not be empty", p.name)
 		}
 		if len(p.enum) > 0 && !slices.Contains(p.enum, s) {
@@ -303,6 +427,14 @@ func assignParam(in *Intent, p param, v json.RawMessage) string {
 			in.State = s
 		case "direction":
 			in.Direction = s
+		case "to":
+			in.To = s
+		case "file_name":
+			in.FileName = s
+		case "file_content":
+			in.FileContent = s
+		case "mime_type":
+			in.MimeType = s
 		}
 	}
 	return ""

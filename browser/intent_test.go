@@ -31,13 +31,25 @@ func TestParseIntentValid(t *testing.T) {
 		{`{"action":"screenshot","full_page":true}`, Intent{Action: ActScreenshot, FullPage: true}},
 		{`{"action":"go_back"}`, Intent{Action: ActGoBack}},
 		{`{"action":"reload"}`, Intent{Action: ActReload}},
+		{`{"action":"dblclick","target":"e4"}`, Intent{Action: ActDblclick, Target: "e4"}},
+		{`{"action":"focus","target":"#q"}`, Intent{Action: ActFocus, Target: "#q"}},
+		{`{"action":"check","target":"label=I agree"}`, Intent{Action: ActCheck, Target: "label=I agree"}},
+		{`{"action":"uncheck","target":"e2"}`, Intent{Action: ActUncheck, Target: "e2"}},
+		{`{"action":"press","target":"e2","key":"Escape"}`, Intent{Action: ActPress, Target: "e2", Key: "Escape"}},
+		{`{"action":"press","key":"Shift+ArrowDown"}`, Intent{Action: ActPress, Key: "Shift+ArrowDown"}},
+		{`{"action":"press","key":"Control++"}`, Intent{Action: ActPress, Key: "Control++"}},
+		{`{"action":"press","key":"é"}`, Intent{Action: ActPress, Key: "é"}},
+		{`{"action":"drag","target":"e1","to":"testid=bin"}`, Intent{Action: ActDrag, Target: "e1", To: "testid=bin"}},
+		{`{"action":"set_input_files","target":"#up"}`, Intent{Action: ActSetFiles, Target: "#up"}},
+		{`{"action":"set_input_files","target":"#up","file_name":"a b.csv","file_content":"","mime_type":"text/csv"}`, Intent{Action: ActSetFiles, Target: "#up", FileName: "a b.csv", MimeType: "text/csv"}},
 	}
 	for _, tc := range tests {
 		got, err := ParseIntent([]byte(tc.in))
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, got, tc.in)
 	}
-	assert.Len(t, Actions(), 14)
+	assert.Len(t, Actions(), 20)
+	assert.Len(t, actionSpecs, len(Actions()), "every action is listed")
 }
 
 func ptr(s string) *string { return &s }
@@ -49,7 +61,7 @@ func TestParseIntentErrors(t *testing.T) {
 	}{
 		{`[]`, "", []string{"an intent is a JSON object"}},
 		{`null`, "", []string{"an intent is a JSON object"}},
-		{`{}`, "action", []string{`missing "action"`, "allowed actions: navigate, click, fill, press, select_option, hover, wait_for, scroll, extract_text, snapshot, check_page_health, screenshot, go_back, reload"}},
+		{`{}`, "action", []string{`missing "action"`, "allowed actions: navigate, click, fill, press, select_option, hover, wait_for, scroll, extract_text, snapshot, check_page_health, screenshot, go_back, reload, dblclick, focus, check, uncheck, drag, set_input_files"}},
 		{`{"action":7}`, "action", []string{`"action" must be a string`}},
 		{`{"action":"type","target":"e1"}`, "action", []string{`unknown action "type"`}},
 		{`{"action":"click"}`, "target", []string{`missing required parameter "target"`, `click (click an element) takes "target" (a string, required`}},
@@ -73,6 +85,15 @@ func TestParseIntentErrors(t *testing.T) {
 		{`{"action":"wait_for","target":"e1","state":"gone"}`, "state", []string{`must be one of visible, hidden, attached, detached`}},
 		{`{"action":"click","target":"//div[@id='a']"}`, "target", []string{`XPath`, `use #a`}},
 		{`{"action":"fill","target":"e1","value":null}`, "value", []string{`must be a string, got null`}},
+		{`{"action":"dblclick"}`, "target", []string{`missing required parameter "target"`}},
+		{`{"action":"check","target":"e1","value":"on"}`, "value", []string{`unexpected parameter "value"`}},
+		{`{"action":"press","key":"Enterr"}`, "", []string{`"key" "Enterr" is not a key`}},
+		{`{"action":"press","key":"Hyper+a"}`, "", []string{`is not a key`}},
+		{`{"action":"drag","target":"e1"}`, "to", []string{`missing required parameter "to"`}},
+		{`{"action":"drag","target":"e1","to":"div > p"}`, "to", []string{`refused`}},
+		{`{"action":"set_input_files","target":"#up","file_name":"../etc/passwd"}`, "", []string{`plain file name`}},
+		{`{"action":"set_input_files","target":"#up","file_name":"/etc/passwd"}`, "", []string{`plain file name`}},
+		{`{"action":"set_input_files","target":"#up","mime_type":"text/plain\nX: y"}`, "", []string{`text/plain`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
@@ -205,4 +226,23 @@ func FuzzParseTarget(f *testing.F) {
 			require.NotEmpty(t, JSLocator(tg.Selector))
 		}
 	})
+}
+
+// TestCommandToolListsEveryAction: the execute_browser_command schema's
+// action enum and its description name every action.
+func TestCommandToolListsEveryAction(t *testing.T) {
+	var schema, desc string
+	for _, tl := range Tools(nil, "") {
+		if tl.Name() == "execute_browser_command" {
+			schema, desc = string(tl.Schema()), tl.Description()
+		}
+	}
+	require.NotEmpty(t, schema)
+	for _, a := range Actions() {
+		assert.Contains(t, schema, `"`+string(a)+`"`, "schema enum")
+		assert.Contains(t, desc, "\n- "+string(a)+" (", "description")
+	}
+	for _, p := range []string{"to", "file_name", "file_content", "mime_type"} {
+		assert.Contains(t, schema, `"`+p+`"`)
+	}
 }

@@ -42,68 +42,84 @@ var (
 // ParseTarget) as a Playwright Test locator expression relative to `page`,
 // e.g. getByTestId('save') or getByRole('button', { name: 'Save' }).
 // Unknown forms fall back to locator('<selector>'), which Playwright accepts.
+// The result always parses with ParseLocator.
 func JSLocator(selector string) string {
-	parts := splitChain(selector)
-	var b strings.Builder
-	for i, p := range parts {
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(jsPart(strings.TrimSpace(p)))
-	}
-	return b.String()
+	return LocatorOf(selector).String()
 }
 
-func jsPart(p string) string {
+// LocatorOf is JSLocator's structured form.
+func LocatorOf(selector string) LocatorExpr {
+	var out LocatorExpr
+	for _, p := range splitChain(selector) {
+		out.Steps = append(out.Steps, stepOf(strings.TrimSpace(p)))
+	}
+	return out
+}
+
+// roleOptionKeys maps internal:role attributes to getByRole options.
+var roleOptionKeys = map[string]string{"checked": "checked", "disabled": "disabled", "expanded": "expanded",
+	"include-hidden": "includeHidden", "pressed": "pressed", "selected": "selected"}
+
+func stepOf(p string) LocatorStep {
 	if m := reTestID.FindStringSubmatch(p); m != nil && m[1] == "data-testid" {
-		return "getByTestId(" + jsString(jsonUnquote(m[2])) + ")"
+		return LocatorStep{Method: "getByTestId", Arg: jsonUnquote(m[2])}
 	}
 	if m := reRole.FindStringSubmatch(p); m != nil {
-		var opts []string
-		for _, a := range reAttrs.FindAllStringSubmatch(m[2], -1) {
-			key, val, flag := a[1], a[2], a[3]
-			switch {
-			case key == "name":
-				opts = append(opts, "name: "+jsString(jsonUnquote(val)))
-				if flag == "s" {
-					opts = append(opts, "exact: true")
-				}
-			case val == "true" || val == "false" || isDigits(val):
-				opts = append(opts, key+": "+val)
-			default:
-				opts = append(opts, key+": "+jsString(jsonUnquote(val)))
-			}
+		if st, ok := roleStep(m[1], m[2]); ok {
+			return st
 		}
-		if len(opts) == 0 {
-			return "getByRole(" + jsString(m[1]) + ")"
-		}
-		return "getByRole(" + jsString(m[1]) + ", { " + strings.Join(opts, ", ") + " })"
 	}
 	if m := reQuoted.FindStringSubmatch(p); m != nil {
 		fn := map[string]string{"label": "getByLabel", "text": "getByText"}[m[1]]
-		return fn + "(" + jsString(jsonUnquote(m[2])) + exactOpt(m[3]) + ")"
+		return LocatorStep{Method: fn, Arg: jsonUnquote(m[2]), Exact: m[3] == "s"}
 	}
 	if m := reAttr.FindStringSubmatch(p); m != nil {
 		fn := map[string]string{"placeholder": "getByPlaceholder", "alt": "getByAltText", "title": "getByTitle"}[m[1]]
-		return fn + "(" + jsString(jsonUnquote(m[2])) + exactOpt(m[3]) + ")"
+		return LocatorStep{Method: fn, Arg: jsonUnquote(m[2]), Exact: m[3] == "s"}
 	}
-	if m := reNth.FindStringSubmatch(p); m != nil {
+	if m := reNth.FindStringSubmatch(p); m != nil && len(m[1]) <= 6 {
 		switch m[1] {
 		case "0":
-			return "first()"
+			return LocatorStep{Method: "first"}
 		case "-1":
-			return "last()"
+			return LocatorStep{Method: "last"}
 		}
-		return "nth(" + m[1] + ")"
+		n, _ := strconv.Atoi(m[1])
+		return LocatorStep{Method: "nth", N: n}
 	}
-	return "locator(" + jsString(p) + ")"
+	if p == "internal:control=enter-frame" {
+		return LocatorStep{Method: "contentFrame"}
+	}
+	return LocatorStep{Method: "locator", Arg: p}
 }
 
-func exactOpt(flag string) string {
-	if flag == "s" {
-		return ", { exact: true }"
+// roleStep turns internal:role=<role><attrs> into getByRole; ok=false for
+// attributes getByRole has no option for.
+func roleStep(role, attrs string) (LocatorStep, bool) {
+	st := LocatorStep{Method: "getByRole", Arg: role}
+	rest := reAttrs.ReplaceAllString(attrs, "")
+	if rest != "" || !isRole(role) {
+		return st, false
 	}
-	return ""
+	for _, a := range reAttrs.FindAllStringSubmatch(attrs, -1) {
+		key, val, flag := a[1], a[2], a[3]
+		switch {
+		case key == "name":
+			name := jsonUnquote(val)
+			st.Name = &name
+			st.Exact = flag == "s"
+		case key == "level" && len(val) == 1 && val >= "1" && val <= "6":
+			st.Level = int(val[0] - '0')
+		case roleOptionKeys[key] != "" && (val == "true" || val == "false"):
+			if st.Flags == nil {
+				st.Flags = map[string]bool{}
+			}
+			st.Flags[roleOptionKeys[key]] = val == "true"
+		default:
+			return st, false
+		}
+	}
+	return st, true
 }
 
 func isDigits(s string) bool {

@@ -44,7 +44,7 @@ func (e *SelectorError) Error() string {
 }
 
 var (
-	refPattern     = regexp.MustCompile(`^(?:ref=)?\[?(?:ref=)?((?:f[0-9]{1,4})?e[0-9]{1,6}|[hd][0-9]{1,6})\]?$`)
+	refPattern     = regexp.MustCompile(`^(?:ref=)?\[?(?:ref=)?((?:f[0-9]{1,4})?e[0-9]{1,6}|[hdx][0-9]{1,6})\]?$`)
 	idPattern      = regexp.MustCompile(`^#[A-Za-z_][A-Za-z0-9_-]*$`)
 	attrPattern    = regexp.MustCompile(`^\[(data-testid|data-test-subj|data-test|aria-label)\s*=\s*(?:"([^"]*)"|'([^']*)')\s*\]$`)
 	rolePattern    = regexp.MustCompile(`^role=([a-z]+)(?:\[name\s*=\s*(?:"([^"]*)"|'([^']*)')\s*(i|s)?\])?$`)

@@ -21,13 +21,15 @@ type Snapshot struct {
 	Refs []string `json:"refs"`
 	// HoverOnly counts the controls found by the hover supplement.
 	HoverOnly int `json:"hover_only"`
+	// Actionable counts the script-only actionable elements ([ref=xN]).
+	Actionable int `json:"actionable"`
 	// RawChars is the size before compaction; Truncated says the budget cut it.
 	RawChars  int  `json:"raw_chars"`
 	Truncated bool `json:"truncated"`
 }
 
 var (
-	reRef       = regexp.MustCompile(`\[ref=((?:f[0-9]+)?e[0-9]+|[hd][0-9]+)\]`)
+	reRef       = regexp.MustCompile(`\[ref=((?:f[0-9]+)?e[0-9]+|[hdx][0-9]+)\]`)
 	reNoise     = regexp.MustCompile(` \[(?:cursor=pointer|active)\]`)
 	reBareGroup = regexp.MustCompile(`^(\s*)- generic \[ref=(?:f[0-9]+)?e[0-9]+\]:$`)
 )
@@ -115,17 +117,28 @@ func refsIn(s string) []string {
 }
 
 // hoverHeading introduces the hover-only controls in a snapshot.
-const hoverHeading = "# shown on hover (acting on them hovers the row first):"
+const hoverHeading = "# shown on hover or focus (acting on them hovers the row, or focuses the field, first):"
 
 // refAttr marks elements found by the DOM walks, so refs hN/dN resolve.
 const refAttr = "data-ag-ref"
 const hoverAttr = "data-ag-hover"
 
+// focusAttr marks the field to focus to reveal a control shown only while
+// its container has focus (:focus-within).
+const focusAttr = "data-ag-focus"
+
 // hoverJS finds interactive controls hidden until their row is hovered
 // (display:none/visibility:hidden inside a visible list item, row or card),
-// marks them and returns one line each.
-const hoverJS = `([refAttr, hoverAttr, limit]) => {
-  for (const el of document.querySelectorAll('[' + refAttr + '^="h"],[' + hoverAttr + ']')) { el.removeAttribute(refAttr); el.removeAttribute(hoverAttr); }
+// or until a field near them has focus (a :focus/:focus-within style rule
+// matches them once the pseudo-class is dropped), marks them and returns
+// one line each.
+const hoverJS = `([refAttr, hoverAttr, focusAttr, limit]) => {
+  for (const el of document.querySelectorAll('[' + refAttr + '^="h"],[' + hoverAttr + '],[' + focusAttr + ']')) { el.removeAttribute(refAttr); el.removeAttribute(hoverAttr); el.removeAttribute(focusAttr); }
+  const focusSels = [];
+  const collect = (rules) => { for (const r of rules) { if (r.selectorText) { for (const part of r.selectorText.split(',')) if (/:focus/.test(part)) focusSels.push(part.replace(/:focus(-within|-visible)?/g, '')); } else if (r.cssRules) collect(r.cssRules); } };
+  for (const sh of document.styleSheets) { try { collect(sh.cssRules); } catch (e) {} }
+  const byFocus = (el) => focusSels.some((sel) => { try { return el.matches(sel); } catch (e) { return false; } });
+  const focusable = 'input:not([type=hidden]),textarea,select,button,a[href],[tabindex]:not([tabindex="-1"]),[contenteditable=""],[contenteditable=true]';
   const vis = el => el.checkVisibility({visibilityProperty: true});
   const sel = 'a[href],button,input:not([type=hidden]),select,textarea,[role=button],[role=link],[role=menuitem],[role=checkbox],[role=switch],[role=tab]';
   const out = [];
@@ -142,9 +155,15 @@ const hoverJS = `([refAttr, hoverAttr, limit]) => {
     n++;
     const ref = 'h' + n;
     el.setAttribute(refAttr, ref);
-    row.setAttribute(hoverAttr, ref);
-    const rowText = (row.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 60);
-    out.push('- ' + role(el) + ' "' + label(el).replace(/"/g, '\\"') + '" [ref=' + ref + '] (hover "' + rowText.replace(/"/g, '\\"') + '")');
+    const field = byFocus(el) && Array.from(row.querySelectorAll(focusable)).find((f) => f !== el && vis(f));
+    if (field) {
+      field.setAttribute(focusAttr, ref);
+      out.push('- ' + role(el) + ' "' + label(el).replace(/"/g, '\\"') + '" [ref=' + ref + '] (focus "' + label(field).replace(/"/g, '\\"') + '" first)');
+    } else {
+      row.setAttribute(hoverAttr, ref);
+      const rowText = (row.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 60);
+      out.push('- ' + role(el) + ' "' + label(el).replace(/"/g, '\\"') + '" [ref=' + ref + '] (hover "' + rowText.replace(/"/g, '\\"') + '")');
+    }
     if (out.length >= limit) break;
   }
   return out.join('\n');

@@ -140,11 +140,17 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 			b.WriteString("  await page.evaluate(() => { try { localStorage.clear(); sessionStorage.clear(); } catch {} }).catch(() => {});\n")
 			continue
 		}
-		line, ok := stepFor(e, base)
 		if !e.OK {
 			b.WriteString("  // failed in the recorded session: " + comment(describeEntry(e)) + " — " + comment(e.Error) + "\n")
 			continue
 		}
+		// What becomes code is rebuilt from validated, parsed values, never
+		// pasted from the entry.
+		if err := e.Validate(); err != nil {
+			return fmt.Errorf("entry %d (seq %d): %w", i+1, e.Seq, err)
+		}
+		loc, hover := renderLocator(e.Locator), renderLocator(e.HoverLocator)
+		line, ok := stepFor(e, loc, hover, renderLocator(e.DropLocator), base)
 		if !ok {
 			if line != "" {
 				b.WriteString("  // " + comment(line) + "\n")
@@ -158,14 +164,14 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 			// for a pending navigation before it acts, so they are armed in
 			// the page before this click and fire from there.
 			if chained[i] {
-				b.WriteString("  // clicked again from the page (armed above): " + comment(e.Locator) + "\n")
+				b.WriteString("  // clicked again from the page (armed above): " + comment(loc) + "\n")
 				continue
 			}
 			if next := clickChain(r.Entries, i); len(next) > 0 {
 				var pre []string
 				for k, j := range next {
 					chained[j] = true
-					pre = append(pre, fmt.Sprintf("await page.%s.evaluate((el) => { const w = window as unknown as { __agChain?: Promise<void>[] }; (w.__agChain ||= []).push(new Promise<void>((done) => setTimeout(() => { (el as HTMLElement).click(); done(); }, %d))); });", r.Entries[j].Locator, (k+1)*chainGap))
+					pre = append(pre, fmt.Sprintf("await page.%s.evaluate((el) => { const w = window as unknown as { __agChain?: Promise<void>[] }; (w.__agChain ||= []).push(new Promise<void>((done) => setTimeout(() => { (el as HTMLElement).click(); done(); }, %d))); });", loc, (k+1)*chainGap))
 				}
 				// Wait until the page has fired them (on a slow machine the
 				// first click may take longer than the gap), then for the
@@ -235,7 +241,7 @@ const leavingTS = `async function leaving(page: { url(): string; waitForURL(url:
 // leftPage reports whether the click or key press e took the recorded
 // session from the page at URL from to another page (fragments aside).
 func leftPage(e Entry, from string) bool {
-	if !e.OK || (e.Action != ActClick && e.Action != ActPress) || from == "" || e.URL == "" {
+	if !e.OK || (e.Action != ActClick && e.Action != ActPress && e.Action != ActDblclick) || from == "" || e.URL == "" {
 		return false
 	}
 	a, errA := url.Parse(from)
@@ -259,7 +265,7 @@ func clickChain(es []Entry, i int) []int {
 		switch {
 		case !es[j].OK:
 			continue
-		case es[j].Action != ActClick || es[j].Locator != es[i].Locator || es[j].HoverLocator != "":
+		case es[j].Action != ActClick || es[j].Locator != es[i].Locator || es[j].HoverLocator != "" || es[j].FocusLocator != "":
 			return out
 		}
 		out = append(out, j)
@@ -301,14 +307,31 @@ func comment(s string) string {
 	return clip(s, 300)
 }
 
+// renderLocator re-renders a validated locator ("" stays "").
+func renderLocator(s string) string {
+	if s == "" {
+		return ""
+	}
+	l, err := ParseLocator(s)
+	if err != nil {
+		return "" // unreachable after Entry.Validate
+	}
+	return l.String()
+}
+
 // stepFor returns the TypeScript for one successful entry; ok=false means
 // the entry is an observation (written as a comment, if non-empty).
-func stepFor(e Entry, base *url.URL) (string, bool) {
+// locJS, hover and drop are the entry's locators as rendered by
+// renderLocator.
+func stepFor(e Entry, locJS, hover, drop string, base *url.URL) (string, bool) {
 	p := e.Params
-	loc := "page." + e.Locator
+	loc := "page." + locJS
 	pre := ""
-	if e.HoverLocator != "" {
-		pre = "await page." + e.HoverLocator + ".hover();\n"
+	if hover != "" {
+		pre = "await page." + hover + ".hover();\n"
+	}
+	if focus := renderLocator(e.FocusLocator); focus != "" {
+		pre += "await page." + focus + ".focus();\n"
 	}
 	switch e.Action {
 	case ActNavigate:
@@ -326,6 +349,20 @@ func stepFor(e Entry, base *url.URL) (string, bool) {
 		return pre + "await " + loc + ".selectOption(" + jsString(p.ValueOrEmpty()) + ");", e.Locator != ""
 	case ActHover:
 		return pre + "await " + loc + ".hover();", e.Locator != ""
+	case ActDblclick:
+		return pre + "await " + loc + ".dblclick();", e.Locator != ""
+	case ActFocus:
+		return pre + "await " + loc + ".focus();", e.Locator != ""
+	case ActCheck:
+		return pre + "await " + loc + ".check();", e.Locator != ""
+	case ActUncheck:
+		return pre + "await " + loc + ".uncheck();", e.Locator != ""
+	case ActDrag:
+		return pre + "await " + loc + ".dragTo(page." + drop + ");", e.Locator != "" && drop != ""
+	case ActSetFiles:
+		name, mimeType, content := p.UploadFile()
+		return pre + "await " + loc + ".setInputFiles({ name: " + jsString(name) + ", mimeType: " + jsString(mimeType) +
+			", buffer: Buffer.from(" + jsString(content) + ") });", e.Locator != ""
 	case ActWaitFor:
 		if p.Text != "" {
 			return "await expect(page.getByText(" + jsString(p.Text) + ").first()).toBeVisible();", true

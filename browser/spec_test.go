@@ -55,13 +55,42 @@ func TestTranslateShapes(t *testing.T) {
 	assert.Error(t, err)
 }
 
+func TestTranslateNewActions(t *testing.T) {
+	ents := []Entry{
+		{Action: ActDblclick, OK: true, Locator: "getByText('Double me')"},
+		{Action: ActFocus, OK: true, Locator: "locator('#q')"},
+		{Action: ActCheck, OK: true, Locator: "getByRole('checkbox', { name: 'Agree' })"},
+		{Action: ActUncheck, OK: true, Locator: "getByLabel('News')", HoverLocator: "getByTestId('row')"},
+		{Action: ActPress, OK: true, Locator: "locator('#q')", Params: Intent{Action: ActPress, Target: "#q", Key: "ArrowDown"}},
+		{Action: ActDrag, OK: true, Locator: "getByTestId('card')", DropLocator: "getByTestId('done')", Params: Intent{Action: ActDrag, Target: "e1", To: "e2"}},
+		{Action: ActSetFiles, OK: true, Locator: "locator('#up')", Params: Intent{Action: ActSetFiles, Target: "#up", FileName: "report 1.csv", FileContent: "a,b\n'1',2\n"}},
+		{Action: ActSetFiles, OK: true, Locator: "locator('#up')", Params: Intent{Action: ActSetFiles, Target: "#up"}},
+		{Action: ActDrag, OK: false, Locator: "getByTestId('card')", Error: "drop target: no element"},
+	}
+	src, err := Translate([]Reproduction{{Name: "actions", Entries: ents}}, SpecOptions{})
+	require.NoError(t, err)
+	for _, want := range []string{
+		"await page.getByText('Double me').dblclick();",
+		"await page.locator('#q').focus();",
+		"await page.getByRole('checkbox', { name: 'Agree' }).check();",
+		"await page.getByTestId('row').hover();\n  await page.getByLabel('News').uncheck();",
+		"await page.locator('#q').press('ArrowDown');",
+		"await page.getByTestId('card').dragTo(page.getByTestId('done'));",
+		`await page.locator('#up').setInputFiles({ name: 'report 1.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b\n\'1\',2\n') });`,
+		`await page.locator('#up').setInputFiles({ name: 'agentgraph-upload.txt', mimeType: 'text/plain', buffer: Buffer.from('agentgraph test upload\n') });`,
+		"// failed in the recorded session: drag getByTestId('card') — drop target: no element",
+	} {
+		assert.Contains(t, src, want)
+	}
+}
+
 func TestJSLocator(t *testing.T) {
 	tests := map[string]string{
 		`internal:testid=[data-testid="save"s]`:                   `getByTestId('save')`,
 		`internal:role=button[name="Save"i]`:                      `getByRole('button', { name: 'Save' })`,
 		`internal:role=button[name="Save"s]`:                      `getByRole('button', { name: 'Save', exact: true })`,
 		`internal:role=heading[level=1]`:                          `getByRole('heading', { level: 1 })`,
-		`internal:role=checkbox[checked=true][name="A"i]`:         `getByRole('checkbox', { checked: true, name: 'A' })`,
+		`internal:role=checkbox[checked=true][name="A"i]`:         `getByRole('checkbox', { name: 'A', checked: true })`,
 		`internal:label="Email"i`:                                 `getByLabel('Email')`,
 		`internal:text="it's"s`:                                   `getByText('it\'s', { exact: true })`,
 		`internal:attr=[placeholder="Search"i]`:                   `getByPlaceholder('Search')`,

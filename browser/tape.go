@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"slices"
 	"sync"
@@ -26,14 +27,19 @@ type Entry struct {
 	Locator string `json:"locator,omitempty"`
 	// HoverLocator is the row that had to be hovered first to reveal a
 	// hover-only control.
-	HoverLocator string    `json:"hover_locator,omitempty"`
-	OK           bool      `json:"ok"`
-	DurationMS   int64     `json:"duration_ms"`
-	Result       string    `json:"result,omitempty"`
-	Error        string    `json:"error,omitempty"`
-	URL          string    `json:"url,omitempty"`
-	Title        string    `json:"title,omitempty"`
-	Findings     []Finding `json:"findings,omitempty"`
+	HoverLocator string `json:"hover_locator,omitempty"`
+	// FocusLocator is the field that had to be focused first to reveal a
+	// control shown only while it has focus.
+	FocusLocator string `json:"focus_locator,omitempty"`
+	// DropLocator is where a drag dropped the element.
+	DropLocator string    `json:"drop_locator,omitempty"`
+	OK          bool      `json:"ok"`
+	DurationMS  int64     `json:"duration_ms"`
+	Result      string    `json:"result,omitempty"`
+	Error       string    `json:"error,omitempty"`
+	URL         string    `json:"url,omitempty"`
+	Title       string    `json:"title,omitempty"`
+	Findings    []Finding `json:"findings,omitempty"`
 }
 
 // Tape is an append-only JSONL file of entries. Each Append writes one line
@@ -105,17 +111,36 @@ type TapeReport struct {
 	Lines   int
 	Skipped int  // undecodable lines
 	Torn    bool // the last line was incomplete (crash mid-write)
+	// Invalid lists the lines that decoded but failed Entry.Validate (a
+	// tampered or foreign tape); their entries are left out.
+	Invalid []*EntryError
 }
 
-// ReadTape reads every entry of a tape. A torn or corrupt line is skipped
-// and counted, never fatal.
+// EntryError is a tape line whose entry failed validation.
+type EntryError struct {
+	Line int   // 1-based line number in the tape
+	Seq  int64 // the entry's sequence number
+	Err  error
+}
+
+func (e *EntryError) Error() string {
+	return fmt.Sprintf("tape line %d (seq %d): %v", e.Line, e.Seq, e.Err)
+}
+
+func (e *EntryError) Unwrap() error { return e.Err }
+
+// ReadTape reads every entry of a tape. A torn or corrupt line (a crash
+// mid-write) is skipped and counted, never fatal. An entry that decodes but
+// fails Entry.Validate is not trusted: it is left out, listed in
+// TapeReport.Invalid with its line number, and the error joins those
+// *EntryError values; the valid entries are still returned.
 func ReadTape(r io.Reader) ([]Entry, TapeReport, error) {
 	var (
 		out []Entry
 		rep TapeReport
 	)
 	br := bufio.NewReaderSize(r, 64*1024)
-	for {
+	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
 			complete := line[len(line)-1] == '\n'
@@ -128,18 +153,82 @@ func ReadTape(r io.Reader) ([]Entry, TapeReport, error) {
 						rep.Torn = true
 					}
 					rep.Skipped++
+				} else if verr := e.Validate(); verr != nil {
+					rep.Invalid = append(rep.Invalid, &EntryError{Line: lineNo, Seq: e.Seq, Err: verr})
 				} else {
 					out = append(out, e)
 				}
 			}
 		}
 		if errors.Is(err, io.EOF) {
-			return out, rep, nil
+			return out, rep, rep.invalidErr()
 		}
 		if err != nil {
 			return out, rep, fmt.Errorf("browser: read tape: %w", err)
 		}
 	}
+}
+
+func (rep TapeReport) invalidErr() error {
+	if len(rep.Invalid) == 0 {
+		return nil
+	}
+	errs := make([]error, len(rep.Invalid))
+	for i, e := range rep.Invalid {
+		errs[i] = e
+	}
+	return fmt.Errorf("browser: read tape: %d invalid entries: %w", len(rep.Invalid), errors.Join(errs...))
+}
+
+// Validate checks what a spec is built from, so a tampered entry is refused
+// rather than trusted: the action is known (or empty on a refused intent),
+// the parameters' action agrees, locators parse with ParseLocator, URLs
+// parse, and the parameters respect the intent rules (enums, bounds and,
+// on a successful entry, the selector policy for the target).
+func (e Entry) Validate() error {
+	if _, known := actionSpecs[e.Action]; !known && (e.Action != "" || e.OK) {
+		return fmt.Errorf("unknown action %q", clip(string(e.Action), 60))
+	}
+	if e.Params.Action != "" && e.Params.Action != e.Action {
+		return fmt.Errorf("params action %q differs from the entry's %q", clip(string(e.Params.Action), 60), e.Action)
+	}
+	for _, l := range []struct{ name, v string }{{"locator", e.Locator}, {"hover_locator", e.HoverLocator}, {"focus_locator", e.FocusLocator}, {"drop_locator", e.DropLocator}} {
+		if l.v == "" {
+			continue
+		}
+		if _, err := ParseLocator(l.v); err != nil {
+			return fmt.Errorf("%s: %w", l.name, err)
+		}
+	}
+	for _, u := range []struct{ name, v string }{{"url", e.URL}, {"params.url", e.Params.URL}} {
+		if _, err := url.Parse(u.v); err != nil {
+			return fmt.Errorf("%s does not parse: %w", u.name, err)
+		}
+	}
+	p := e.Params
+	if p.State != "" && !slices.Contains([]string{"visible", "hidden", "attached", "detached"}, p.State) {
+		return fmt.Errorf("params.state %q is not visible, hidden, attached or detached", clip(p.State, 60))
+	}
+	if p.Direction != "" && !slices.Contains([]string{"down", "up", "top", "bottom"}, p.Direction) {
+		return fmt.Errorf("params.direction %q is not down, up, top or bottom", clip(p.Direction, 60))
+	}
+	if p.Pixels < 0 || p.Pixels > 10000 {
+		return fmt.Errorf("params.pixels %d is not 0..10000", p.Pixels)
+	}
+	if p.TimeoutMS < 0 || p.TimeoutMS > 30000 {
+		return fmt.Errorf("params.timeout_ms %d is not 0..30000", p.TimeoutMS)
+	}
+	if msg := checkFile(p); msg != "" {
+		return fmt.Errorf("params: %s", msg)
+	}
+	for _, tg := range []struct{ name, v string }{{"target", p.Target}, {"to", p.To}} {
+		if e.OK && tg.v != "" {
+			if _, err := ParseTarget(tg.v); err != nil {
+				return fmt.Errorf("params.%s: %w", tg.name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // ReadTapeFile is ReadTape on a file.

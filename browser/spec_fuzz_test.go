@@ -1,0 +1,313 @@
+package browser
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// tsToken is one token of generated TypeScript.
+type tsToken struct {
+	kind byte // 'i' identifier, 's' string, 'n' number, 'r' regexp, 'p' punctuation
+	text string
+}
+
+// lexTS tokenises the TypeScript Translate writes: identifiers, numbers,
+// '…' and "…" strings (no raw line break inside), regular expressions where
+// an expression starts, // and /* */ comments, punctuation. Template
+// literals never appear in a generated spec and are an error, as are
+// unterminated literals and unbalanced brackets.
+func lexTS(src string) ([]tsToken, error) {
+	var (
+		out   []tsToken
+		stack []byte
+	)
+	exprStart := func() bool {
+		if len(out) == 0 {
+			return true
+		}
+		last := out[len(out)-1]
+		switch last.kind {
+		case 'p':
+			return strings.Contains("(,=:[!&|?{};", last.text)
+		case 'i':
+			return last.text == "return" || last.text == "typeof"
+		}
+		return false
+	}
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+			i++
+		case strings.HasPrefix(src[i:], "//"):
+			end := strings.IndexByte(src[i:], '\n')
+			if end < 0 {
+				end = len(src) - i
+			}
+			if j := strings.IndexAny(src[i:i+end], "\r\u2028\u2029"); j >= 0 {
+				return nil, fmt.Errorf("line terminator inside a comment at %d", i+j)
+			}
+			i += end
+		case strings.HasPrefix(src[i:], "/*"):
+			end := strings.Index(src[i+2:], "*/")
+			if end < 0 {
+				return nil, fmt.Errorf("unterminated comment at %d", i)
+			}
+			i += end + 4
+		case c == '`':
+			return nil, fmt.Errorf("template literal at %d", i)
+		case c == '\'' || c == '"':
+			j := i + 1
+			for ; j < len(src) && src[j] != c; j++ {
+				if src[j] == '\\' {
+					j++
+				} else if src[j] == '\n' || src[j] == '\r' || strings.HasPrefix(src[j:], "\u2028") || strings.HasPrefix(src[j:], "\u2029") {
+					return nil, fmt.Errorf("line break in a string at %d: %q", j, src[i:j])
+				}
+			}
+			if j >= len(src) {
+				return nil, fmt.Errorf("unterminated string at %d", i)
+			}
+			out = append(out, tsToken{'s', src[i : j+1]})
+			i = j + 1
+		case c == '/' && exprStart():
+			j, class := i+1, false
+			for ; j < len(src) && (src[j] != '/' || class); j++ {
+				switch src[j] {
+				case '\\':
+					j++
+				case '[':
+					class = true
+				case ']':
+					class = false
+				case '\n':
+					return nil, fmt.Errorf("line break in a regexp at %d", j)
+				}
+			}
+			if j >= len(src) {
+				return nil, fmt.Errorf("unterminated regexp at %d", i)
+			}
+			j++
+			for j < len(src) && src[j] >= 'a' && src[j] <= 'z' {
+				j++
+			}
+			out = append(out, tsToken{'r', src[i:j]})
+			i = j
+		case c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i + 1
+			for j < len(src) && (src[j] == '_' || src[j] == '$' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9') {
+				j++
+			}
+			out = append(out, tsToken{'i', src[i:j]})
+			i = j
+		case c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(src) && (src[j] >= '0' && src[j] <= '9' || src[j] == '.') {
+				j++
+			}
+			out = append(out, tsToken{'n', src[i:j]})
+			i = j
+		case strings.IndexByte("([{", c) >= 0:
+			stack = append(stack, c)
+			out = append(out, tsToken{'p', string(c)})
+			i++
+		case strings.IndexByte(")]}", c) >= 0:
+			want := map[byte]byte{')': '(', ']': '[', '}': '{'}[c]
+			if len(stack) == 0 || stack[len(stack)-1] != want {
+				return nil, fmt.Errorf("unbalanced %q at %d", c, i)
+			}
+			stack = stack[:len(stack)-1]
+			out = append(out, tsToken{'p', string(c)})
+			i++
+		case strings.IndexByte(".,;:=!&|?<>+-*%", c) >= 0:
+			out = append(out, tsToken{'p', string(c)})
+			i++
+		default:
+			return nil, fmt.Errorf("unexpected %q at %d", src[i:min(i+8, len(src))], i)
+		}
+	}
+	if len(stack) > 0 {
+		return nil, fmt.Errorf("%d brackets left open", len(stack))
+	}
+	return out, nil
+}
+
+// vocabularyEntries exercise every step the translator writes, with benign
+// values.
+func vocabularyEntries() []Entry {
+	v := "v"
+	mk := func(a Action, loc string, p Intent) Entry {
+		p.Action = a
+		return Entry{Action: a, OK: true, Locator: loc, Params: p, URL: "http://app.test/x"}
+	}
+	ents := []Entry{
+		mk(ActNavigate, "", Intent{URL: "/a"}),
+		mk(ActNavigate, "", Intent{URL: "http://other.test/a"}),
+		mk(ActFill, "getByLabel('a')", Intent{Target: "e1", Value: &v}),
+		{Action: ActClick, OK: true, Locator: "getByRole('button', { name: 'a', exact: true, checked: true, level: 2 }).first().last().nth(2)", HoverLocator: "getByTestId('r')", URL: "http://app.test/y"},
+		mk(ActPress, "", Intent{Key: "Enter"}),
+		mk(ActPress, "getByText('a')", Intent{Target: "e1", Key: "Enter"}),
+		mk(ActSelectOption, "locator('#a').contentFrame().getByPlaceholder('p')", Intent{Target: "e1", Value: &v}),
+		mk(ActHover, "frameLocator('f').getByAltText('a').getByTitle('t')", Intent{Target: "e1"}),
+		mk(ActWaitFor, "", Intent{Text: "t"}),
+		mk(ActScroll, "getByTestId('a')", Intent{Target: "e1"}),
+		mk(ActSnapshot, "", Intent{}), mk(ActExtractText, "", Intent{}), mk(ActCheckHealth, "", Intent{}), mk(ActScreenshot, "", Intent{}),
+		mk(ActGoBack, "", Intent{}), mk(ActReload, "", Intent{}),
+		mk(ActDblclick, "getByText('a')", Intent{Target: "e1"}),
+		mk(ActFocus, "getByText('a')", Intent{Target: "e1"}),
+		mk(ActCheck, "getByText('a')", Intent{Target: "e1"}),
+		mk(ActUncheck, "getByText('a')", Intent{Target: "e1"}),
+		mk(ActSetFiles, "getByText('a')", Intent{Target: "e1", FileName: "a.csv", FileContent: "x"}),
+		{Action: ActDrag, OK: true, Locator: "getByText('a')", DropLocator: "getByText('b')", Params: Intent{Action: ActDrag, Target: "e1", To: "e2"}},
+	}
+	for _, st := range []string{"", "visible", "hidden", "attached", "detached"} {
+		ents = append(ents, mk(ActWaitFor, "getByTestId('a')", Intent{Target: "e1", State: st}))
+	}
+	for _, d := range []string{"", "up", "down", "top", "bottom"} {
+		ents = append(ents, mk(ActScroll, "", Intent{Direction: d, Pixels: 10}))
+	}
+	for _, a := range Actions() {
+		ents = append(ents, Entry{Action: a, OK: false, Error: "e"})
+	}
+	return ents
+}
+
+// translatorVocabulary is every identifier the translator writes for the
+// fuzz options: a spec from a tape may use these and no other.
+func translatorVocabulary(t testing.TB) map[string]bool {
+	ents := vocabularyEntries()
+	vocab := map[string]bool{}
+	for _, bug := range []bool{false, true} {
+		src, err := Translate([]Reproduction{{Name: "v", Entries: ents, Bug: bug}}, fuzzSpecOptions)
+		require.NoError(t, err)
+		toks, err := lexTS(src)
+		require.NoError(t, err, src)
+		for _, tk := range toks {
+			if tk.kind == 'i' {
+				vocab[tk.text] = true
+			}
+		}
+	}
+	return vocab
+}
+
+var fuzzSpecOptions = SpecOptions{BaseURL: "http://app.test", ClearSiteData: []string{"/clear"}}
+
+// payloadMarker names the code a tampered tape tries to smuggle in.
+const payloadMarker = "PWNED"
+
+func fuzzSeedTapes() [][]byte {
+	var seeds [][]byte
+	var all bytes.Buffer
+	for _, e := range vocabularyEntries() {
+		line, _ := json.Marshal(e)
+		all.Write(line)
+		all.WriteByte('\n')
+	}
+	seeds = append(seeds, all.Bytes())
+	payloads := []string{
+		`'); PWNED(); ('`, `"); PWNED(); ("`, "`${PWNED()}`", "\n PWNED(); //", "*/ PWNED(); /*", `\'); PWNED(); //`,
+		"\u2028PWNED()", `</script>PWNED()`,
+	}
+	for _, p := range payloads {
+		v := p
+		ents := []Entry{
+			{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "/x?q=" + p}, URL: "http://app.test/" + p},
+			{Action: ActFill, OK: true, Locator: JSLocator(testIDSelector(p)), Params: Intent{Action: ActFill, Value: &v}},
+			{Action: ActClick, OK: true, Locator: LocatorExpr{Steps: []LocatorStep{{Method: "getByRole", Arg: "button", Name: &v}}}.String(), HoverLocator: "locator(" + jsString(p) + ")"},
+			{Action: ActPress, OK: true, Params: Intent{Action: ActPress, Key: p}},
+			{Action: ActWaitFor, OK: true, Params: Intent{Action: ActWaitFor, Text: p}},
+			{Action: ActClick, OK: false, Error: p, Locator: p},
+			{Action: ActDrag, OK: true, Locator: JSLocator(p), DropLocator: JSLocator(testIDSelector(p))},
+			{Action: ActSetFiles, OK: true, Locator: JSLocator(p), Params: Intent{Action: ActSetFiles, FileContent: p, MimeType: p, FileName: p}},
+			{Action: ActSetFiles, OK: true, Locator: JSLocator(p), Params: Intent{Action: ActSetFiles, FileContent: p}},
+		}
+		var b bytes.Buffer
+		for _, e := range ents {
+			line, _ := json.Marshal(e)
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		seeds = append(seeds, b.Bytes())
+		// the raw tampering: code where a locator belongs
+		seeds = append(seeds, []byte(`{"seq":1,"action":"click","ok":true,"locator":`+mustJSON("getByTestId('x')"+p)+`}`+"\n"))
+	}
+	for _, tl := range tamperedLines {
+		seeds = append(seeds, []byte(tl.line+"\n"))
+	}
+	return seeds
+}
+
+func mustJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// FuzzTapeToSpec feeds tape bytes through ReadTape and Translate. Whatever
+// the tape holds, the spec must lex as TypeScript whose strings, comments
+// and brackets are all closed, contain no template literal, and use no
+// identifier the translator does not write itself (so no name from the tape,
+// such as the PWNED marker, is ever code); every locator read re-renders to
+// a fixed point.
+func FuzzTapeToSpec(f *testing.F) {
+	for _, s := range fuzzSeedTapes() {
+		f.Add(s)
+	}
+	vocab := translatorVocabulary(f)
+	require.False(f, vocab[payloadMarker])
+	f.Fuzz(func(t *testing.T, tape []byte) {
+		ents, _, _ := ReadTape(bytes.NewReader(tape))
+		if len(ents) == 0 {
+			return
+		}
+		for _, e := range ents {
+			for _, l := range []string{e.Locator, e.HoverLocator} {
+				if l == "" {
+					continue
+				}
+				p, err := ParseLocator(l)
+				require.NoError(t, err)
+				p2, err := ParseLocator(p.String())
+				require.NoError(t, err, "rendering %q", p.String())
+				require.Equal(t, p.String(), p2.String())
+			}
+		}
+		for _, bug := range []bool{false, true} {
+			src, err := Translate([]Reproduction{{Name: "fuzz " + payloadMarker, Entries: ents, Bug: bug}}, fuzzSpecOptions)
+			require.NoError(t, err, "entries the reader accepted translate")
+			toks, err := lexTS(src)
+			require.NoError(t, err, src)
+			for _, tk := range toks {
+				if tk.kind == 'i' && !vocab[tk.text] {
+					t.Fatalf("identifier %q from the tape is code in:\n%s", tk.text, src)
+				}
+			}
+		}
+	})
+}
+
+func TestLexTSCatchesInjection(t *testing.T) {
+	vocab := translatorVocabulary(t)
+	for _, src := range []string{
+		"await page.getByTestId('x'); PWNED(); ('').click();",
+		"await page.fill('a\nb');",
+		"await page.fill(`${x}`);",
+		"await page.fill('a');}",
+		"// a\u2028PWNED()",
+	} {
+		toks, err := lexTS(src)
+		if err != nil {
+			continue
+		}
+		leaked := false
+		for _, tk := range toks {
+			leaked = leaked || tk.kind == 'i' && !vocab[tk.text]
+		}
+		require.True(t, leaked, "the fuzz assertion catches %q", src)
+	}
+}
