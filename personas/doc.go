@@ -73,6 +73,71 @@
 // of request timings, a dead control is judged by the page alone, and the
 // returning user cannot clear site data.
 //
+// # The app model and the input catalogue
+//
+// The coverage-guided explorer keeps a [Model] of the app: abstract
+// states, the actions of each state with their input classes as coverage
+// targets, the transitions seen between states and the entry URLs. It is
+// plain data with exported fields, so it lives in a graph's state and in
+// checkpoints, and --resume carries it on.
+//
+// A state is a URL template ([URLTemplate]: ids in the path become {id},
+// query values are dropped, hash routes are kept) plus the structure of
+// the interactive content: the roles and normalised names of the controls
+// (digits as '#'), not their values, flags or counts. Repeated controls are
+// one control, links into records stand for their URL template, and the
+// names of those links count as data inside other names ("Delete Alpha"
+// next to the link "Alpha" is "Delete {}"), so the same screen with other
+// data is one state while an open dialog or a revealed panel, which bring
+// other controls, is another. Data in names that no record link shows
+// still makes states; the limits bound that.
+//
+//	m := personas.NewModel(personas.Limits{})
+//	els := personas.ParseElements(snap)
+//	here := m.Observe(snap.URL, els)
+//	t, path, ok := m.Next(here, prefer) // path: the steps to t.State; a NavigateKey step opens a URL
+//	// … walk path (ParseActionKey, Locate, Action.Intents), then:
+//	in, _ := m.Input(t)                  // the value of a fill, select or check
+//	el, _ := personas.Locate(t.Action, els)
+//	intents := t.Action.Intents(el, in)  // the other fields of its form get ValidValue
+//	// … run them, snapshot, then
+//	m.Transition(here, t.Key(), m.Observe(after.URL, afterEls), newEndpoints)
+//	// or m.Fail(here, t.Key()) when the action could not be done
+//
+// [Model.Observe] derives each control's actions from its role and flags:
+// click (and dblclick for buttons), hover for menus and expandable
+// controls, fill per input class and Enter for text fields, select per
+// option, check and uncheck for checkboxes, check for a radio, Home/End
+// and arrows for sliders, and Escape on every page. Each action with its
+// class is a [Target]. [Model.Next] picks the best untried target in the
+// current state, else at the nearest state by known transitions or entry
+// URLs; its score favours states nothing was tried in yet, states and
+// controls whose actions led to new states or new endpoints, and moving
+// and valid inputs before hostile and bulky ones; a persona adds its own
+// preference through the prefer hook (−Inf skips a target);
+// [Model.Score] is the model's part of it. [Model.Fail] marks a target that could not be done and forgets the
+// transition. [Model.Exhausted] is true when every target of every state
+// reachable from an entry is tried or failed. [Model.Stats],
+// [Model.Untried] and [Model.Mermaid] report the coverage. [Limits] cap
+// states, controls, targets, options, transitions and entries; what they
+// leave out is counted in [Truncated].
+//
+// The input catalogue ([Catalogue]) gives, for a [Field] (derived from an
+// [Element] and, when the snapshot has them, its DOM attributes by
+// [FieldOf]), the classes that apply with concrete values: valid, empty,
+// whitespace only, padded, malformed, boundaries (min−1, min, max, max+1
+// of values or lengths, zero, −1, huge, a decimal in an integer field, an
+// impossible date), quotes and SQL metacharacters, an XSS probe in the
+// package's [XSSMarker] convention with a token per field, 256, 1001 and
+// 10001 characters, text outside Latin-1, emoji, right-to-left text, every
+// option of a select, a radio, a checkbox on and off. Every [Input] says
+// whether the app should accept it (Valid) or may do either (Lenient), so
+// an oracle can tell a right refusal from a bug. [ValidValue] is the
+// plausible value for the other fields of a form while one field gets a
+// hostile class; it follows the kind, the label's general words (email,
+// phone, name, quantity, price, date…), min/max/step, lengths and the
+// pattern.
+//
 // # Teams
 //
 // A [Registry] holds the built-ins and custom personas, the standard team
