@@ -1,0 +1,34 @@
+package bugfarm
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestListen(t *testing.T) {
+	s, err := Listen("", Generate(3, Options{Fixed: true}))
+	require.NoError(t, err)
+	c := &http.Client{Timeout: 5 * time.Second}
+	res, err := c.Get(s.URL + "/")
+	require.NoError(t, err)
+	_, err = io.Copy(io.Discard, res.Body)
+	require.NoError(t, err)
+	require.NoError(t, res.Body.Close())
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	require.NoError(t, s.Close(ctx))
+	_, err = c.Get(s.URL + "/")
+	assert.Error(t, err, "closed")
+
+	_, err = Listen("", nil)
+	assert.ErrorContains(t, err, "nil app")
+	_, err = Listen("256.0.0.1:bad", Generate(3, Options{}))
+	assert.ErrorContains(t, err, "bugfarm: listen")
+}
