@@ -58,6 +58,18 @@ type GremlinsConfig struct {
 	SlowThreshold time.Duration
 	// DemoDisabled turns demo-app bugs off, on both sides.
 	DemoDisabled []string
+	// Target, for RunGremlins, is the origin of the app the gremlins run
+	// on ("": a fresh demo app). CompareGremlins always uses the demo app.
+	Target string
+	// Credentials are used on sign-in forms instead of an account shown
+	// on the page (the explorer's Config.Credentials).
+	Credentials Credentials
+	// Seeded and FindIDs score a Target's run: the seeded bug ids, and the
+	// function that finds them in a bug's evidence, title and URL (nil: no
+	// scoring; GremlinsSide.Found stays empty). The demo app's are used
+	// when Target is empty.
+	Seeded  []string
+	FindIDs func(text string) []string
 	// Browser, when set, is used for both runs (and left open).
 	Browser *browser.Browser
 	// Progress receives a line per phase and per gremlins page (nil: none).
@@ -169,6 +181,9 @@ func CompareGremlins(ctx context.Context, cfg GremlinsConfig) (GremlinsCompariso
 	}
 	if _, err := demoapp.ParseBugList(strings.Join(cfg.DemoDisabled, ",")); err != nil {
 		return out, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	if cfg.Target != "" {
+		return out, fmt.Errorf("%w: CompareGremlins runs on the demo app; use RunGremlins for another target", ErrUsage)
 	}
 	b := cfg.Browser
 	if b == nil {
@@ -345,21 +360,69 @@ type gremlinsState struct {
 	Password bool           `json:"password"`
 }
 
-func runGremlins(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, script string) (GremlinsSide, error) {
-	t0 := time.Now()
-	disabled, _ := demoapp.ParseBugList(strings.Join(cfg.DemoDisabled, ","))
-	demo, err := demoapp.Listen("", demoapp.Options{Disabled: disabled})
-	if err != nil {
-		return GremlinsSide{}, &SetupError{Err: fmt.Errorf("serve the demo app: %w", err)}
+// RunGremlins unleashes gremlins.js for exactly cfg.Budget gremlin actions
+// on cfg.Target (a fresh demo app when empty), behind the explorer's
+// page-health collector, and turns what it triggers into bugs the way the
+// explorer does; cfg.Credentials sign it in where a page asks for a
+// password (unless cfg.NoSignIn). Found and OwnOracles are scored with
+// cfg.FindIDs over cfg.Seeded (the demo app's own for the demo app). A
+// missing gremlins.min.js or browser is a *SetupError.
+func RunGremlins(ctx context.Context, cfg GremlinsConfig) (GremlinsSide, error) {
+	cfg.defaults()
+	if cfg.Target != "" && !strings.HasPrefix(cfg.Target, "http://") && !strings.HasPrefix(cfg.Target, "https://") {
+		return GremlinsSide{}, fmt.Errorf("%w: gremlins target %q: want an http(s) origin", ErrUsage, cfg.Target)
 	}
-	defer func() { _ = demo.Close(context.Background()) }()
-	var seeded []string
-	for _, id := range demo.App.EnabledBugs() {
-		seeded = append(seeded, string(id))
+	if _, err := demoapp.ParseBugList(strings.Join(cfg.DemoDisabled, ",")); err != nil {
+		return GremlinsSide{}, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
-	col, err := newCollector(demo.URL, cfg.SlowThreshold, cfg.Logger)
+	script, err := loadGremlins(cfg.Script)
 	if err != nil {
 		return GremlinsSide{}, err
+	}
+	b := cfg.Browser
+	if b == nil {
+		b, err = browser.Launch(ctx, browser.LaunchOptions{Logger: cfg.Logger})
+		if err != nil {
+			return GremlinsSide{}, &SetupError{Err: fmt.Errorf("launch the browser: %w", err)}
+		}
+		defer b.Close()
+	}
+	return runGremlins(ctx, cfg, b, script)
+}
+
+// demoFindIDs is demoapp.FindIDs as strings.
+func demoFindIDs(text string) []string {
+	var out []string
+	for _, id := range demoapp.FindIDs(text) {
+		out = append(out, string(id))
+	}
+	return out
+}
+
+func runGremlins(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, script string) (GremlinsSide, error) {
+	target, seeded, find := strings.TrimRight(cfg.Target, "/"), cfg.Seeded, cfg.FindIDs
+	if target == "" {
+		disabled, _ := demoapp.ParseBugList(strings.Join(cfg.DemoDisabled, ","))
+		demo, err := demoapp.Listen("", demoapp.Options{Disabled: disabled})
+		if err != nil {
+			return GremlinsSide{}, &SetupError{Err: fmt.Errorf("serve the demo app: %w", err)}
+		}
+		defer func() { _ = demo.Close(context.Background()) }()
+		target, seeded, find = demo.URL, nil, demoFindIDs
+		for _, id := range demo.App.EnabledBugs() {
+			seeded = append(seeded, string(id))
+		}
+	}
+	return gremlinsOn(ctx, cfg, b, script, target, seeded, find)
+}
+
+// gremlinsOn is the gremlins' side on target, scored with find over seeded
+// (nil find: not scored).
+func gremlinsOn(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, script, target string, seeded []string, find func(string) []string) (GremlinsSide, error) {
+	t0 := time.Now()
+	col, err := newCollector(target, cfg.SlowThreshold, cfg.Logger)
+	if err != nil {
+		return GremlinsSide{}, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -395,8 +458,11 @@ func runGremlins(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, sc
 			own = append(own, bug)
 		}
 	}
-	g.side.Found = score(seeded, g.side.Bugs).Found
-	g.side.OwnOracles = score(seeded, own).Found
+	g.side.Found, g.side.OwnOracles = []string{}, []string{}
+	if find != nil {
+		g.side.Found = scoreWith(seeded, g.side.Bugs, find).Found
+		g.side.OwnOracles = scoreWith(seeded, own, find).Found
+	}
 	g.side.Duration = time.Since(t0)
 	return g.side, nil
 }
@@ -613,7 +679,7 @@ func (g *gremlinsRun) signInHere(ctx context.Context) {
 		if !e.Fillable() || !strings.Contains(strings.ToLower(e.Name), "password") {
 			continue
 		}
-		creds := guessCredentials(snap.Text, Credentials{})
+		creds := guessCredentials(snap.Text, g.cfg.Credentials)
 		for _, f := range els[:i] {
 			name := strings.ToLower(f.Name)
 			if f.Fillable() && f.InMain && (strings.Contains(name, "mail") || strings.Contains(name, "user")) {

@@ -254,11 +254,15 @@ func memoryOrigin(target string, demo bool) string {
 }
 
 // score matches the findings' evidence to the seeded bug ids.
-func score(seeded []string, bugs []Bug) *DemoScore {
+func score(seeded []string, bugs []Bug) *DemoScore { return scoreWith(seeded, bugs, demoFindIDs) }
+
+// scoreWith matches the findings' evidence, title and URL to the seeded
+// bug ids with find.
+func scoreWith(seeded []string, bugs []Bug, find func(string) []string) *DemoScore {
 	found := map[string]bool{}
 	for _, b := range bugs {
-		for _, id := range demoapp.FindIDs(b.Evidence + "\n" + b.Title + "\n" + b.URL) {
-			found[string(id)] = true
+		for _, id := range find(b.Evidence + "\n" + b.Title + "\n" + b.URL) {
+			found[id] = true
 		}
 	}
 	out := &DemoScore{Seeded: slices.Clone(seeded), Found: []string{}}
