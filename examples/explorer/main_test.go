@@ -169,3 +169,16 @@ func TestProviderFlag(t *testing.T) {
 		})
 	}
 }
+
+// TestVerbosePrintsMaskedConfig: -v prints the effective config, secrets
+// masked, before anything starts (here the run then stops at set-up).
+func TestVerbosePrintsMaskedConfig(t *testing.T) {
+	inDir(t, map[string]string{".env": "QA_PASSWORD=pa55-from-dotenv\n", "explorer.yaml": "password: ${QA_PASSWORD}\nbudget: 12\n"})
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"-v", "--provider", "anthropic"}, &out, &errOut, mapEnv(nil))
+	assert.Equal(t, explore.ExitSetup, code)
+	assert.Contains(t, errOut.String(), "password: '****' # explorer.yaml line 1\n")
+	assert.Contains(t, errOut.String(), "budget: 12 # explorer.yaml line 2\n")
+	assert.Contains(t, errOut.String(), "ANTHROPIC_API_KEY is not set")
+	assert.NotContains(t, errOut.String(), "pa55-from-dotenv")
+}

@@ -139,11 +139,6 @@ func (f Field) Set(s *Settings, v string) error {
 	return nil
 }
 
-func (f Field) isBool() bool {
-	_, ok := f.ptr(&Settings{}).(*bool)
-	return ok
-}
-
 // Fields lists every setting in the order of `explorer init`'s template.
 func Fields() []Field {
 	str := func(p func(*Settings) *string) func(*Settings) any { return func(s *Settings) any { return p(s) } }
@@ -221,13 +216,28 @@ func checkPRURL(v string) error {
 }
 
 // RegisterFlags defines one flag per setting on fs, bound to s (and -v as a
-// short form of --verbose). Flag help shows the values in s as defaults, so
-// pass Defaults(). Bool flags need no value (--offline).
+// short form of --verbose), with the values in s as the flags' defaults:
+// pass Defaults(). The flags only parse types; Load checks the values
+// (team, fail_on, provider, pr_url) of the flags that were set.
 func RegisterFlags(fs *flag.FlagSet, s *Settings) {
 	for _, f := range Fields() {
-		fs.Var(flagValue{f, s}, f.Flag(), f.Usage)
+		names := []string{f.Flag()}
 		if f.Key == "verbose" {
-			fs.Var(flagValue{f, s}, "v", "short for --verbose")
+			names = append(names, "v")
+		}
+		for _, name := range names {
+			switch p := f.ptr(s).(type) {
+			case *string:
+				fs.StringVar(p, name, *p, f.Usage)
+			case *int:
+				fs.IntVar(p, name, *p, f.Usage)
+			case *bool:
+				fs.BoolVar(p, name, *p, f.Usage)
+			case *uint64:
+				fs.Uint64Var(p, name, *p, f.Usage)
+			case *time.Duration:
+				fs.DurationVar(p, name, *p, f.Usage)
+			}
 		}
 	}
 }
@@ -241,17 +251,3 @@ func FlagKey(name string) (string, bool) {
 	_, ok := FieldByKey(key)
 	return key, ok
 }
-
-type flagValue struct {
-	f Field
-	s *Settings
-}
-
-func (v flagValue) String() string {
-	if v.s == nil { // flag.isZeroValue calls String on a zero Value
-		return ""
-	}
-	return v.f.Get(v.s)
-}
-func (v flagValue) Set(x string) error { return v.f.Set(v.s, x) }
-func (v flagValue) IsBoolFlag() bool   { return v.f.isBool() }
