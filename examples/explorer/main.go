@@ -247,22 +247,25 @@ func runConfig(args []string, stdout, stderr io.Writer, env func(string) (string
 	return explore.ExitClean
 }
 
-// factoryFor is modelFactory for the loaded settings: offline and provider
-// force the provider; the environment includes the .env file.
+// factoryFor is modelFactory for the loaded settings: provider forces a
+// provider, offline forces none. When both are set, the one from the higher
+// layer wins (flag > environment > file); on the same layer offline wins.
+// The environment includes the .env file.
 func factoryFor(l *config.Loaded, log *slog.Logger) (*llm.Factory, error) {
 	s := l.Settings
 	var opts []llm.DetectOption
+	offline := s.Offline
 	if s.Provider != "" {
 		p, err := llm.ParseProvider(s.Provider)
 		if err != nil {
 			return nil, fmt.Errorf("provider (%s): %w", l.Sources["provider"], err)
 		}
-		if s.Offline && p != llm.Offline {
-			return nil, fmt.Errorf("offline (%s) contradicts provider %s (%s): set one of them", l.Sources["offline"], p, l.Sources["provider"])
+		if offline && l.Layers["provider"] > l.Layers["offline"] {
+			offline = false
 		}
 		opts = append(opts, llm.ForceProvider(p))
 	}
-	f, err := modelFactory(l.Lookup, s.Offline, log, opts...)
+	f, err := modelFactory(l.Lookup, offline, log, opts...)
 	if err != nil && s.Provider != "" {
 		return nil, fmt.Errorf("provider %s (%s): %w", s.Provider, l.Sources["provider"], err)
 	}

@@ -157,7 +157,9 @@ func TestProviderFlag(t *testing.T) {
 		{"key missing from file", map[string]string{"explorer.yaml": "provider: google\n"}, nil, []string{"config"}, explore.ExitSetup,
 			"provider google (explorer.yaml line 1): llm: provider google is forced but GOOGLE_API_KEY or GEMINI_API_KEY is not set"},
 		{"unknown provider", nil, nil, []string{"--provider", "mistral"}, explore.ExitSetup, `unknown provider "mistral"`},
-		{"contradicts offline", nil, map[string]string{"OPENAI_API_KEY": "sk"}, []string{"--provider", "openai", "--offline"}, explore.ExitSetup, "offline (flag --offline) contradicts provider openai"},
+		{"offline wins on the same layer", nil, map[string]string{"OPENAI_API_KEY": "sk"}, []string{"config", "--provider", "openai", "--offline"}, explore.ExitClean, "# model: offline"},
+		{"offline from env wins over provider from file", map[string]string{"explorer.yaml": "provider: openai\n"}, map[string]string{"OPENAI_API_KEY": "sk", "AGENTGRAPH_OFFLINE": "true"}, []string{"config"}, explore.ExitClean, "# model: offline"},
+		{"provider flag wins over offline from file", map[string]string{"explorer.yaml": "offline: true\n"}, map[string]string{"OPENAI_API_KEY": "sk"}, []string{"config", "--provider", "openai"}, explore.ExitClean, "# model: openai (via OPENAI_API_KEY)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,6 +78,9 @@ func TestPrecedence(t *testing.T) {
 				src = filepath.Join(dir, src)
 			}
 			assert.Equal(t, src, l.Sources[tc.key])
+			layers := map[string]Layer{"default": LayerDefault, "explorer.yaml": LayerFile, "env": LayerEnv, "flag": LayerFlag}
+			first, _, _ := strings.Cut(tc.wantSrc, " ")
+			assert.Equal(t, layers[first], l.Layers[tc.key])
 		})
 	}
 }

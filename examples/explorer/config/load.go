@@ -35,6 +35,17 @@ type Options struct {
 	Flags map[string]string
 }
 
+// Layer is where a setting's value came from, lowest precedence first.
+type Layer int
+
+// The layers of the configuration.
+const (
+	LayerDefault Layer = iota
+	LayerFile          // explorer.yaml or --config
+	LayerEnv           // AGENTGRAPH_* in the environment or .env
+	LayerFlag          // the command line
+)
+
 // Loaded is the effective configuration.
 type Loaded struct {
 	Settings Settings
@@ -42,6 +53,8 @@ type Loaded struct {
 	// "explorer.yaml line 3", "env AGENTGRAPH_BUDGET", ".env line 2
 	// (AGENTGRAPH_BUDGET)" or "flag --budget".
 	Sources map[string]string
+	// Layers tells the layer of each setting's value.
+	Layers  map[string]Layer
 	File    string   // the config file read, "" if none
 	EnvFile *EnvFile // the .env file read, nil if none
 	env     func(string) (string, bool)
@@ -64,7 +77,7 @@ func (l *Loaded) Lookup(name string) (string, bool) {
 // environment, then .env), then by its flag. Errors name the file and line,
 // the variable or the flag.
 func Load(o Options) (*Loaded, error) {
-	l := &Loaded{Settings: Defaults(), Sources: map[string]string{}, env: o.Env}
+	l := &Loaded{Settings: Defaults(), Sources: map[string]string{}, Layers: map[string]Layer{}, env: o.Env}
 	for _, f := range Fields() {
 		l.Sources[f.Key] = "default"
 	}
@@ -98,7 +111,7 @@ func Load(o Options) (*Loaded, error) {
 		if err := f.Set(&l.Settings, v); err != nil {
 			return nil, fmt.Errorf("config: %s: %s: %w", src, f.Key, err)
 		}
-		l.Sources[f.Key] = src
+		l.Sources[f.Key], l.Layers[f.Key] = src, LayerEnv
 	}
 	keys := make([]string, 0, len(o.Flags))
 	for k := range o.Flags {
@@ -113,7 +126,7 @@ func Load(o Options) (*Loaded, error) {
 		if err := f.Set(&l.Settings, o.Flags[k]); err != nil {
 			return nil, fmt.Errorf("config: --%s: %w", f.Flag(), err)
 		}
-		l.Sources[k] = "flag --" + f.Flag()
+		l.Sources[k], l.Layers[k] = "flag --"+f.Flag(), LayerFlag
 	}
 	return l, nil
 }
@@ -194,7 +207,7 @@ func (l *Loaded) loadFile() error {
 		if err := f.Set(&l.Settings, val); err != nil {
 			return fmt.Errorf("%s: %s: %w", at, k.Value, err)
 		}
-		l.Sources[f.Key] = fmt.Sprintf("%s line %d", l.File, v.Line)
+		l.Sources[f.Key], l.Layers[f.Key] = fmt.Sprintf("%s line %d", l.File, v.Line), LayerFile
 	}
 	return nil
 }
