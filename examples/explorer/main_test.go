@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -183,4 +184,27 @@ func TestVerbosePrintsMaskedConfig(t *testing.T) {
 	assert.Contains(t, errOut.String(), "budget: 12 # explorer.yaml line 2\n")
 	assert.Contains(t, errOut.String(), "ANTHROPIC_API_KEY is not set")
 	assert.NotContains(t, errOut.String(), "pa55-from-dotenv")
+}
+
+// TestExploreConfig: the settings reach explore.Config.
+func TestExploreConfig(t *testing.T) {
+	s := config.Defaults()
+	s.User, s.Password, s.Budget, s.MissionRetries, s.MinimizeTime, s.Team = "qa", "pw", 7, 0, time.Minute, "advanced"
+	cfg, err := exploreConfig(s, mapEnv(map[string]string{"DEMOAPP_FIXED": "all"}))
+	require.NoError(t, err)
+	assert.Equal(t, explore.Credentials{Email: "qa", Password: "pw"}, cfg.Credentials)
+	assert.Equal(t, 7, cfg.Budget)
+	assert.Equal(t, -1, cfg.MissionRetries, "0 means never")
+	assert.Equal(t, time.Minute, cfg.MinimizeTime)
+	assert.Equal(t, "advanced", cfg.Team)
+	assert.Equal(t, "reports/explorer.db", cfg.DB)
+	assert.Equal(t, []string{"all"}, cfg.DemoDisabled)
+
+	s.Target = "http://app"
+	cfg, err = exploreConfig(s, mapEnv(map[string]string{"DEMOAPP_FIXED": "all"}))
+	require.NoError(t, err)
+	assert.Empty(t, cfg.DemoDisabled, "DEMOAPP_FIXED only for the demo app")
+	s.Missions = filepath.Join(t.TempDir(), "none.yaml")
+	_, err = exploreConfig(s, mapEnv(nil))
+	assert.Error(t, err)
 }
