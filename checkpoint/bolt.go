@@ -328,7 +328,7 @@ func (b *Bolt) retain(n *nsBuckets) error {
 		if err := n.cps.Delete(drop[i]); err != nil {
 			return err
 		}
-		if err := n.writes.Delete(drop[i]); err != nil {
+		if err := b.deleteWrites(n, id); err != nil {
 			return err
 		}
 		b.cfg.logger.Debug("checkpoint: retention dropped a checkpoint", "thread", n.threadID, "ns", n.ns, "id", id)
@@ -392,26 +392,6 @@ func (b *Bolt) PutWrites(ctx context.Context, threadID, ns, checkpointID string,
 		return fmt.Errorf("checkpoint: put writes thread %q ns %q checkpoint %q: %w", threadID, ns, checkpointID, err)
 	}
 	return nil
-}
-
-func (b *Bolt) putWritesTx(tx *bolt.Tx, threadID, ns, checkpointID string, writes []graph.PendingWrite) error {
-	n, err := b.openNS(tx, threadID, ns, true)
-	if err != nil {
-		return err
-	}
-	old, err := b.loadWrites(n, checkpointID)
-	if err != nil {
-		return err
-	}
-	// A child whose Writes refer to these must keep its own copy.
-	if err := b.detachChildren(n, checkpointID); err != nil {
-		return err
-	}
-	rec, err := b.encodeWrites(mergeWrites(old, writes))
-	if err != nil {
-		return err
-	}
-	return n.writes.Put([]byte(checkpointID), rec)
 }
 
 // Get loads a checkpoint (the newest when checkpointID is empty) and its
@@ -617,12 +597,8 @@ func (b *Bolt) Check(ctx context.Context) error {
 					}
 					return nil
 				})
-				return n.writes.ForEach(func(k, _ []byte) error {
-					if _, err := b.loadWrites(n, string(k)); err != nil {
-						errs = append(errs, err)
-					}
-					return nil
-				})
+				errs = append(errs, b.checkWrites(n)...)
+				return nil
 			})
 		})
 	})

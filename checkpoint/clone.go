@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"maps"
-	"slices"
 
 	"github.com/agentgraph/agentgraph/graph"
 )
@@ -63,20 +62,14 @@ func cloneCheckpoint(cp *graph.Checkpoint) *graph.Checkpoint {
 	return &c
 }
 
-// mergeWrites adds ws to existing: a write for a (task, channel) pair that is
-// already present replaces it in place; new pairs are appended in order.
-func mergeWrites(existing, ws []graph.PendingWrite) []graph.PendingWrite {
-	out := slices.Clone(existing)
-	for _, w := range ws {
-		w.Value = cloneBytes(w.Value)
-		i := slices.IndexFunc(out, func(e graph.PendingWrite) bool {
-			return e.TaskID == w.TaskID && e.Channel == w.Channel
-		})
-		if i >= 0 {
-			out[i] = w
-		} else {
-			out = append(out, w)
+// mergeTaskWrite adds w to the writes of its task: a write to a channel
+// already present replaces it in place, a new channel is appended.
+func mergeTaskWrite(task []graph.PendingWrite, w graph.PendingWrite) []graph.PendingWrite {
+	for i := range task {
+		if task[i].Channel == w.Channel {
+			task[i] = w
+			return task
 		}
 	}
-	return out
+	return append(task, w)
 }

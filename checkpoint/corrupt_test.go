@@ -58,9 +58,13 @@ func rewrite(t *testing.T, path, bucket, id string, fn func([]byte) []byte) {
 	defer db.Close()
 	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(DefaultBucket)).Bucket(threadKey("thread-x")).Bucket(nsKeyBytes("")).Bucket([]byte(bucket))
-		raw := bytes.Clone(b.Get([]byte(id)))
+		key := []byte(id)
+		if bucket == "w" { // pending writes: one record per task (writeThread's task is "t")
+			key = taskWritesKey(id, "t")
+		}
+		raw := bytes.Clone(b.Get(key))
 		require.NotNil(t, raw)
-		return b.Put([]byte(id), fn(raw))
+		return b.Put(key, fn(raw))
 	}))
 }
 

@@ -196,10 +196,10 @@ func TestBoltStorageGrowthEngine(t *testing.T) {
 	// History pages newest first; check the newest entries and a page in
 	// the middle (all 501 entries are checked by TestBoltStorageGrowth
 	// through List).
-	history, err := app.History(ctx, "chat", graph.ListOptions{Limit: 3})
+	history, err := app.History(ctx, graph.ListOptions{Limit: 3}, graph.Thread("chat"))
 	require.NoError(t, err)
 	require.Len(t, history, 3)
-	mid, err := app.History(ctx, "chat", graph.ListOptions{Before: history[2].CheckpointID, Limit: steps / 2})
+	mid, err := app.History(ctx, graph.ListOptions{Before: history[2].CheckpointID, Limit: steps / 2}, graph.Thread("chat"))
 	require.NoError(t, err)
 	require.Len(t, mid, steps/2)
 	for i, snap := range append(history, mid...) {

@@ -27,7 +27,39 @@ type Memory struct {
 type memNS struct {
 	ids    []string // sorted ascending
 	cps    map[string]*graph.Checkpoint
-	writes map[string][]graph.PendingWrite
+	writes map[string]*taskWrites // pending writes by checkpoint id
+}
+
+// taskWrites are the pending writes stored against one checkpoint, kept
+// per task so that storing one task's writes costs only that task's.
+type taskWrites struct {
+	order []string // task ids, in the order their first write was stored
+	tasks map[string][]graph.PendingWrite
+}
+
+// put merges ws (cloned) into the writes of their tasks: a write for a
+// (task, channel) pair already present replaces it in place.
+func (tw *taskWrites) put(ws []graph.PendingWrite) {
+	for _, w := range ws {
+		w.Value = cloneBytes(w.Value)
+		cur, ok := tw.tasks[w.TaskID]
+		if !ok {
+			tw.order = append(tw.order, w.TaskID)
+		}
+		tw.tasks[w.TaskID] = mergeTaskWrite(cur, w)
+	}
+}
+
+// all returns copies of the writes, grouped by task in storing order.
+func (tw *taskWrites) all() []graph.PendingWrite {
+	if tw == nil || len(tw.order) == 0 {
+		return nil
+	}
+	var out []graph.PendingWrite
+	for _, id := range tw.order {
+		out = append(out, cloneWrites(tw.tasks[id])...)
+	}
+	return out
 }
 
 var _ graph.Checkpointer = (*Memory)(nil)
@@ -72,7 +104,7 @@ func (m *Memory) Put(ctx context.Context, cp *graph.Checkpoint) error {
 	}
 	n := nss[cp.NS]
 	if n == nil {
-		n = &memNS{cps: map[string]*graph.Checkpoint{}, writes: map[string][]graph.PendingWrite{}}
+		n = &memNS{cps: map[string]*graph.Checkpoint{}, writes: map[string]*taskWrites{}}
 		nss[cp.NS] = n
 	}
 	if _, ok := n.cps[cp.ID]; !ok {
@@ -91,7 +123,8 @@ func (m *Memory) Put(ctx context.Context, cp *graph.Checkpoint) error {
 	return nil
 }
 
-// PutWrites stores pending writes against a checkpoint id.
+// PutWrites stores pending writes against a checkpoint id. Its cost is
+// that of the writes given, whatever the checkpoint already holds.
 func (m *Memory) PutWrites(ctx context.Context, threadID, ns, checkpointID string, writes []graph.PendingWrite) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -108,10 +141,15 @@ func (m *Memory) PutWrites(ctx context.Context, threadID, ns, checkpointID strin
 	}
 	n := nss[ns]
 	if n == nil {
-		n = &memNS{cps: map[string]*graph.Checkpoint{}, writes: map[string][]graph.PendingWrite{}}
+		n = &memNS{cps: map[string]*graph.Checkpoint{}, writes: map[string]*taskWrites{}}
 		nss[ns] = n
 	}
-	n.writes[checkpointID] = mergeWrites(n.writes[checkpointID], writes)
+	tw := n.writes[checkpointID]
+	if tw == nil {
+		tw = &taskWrites{tasks: map[string][]graph.PendingWrite{}}
+		n.writes[checkpointID] = tw
+	}
+	tw.put(writes)
 	return nil
 }
 
@@ -135,7 +173,7 @@ func (m *Memory) Get(ctx context.Context, threadID, ns, checkpointID string) (*g
 	if !ok {
 		return nil, nil, notFound(threadID, ns, checkpointID)
 	}
-	return cloneCheckpoint(cp), cloneWrites(n.writes[id]), nil
+	return cloneCheckpoint(cp), n.writes[id].all(), nil
 }
 
 // List returns the thread's checkpoints in ns, newest first.

@@ -445,24 +445,3 @@ func (b *Bolt) apply(n *nsBuckets, d *decoded, base *loaded) (*loaded, error) {
 	}
 	return &loaded{cp: cp, depth: h.Depth, crc: d.crc, size: d.size}, nil
 }
-
-// loadWrites returns the pending writes stored against id (nil if none).
-func (b *Bolt) loadWrites(n *nsBuckets, id string) ([]graph.PendingWrite, error) {
-	raw := n.writes.Get([]byte(id))
-	if raw == nil {
-		return nil, nil
-	}
-	env, err := b.openEnvelope(raw, kindWrites)
-	if err != nil {
-		return nil, b.decodeErr(n, id, fmt.Errorf("pending writes: %w", err))
-	}
-	var hs []writeHdr
-	if err := b.cfg.serializer.Unmarshal(env.Header, &hs); err != nil {
-		return nil, b.decodeErr(n, id, fmt.Errorf("pending writes: %w: %v", ErrCorrupt, err))
-	}
-	ws, err := writesFromHdr(hs, env.Blobs)
-	if err != nil {
-		return nil, b.decodeErr(n, id, fmt.Errorf("pending writes: %w", err))
-	}
-	return ws, nil
-}

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"encoding"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -49,6 +51,7 @@ type cnode[S any] struct {
 	joins    []int // joins this node is a source of
 	dest     map[string]bool
 	routes   bool // has branches
+	deferred bool // Defer: runs only when no other task is scheduled
 }
 
 type cbranch[S any] struct {
@@ -75,12 +78,17 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*CompiledGraph[S], error
 	if c.ser == nil {
 		c.ser = JSON{}
 	}
+	format, ferr := serializerFormat(c.ser)
+	c.ser = safeSerializer{s: c.ser, format: format}
 	if c.limit <= 0 {
 		c.limit = DefaultRecursionLimit
 	}
 	errs := append([]error(nil), g.errs...)
 	bad := func(format string, a ...any) {
 		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidGraph}, a...)...))
+	}
+	if ferr != nil {
+		bad("WithSerializer: %v", ferr)
 	}
 
 	// State type and fields.
@@ -99,6 +107,11 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*CompiledGraph[S], error
 		}
 		if sf.Type.Size() == 0 {
 			continue
+		}
+		if cfg.checkpointer != nil {
+			if path := unserializable(sf.Type, sf.Name, map[reflect.Type]bool{}); path != "" {
+				bad("state type %s: %s cannot be checkpointed; keep channels and functions out of the state", st, path)
+			}
 		}
 		f := newField(sf)
 		c.byName[sf.Name] = len(c.fields)
@@ -143,7 +156,10 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*CompiledGraph[S], error
 			bad("node name %q contains ':' or '|', which separate checkpoint namespaces", n)
 			continue
 		}
-		cn := &cnode[S]{name: n, idx: len(c.nodes), fn: spec.fn, cmd: spec.cmd, retry: spec.opts.retry}
+		cn := &cnode[S]{name: n, idx: len(c.nodes), fn: spec.fn, cmd: spec.cmd, retry: spec.opts.retry, deferred: spec.opts.deferred}
+		if spec.opts.hasDest && spec.cmd == nil {
+			bad("node %q: Destinations applies to command nodes (AddCommandNode); route a plain node with AddConditionalEdges targets", n)
+		}
 		if spec.opts.hasDest {
 			cn.dest = map[string]bool{}
 			for _, d := range spec.opts.destinations {
@@ -357,6 +373,57 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*CompiledGraph[S], error
 		return nil, fmt.Errorf("compile: %w", errors.Join(errs...))
 	}
 	return c, nil
+}
+
+// serializerFormat calls s.Format, turning a panic into an error.
+func serializerFormat(s Serializer) (f string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = newPanic("serializer", "", "", p)
+		}
+	}()
+	return s.Format(), nil
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// unserializable returns a description of the first channel or function
+// type reachable in t's values (through fields, elements and pointers),
+// or "" when there is none. Types that marshal themselves are trusted.
+func unserializable(t reflect.Type, path string, seen map[reflect.Type]bool) string {
+	if seen[t] {
+		return ""
+	}
+	seen[t] = true
+	if t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
+		reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler) {
+		return ""
+	}
+	switch t.Kind() {
+	case reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return fmt.Sprintf("field %s has type %s, which", path, t)
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return unserializable(t.Elem(), path+"[]", seen)
+	case reflect.Map:
+		if p := unserializable(t.Key(), path+"{key}", seen); p != "" {
+			return p
+		}
+		return unserializable(t.Elem(), path+"{}", seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			if !sf.IsExported() || sf.Tag.Get("json") == "-" {
+				continue
+			}
+			if p := unserializable(sf.Type, path+"."+sf.Name, seen); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // locate maps a field accessor to the index of the top-level field it points to.

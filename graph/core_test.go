@@ -330,17 +330,39 @@ func TestOverwriteWinsAndDoubleOverwriteConflicts(t *testing.T) {
 	assert.Equal(t, []string{"a", "b"}, iu.Nodes)
 }
 
-func TestCommandGotoOutsideDestinations(t *testing.T) {
-	g := newG()
-	g.AddCommandNode("a", func(ctx context.Context, s S) (graph.Command[S], error) {
-		return graph.Command[S]{Goto: []string{"c"}}, nil
-	}, graph.Destinations("b"))
-	g.AddNode("b", logNode("b")).AddNode("c", logNode("c"))
-	g.AddEdge(graph.Start, "a").AddEdge(graph.Start, "c")
-	app, err := g.Compile()
-	require.NoError(t, err)
-	_, err = app.Invoke(context.Background(), S{})
-	require.ErrorIs(t, err, graph.ErrInvalidRoute)
+func TestCommandRoutesChecked(t *testing.T) {
+	tests := []struct {
+		name string
+		cmd  graph.Command[S]
+		dest []string
+		want string
+	}{
+		{"goto outside destinations", graph.Command[S]{Goto: []string{"c"}}, []string{"b"}, `Command.Goto "c" is not among the node's Destinations`},
+		{"send outside destinations", graph.Command[S]{Sends: []graph.Send[S]{{Node: "c"}}}, []string{"b"}, `Command.Sends "c" is not among the node's Destinations`},
+		{"goto unknown without destinations", graph.Command[S]{Goto: []string{"nope"}}, nil, `Command.Goto names "nope", which is not a node of the graph (nodes: a, b, c)`},
+		{"send unknown without destinations", graph.Command[S]{Sends: []graph.Send[S]{{Node: "nope"}}}, nil, `Command.Sends names "nope"`},
+		{"goto Start", graph.Command[S]{Goto: []string{graph.Start}}, nil, `Command.Goto names "__start__"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newG()
+			var opts []graph.NodeOption
+			if tc.dest != nil {
+				opts = append(opts, graph.Destinations(tc.dest...))
+			}
+			g.AddCommandNode("a", func(ctx context.Context, s S) (graph.Command[S], error) { return tc.cmd, nil }, opts...)
+			g.AddNode("b", logNode("b")).AddNode("c", logNode("c"))
+			g.AddEdge(graph.Start, "a").AddEdge(graph.Start, "b").AddEdge(graph.Start, "c")
+			app, err := g.Compile()
+			require.NoError(t, err)
+			_, err = app.Invoke(context.Background(), S{})
+			require.ErrorIs(t, err, graph.ErrInvalidRoute)
+			var ne *graph.NodeError
+			require.ErrorAs(t, err, &ne)
+			assert.Equal(t, "a", ne.Node)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
 }
 
 func TestCommandSends(t *testing.T) {
@@ -408,6 +430,9 @@ func TestCompileValidation(t *testing.T) {
 			return newG().AddCommandNode("a", func(context.Context, S) (graph.Command[S], error) { return graph.Command[S]{}, nil },
 				graph.Destinations("zz")).AddEdge(graph.Start, "a")
 		}, `unknown destination "zz"`},
+		{"destinations on a plain node", func() *graph.StateGraph[S] {
+			return newG().AddNode("a", noop, graph.Destinations("a")).AddEdge(graph.Start, "a")
+		}, `Destinations applies to command nodes`},
 		{"unknown writes field", func() *graph.StateGraph[S] {
 			return newG().AddNode("a", noop, graph.Writes("Nope")).AddEdge(graph.Start, "a")
 		}, `unknown field "Nope"`},
@@ -597,7 +622,7 @@ func TestNodeErrorAndPanic(t *testing.T) {
 	require.NoError(t, err)
 	_, err = app2.Invoke(context.Background(), S{})
 	require.ErrorAs(t, err, &ne)
-	assert.Contains(t, err.Error(), "panic: oops")
+	assert.Contains(t, err.Error(), `panic in node "panics": oops`)
 }
 
 func TestNodesDoNotSeeEachOthersAppends(t *testing.T) {

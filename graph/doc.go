@@ -29,11 +29,18 @@
 //
 // A node returns a value of S holding only what it changes. A field counts
 // as written when it is not the zero value of its type (reflect's notion:
-// 0, "", false, nil slice or map; an empty non-nil slice is written). To
-// write a zero value, or to replace a field past its reducer, return a
-// Command with Overwrite: graph.Set(func(s *State) *int { return &s.Steps }, 0).
-// Never return the whole input state from a node whose fields have append
-// reducers: the list would be appended to itself.
+// 0, "", false, nil slice or map; an empty non-nil slice is written), so
+// returning State{Steps: 0} writes nothing. To write a zero value, or to
+// replace a field past its reducer, call Overwrite from any node:
+//
+//	err := graph.Overwrite(ctx, graph.Set(func(s *State) *int { return &s.Steps }, 0))
+//
+// (a command node may also return the writes in Command.Overwrite). With a
+// logger enabled at debug level (WithLogger), a plain node whose update
+// writes nothing is logged as a warning naming the node: the usual cause
+// is a zero meant as a write. Never return the whole input state from a
+// node whose fields have append reducers: the list would be appended to
+// itself.
 //
 // # Super-steps
 //
@@ -47,13 +54,20 @@
 // nodes. A router (AddConditionalEdges) runs as part of its node's task and
 // sees the step-start state plus that node's own writes, not its siblings'.
 // Edges into one node from tasks of the same step run it once; AddJoin waits
-// for sources finishing in different steps. A node with no outgoing edge
-// ends its branch; the run ends when a step schedules nothing.
+// for sources finishing in different steps. A node added with Defer waits
+// while other tasks are scheduled and runs once, in the first step that
+// has nothing else to run (LangGraph's defer=True): the fan-in after a Send
+// fan-out whose branches have different lengths. A node with no outgoing
+// edge ends its branch; the run ends when a step schedules nothing.
 //
 // Routers return a Route: node names (End ends the branch) and Send tasks,
 // which run a node on their own input of type S (map-reduce). Branch,
 // Branches and FanOut adapt simpler functions. A command node
-// (AddCommandNode) returns a Command with Update, Goto, Sends and Overwrite.
+// (AddCommandNode) returns a Command with Update, Goto, Sends and Overwrite;
+// its Goto and Sends must name nodes of the graph, and, when the node was
+// added with Destinations (which Compile checks and uses for
+// reachability), nodes among them: otherwise the node fails with an error
+// wrapping ErrInvalidRoute that names the route.
 //
 // Each run may take at most RecursionLimit super-steps (default
 // DefaultRecursionLimit, 10000); beyond that it fails with ErrRecursionLimit.
@@ -72,26 +86,45 @@
 // Interrupt(ctx, payload) pauses the thread inside a node: the step's other
 // tasks finish and keep their writes as pending, the step does not commit,
 // and Invoke returns an *InterruptError (errors.Is(err, ErrInterrupted)).
-// Invoke with Resume(value) re-runs the interrupted node, and Interrupt
-// returns value. Several Interrupt calls in one node are answered in order
+// Invoke with Resume(value) — or app.Resume(ctx, value, Thread(id)), which
+// needs no input — re-runs the interrupted node, and Interrupt returns
+// value. Several Interrupt calls in one node are answered in order
 // by successive resumes. InterruptBefore and InterruptAfter pause
-// statically; Continue or Resume goes on. New input (an Invoke without
+// statically; Continue (the option, or app.Continue(ctx, Thread(id))) or
+// Resume goes on. With Resume or Continue, Invoke ignores its input. New input (an Invoke without
 // Resume/Continue) on a paused thread abandons the interrupted work and
 // starts from Start with the input applied to the thread's state.
 //
-// GetState, History, UpdateState (a fork written as a given node) and
+// While a step is paused (or after it failed), GetState shows it as
+// LangGraph does: Next lists only the tasks whose writes are not stored,
+// and Values has the finished tasks' stored writes applied.
+//
+// GetState, History (History(ctx, ListOptions{Limit: 10}, Thread(id))),
+// UpdateState (a fork written as a given node) and
 // Invoke with CheckpointID and Continue (replay from any checkpoint) give
 // time travel.
 //
 // # Streaming and context
 //
 // Stream returns an iter.Seq2 of events in the modes selected with Modes:
-// Values (the state after the input and after each step), Updates (each
-// task's update), Debug (task start/result, checkpoints) and Custom (what
-// nodes pass to Emit). WithObserver and Observe receive every event, for
+// Values (the state after the input and after each step, at the barrier),
+// Updates (each task's update, sent as the task finishes, so a fast task's
+// comes while its slower siblings run), Debug (task start and result —
+// also as each task finishes —, checkpoints) and Custom (what nodes pass
+// to Emit). Tasks whose results were loaded from stored pending writes
+// report at the barrier. WithObserver and Observe receive every event, for
 // harnesses. Nodes reach the Store with StoreFrom(ctx), the stream with
 // Emit/StreamWriter, and their identity with TaskInfoFrom. Call Emit and
 // Interrupt from the node's own goroutine (not from goroutines it starts).
+//
+// # Panics
+//
+// A panic in a node, a router, a reducer, an observer or the serializer
+// does not escape Invoke or Stream: it becomes a *PanicError naming where
+// it came from (the node, the field), with the panic value and the stack;
+// a node's or router's comes wrapped in a *NodeError. A state field the
+// checkpointer cannot serialize (a channel or a function, also nested) is
+// a Compile error when the graph has a checkpointer.
 //
 // # Retries, cancellation, subgraphs
 //

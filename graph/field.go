@@ -63,3 +63,22 @@ func (f *field) ptr(s unsafe.Pointer) unsafe.Pointer { return unsafe.Add(s, f.of
 
 // iface returns the field of *s as a pointer interface (for the serializer).
 func (f *field) iface(s unsafe.Pointer) any { return reflect.NewAt(f.typ, f.ptr(s)).Interface() }
+
+// fieldName returns the name of field fi, "" when fi is out of range.
+func (c *CompiledGraph[S]) fieldName(fi int) string {
+	if fi < 0 || fi >= len(c.fields) {
+		return ""
+	}
+	return c.fields[fi].name
+}
+
+// writesNothing reports whether every field of upd is its zero value.
+func (c *CompiledGraph[S]) writesNothing(upd *S) bool {
+	p := unsafe.Pointer(upd)
+	for i := range c.fields {
+		if !c.fields[i].isZero(c.fields[i].ptr(p)) {
+			return false
+		}
+	}
+	return true
+}

@@ -16,11 +16,18 @@ const (
 	chanResume    = "__resume__"    // a task's answered interrupts, in order
 	chanOverwrite = "__overwrite__" // prefix: "__overwrite__:Field"
 	chanJoins     = "__joins__"     // checkpoint value: which join sources have finished
+	chanDeferred  = "__deferred__"  // checkpoint value: deferred tasks that wait (Defer)
 )
 
 type sendRec struct {
 	Node string
 	Arg  []byte
+}
+
+// deferRec is the checkpoint value of the deferred tasks that wait.
+type deferRec struct {
+	Nodes []string  `json:",omitempty"`
+	Sends []sendRec `json:",omitempty"`
 }
 
 type routeRec struct {
@@ -109,6 +116,30 @@ func (r *run[S]) restore(cp *Checkpoint) error {
 			}
 		}
 	}
+	r.deferNode, r.deferSends = nil, nil
+	if b, ok := cp.Values[chanDeferred]; ok {
+		var rec deferRec
+		if err := g.ser.Unmarshal(b, &rec); err != nil {
+			return fmt.Errorf("graph: checkpoint %s: decode deferred tasks: %w", cp.ID, err)
+		}
+		for _, n := range rec.Nodes {
+			ni, ok := g.nodeIdx[n]
+			if !ok {
+				return fmt.Errorf("graph: checkpoint %s defers unknown node %q", cp.ID, n)
+			}
+			r.deferNodeAt(ni)
+		}
+		for _, s := range rec.Sends {
+			if _, ok := g.nodeIdx[s.Node]; !ok {
+				return fmt.Errorf("graph: checkpoint %s defers a Send to unknown node %q", cp.ID, s.Node)
+			}
+			var arg S
+			if err := g.ser.Unmarshal(s.Arg, &arg); err != nil {
+				return fmt.Errorf("graph: checkpoint %s: decode deferred Send to %s: %w", cp.ID, s.Node, err)
+			}
+			r.deferSends = append(r.deferSends, Send[S]{Node: s.Node, Arg: arg})
+		}
+	}
 	r.cur = cp
 	r.step = cp.Step + 1
 	return nil
@@ -147,6 +178,26 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 			return fmt.Errorf("graph: encode joins: %w", err)
 		}
 		values[chanJoins] = b
+	}
+	if r.hasDeferred() {
+		var rec deferRec
+		for ni, d := range r.deferNode {
+			if d {
+				rec.Nodes = append(rec.Nodes, g.nodes[ni].name)
+			}
+		}
+		for _, s := range r.deferSends {
+			b, err := g.ser.Marshal(&s.Arg)
+			if err != nil {
+				return fmt.Errorf("graph: encode deferred Send to %s: %w", s.Node, err)
+			}
+			rec.Sends = append(rec.Sends, sendRec{Node: s.Node, Arg: b})
+		}
+		b, err := g.ser.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("graph: encode deferred tasks: %w", err)
+		}
+		values[chanDeferred] = b
 	}
 	next := make([]TaskRef, len(r.next))
 	for i := range r.next {
@@ -357,7 +408,6 @@ func (r *run[S]) pause(ctx context.Context, tasks []task[S], intr []*task[S]) er
 
 // load continues a thread from its checkpoint (Continue / Resume).
 func (r *run[S]) load(ctx context.Context) error {
-	g := r.g
 	cp, pend, err := r.cp.Get(ctx, r.thread, r.ns, r.cfg.checkpointID)
 	if err != nil {
 		return fmt.Errorf("graph: continue thread %q: %w", r.thread, err)
@@ -365,18 +415,36 @@ func (r *run[S]) load(ctx context.Context) error {
 	if err := r.restore(cp); err != nil {
 		return err
 	}
+	byID, err := r.loadTasks(cp, pend)
+	if err != nil {
+		return err
+	}
+	if r.cfg.resume {
+		if err := r.applyResume(ctx, cp, byID); err != nil {
+			return err
+		}
+	}
+	r.skipBefore = true
+	return nil
+}
+
+// loadTasks makes r.tasks the tasks cp schedules, with the results of
+// those that finished (their pending writes) loaded. It returns the task
+// index by task id.
+func (r *run[S]) loadTasks(cp *Checkpoint, pend []PendingWrite) (map[string]int, error) {
+	g := r.g
 	r.tasks = r.tasks[:0]
 	byID := map[string]int{}
 	for _, ref := range cp.Next {
 		ni, ok := g.nodeIdx[ref.Node]
 		if !ok {
-			return fmt.Errorf("graph: checkpoint %s schedules unknown node %q", cp.ID, ref.Node)
+			return nil, fmt.Errorf("graph: checkpoint %s schedules unknown node %q", cp.ID, ref.Node)
 		}
 		t := task[S]{node: g.nodes[ni], send: ref.Send}
 		t.sc.id = ref.ID
 		if ref.Send {
 			if err := g.ser.Unmarshal(ref.Arg, &t.input); err != nil {
-				return fmt.Errorf("graph: checkpoint %s: decode Send to %s: %w", cp.ID, ref.Node, err)
+				return nil, fmt.Errorf("graph: checkpoint %s: decode Send to %s: %w", cp.ID, ref.Node, err)
 			}
 		}
 		byID[ref.ID] = len(r.tasks)
@@ -393,13 +461,13 @@ func (r *run[S]) load(ctx context.Context) error {
 		case chanRoute:
 			var rec routeRec
 			if err := g.ser.Unmarshal(w.Value, &rec); err != nil {
-				return fmt.Errorf("graph: pending write of %s: %w", t.node.name, err)
+				return nil, fmt.Errorf("graph: pending write of %s: %w", t.node.name, err)
 			}
 			t.gotos = rec.Nodes
 			for _, s := range rec.Sends {
 				var arg S
 				if err := g.ser.Unmarshal(s.Arg, &arg); err != nil {
-					return fmt.Errorf("graph: pending Send of %s: %w", t.node.name, err)
+					return nil, fmt.Errorf("graph: pending Send of %s: %w", t.node.name, err)
 				}
 				t.sends = append(t.sends, Send[S]{Node: s.Node, Arg: arg})
 			}
@@ -407,7 +475,7 @@ func (r *run[S]) load(ctx context.Context) error {
 		case chanResume:
 			var raws [][]byte
 			if err := g.ser.Unmarshal(w.Value, &raws); err != nil {
-				return fmt.Errorf("graph: resume values of %s: %w", t.node.name, err)
+				return nil, fmt.Errorf("graph: resume values of %s: %w", t.node.name, err)
 			}
 			t.sc.resume = t.sc.resume[:0]
 			for _, b := range raws {
@@ -429,26 +497,20 @@ func (r *run[S]) load(ctx context.Context) error {
 		f := &g.fields[fi]
 		if !over {
 			if err := g.ser.Unmarshal(w.Value, f.iface(unsafe.Pointer(&t.update))); err != nil {
-				return fmt.Errorf("graph: pending write of %s to %s: %w", t.node.name, name, err)
+				return nil, fmt.Errorf("graph: pending write of %s to %s: %w", t.node.name, name, err)
 			}
 			continue
 		}
 		holder := new(S)
 		if err := g.ser.Unmarshal(w.Value, f.iface(unsafe.Pointer(holder))); err != nil {
-			return fmt.Errorf("graph: pending overwrite of %s to %s: %w", t.node.name, name, err)
+			return nil, fmt.Errorf("graph: pending overwrite of %s to %s: %w", t.node.name, name, err)
 		}
 		t.overwrite = append(t.overwrite, Write[S]{
 			locate: func(s *S) unsafe.Pointer { return f.ptr(unsafe.Pointer(s)) },
 			assign: func(s *S) { f.assign(f.ptr(unsafe.Pointer(s)), f.ptr(unsafe.Pointer(holder))) },
 		})
 	}
-	if r.cfg.resume {
-		if err := r.applyResume(ctx, cp, byID); err != nil {
-			return err
-		}
-	}
-	r.skipBefore = true
-	return nil
+	return byID, nil
 }
 
 func (r *run[S]) applyResume(ctx context.Context, cp *Checkpoint, byID map[string]int) error {

@@ -124,7 +124,12 @@ func TestInterruptKeepsSiblingWritesAsPending(t *testing.T) {
 
 	snap, err := app.GetState(bg, graph.Thread("t"))
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"ask", "sib"}, snap.Next)
+	// LangGraph: a task whose writes are stored is not next, and its
+	// writes show in Values.
+	assert.Equal(t, []string{"ask"}, snap.Next)
+	assert.Equal(t, []string{"in", "sib"}, snap.Values.Log)
+	assert.Equal(t, 1, snap.Values.Total)
+	assert.Len(t, snap.Tasks, 2, "Tasks lists the step's tasks, finished or not")
 	var chans []string
 	for _, w := range snap.PendingWrites {
 		if w.Node == "sib" {
@@ -222,7 +227,7 @@ func TestInterruptNeedsCheckpointer(t *testing.T) {
 	require.ErrorIs(t, err, graph.ErrNoCheckpointer)
 	_, err = app.GetState(bg, graph.Thread("x"))
 	require.ErrorIs(t, err, graph.ErrNoCheckpointer)
-	_, err = app.History(bg, "x", graph.ListOptions{})
+	_, err = app.History(bg, graph.ListOptions{}, graph.Thread("x"))
 	require.ErrorIs(t, err, graph.ErrNoCheckpointer)
 	_, err = app.UpdateState(bg, S{}, "")
 	require.ErrorIs(t, err, graph.ErrNoCheckpointer)
@@ -338,7 +343,7 @@ func TestHistoryForkAndReplay(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 20, out.Count)
 
-	hist, err := app.History(bg, "t", graph.ListOptions{})
+	hist, err := app.History(bg, graph.ListOptions{}, graph.Thread("t"))
 	require.NoError(t, err)
 	require.Len(t, hist, 4)
 	var steps []int
@@ -357,7 +362,7 @@ func TestHistoryForkAndReplay(t *testing.T) {
 	require.NotEmpty(t, afterA.Writes)
 	assert.Equal(t, "a", afterA.Writes[0].Node)
 
-	limited, err := app.History(bg, "t", graph.ListOptions{Limit: 2})
+	limited, err := app.History(bg, graph.ListOptions{Limit: 2}, graph.Thread("t"))
 	require.NoError(t, err)
 	assert.Len(t, limited, 2)
 
@@ -456,7 +461,8 @@ func TestCancellationStopsPromptlyAndResumes(t *testing.T) {
 
 	snap, err := app.GetState(bg, graph.Thread("t"))
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"fast", "slow"}, snap.Next)
+	assert.Equal(t, []string{"slow"}, snap.Next, "fast finished: its writes are stored")
+	assert.Equal(t, []string{"fast"}, snap.Values.Log)
 	out, err := app.Invoke(bg, S{}, graph.Thread("t"), graph.Continue())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"fast", "slow", "next"}, out.Log)

@@ -7,6 +7,8 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 	"unsafe"
 )
@@ -26,6 +28,7 @@ type taskScratch struct {
 	attempt       int
 	resume        []resumeVal
 	nextInterrupt int
+	overwrite     []any      // Write[S] values a plain node passed to Overwrite
 	fresh         *resumeVal // the value given by this run's Resume, for subgraphs
 	inline        bool
 	send          bool // a Send task
@@ -51,6 +54,7 @@ type task[S any] struct {
 	intr      *interruptSignal
 	done      bool
 	loaded    bool // result came from pending writes
+	streamed  bool // its Updates and Debug result events were sent
 	saved     bool // writes already stored as pending writes of the step
 	attempts  int
 	dur       time.Duration
@@ -74,11 +78,14 @@ type run[S any] struct {
 	state  S
 
 	// checkpointing
-	cur        *Checkpoint // step-start checkpoint
-	versions   []int64
-	enc        [][]byte
-	written    []bool
-	joinSeen   [][]bool
+	cur      *Checkpoint // step-start checkpoint
+	versions []int64
+	enc      [][]byte
+	written  []bool
+	joinSeen [][]bool
+	// deferred nodes triggered while other tasks were scheduled (Defer)
+	deferNode  []bool
+	deferSends []Send[S]
 	meta       map[string]string
 	metaLoop   map[string]string
 	parentTask string
@@ -94,6 +101,7 @@ type run[S any] struct {
 	modes      Mode
 	customCh   chan Event[S]
 	stopped    bool
+	fail       error // an observer's panic: ends the run with this error
 	tainted    bool
 	skipBefore bool
 	noLoad     bool // a subgraph run that starts afresh
@@ -155,6 +163,23 @@ func (c *CompiledGraph[S]) Invoke(ctx context.Context, input S, opts ...RunOptio
 	return out, err
 }
 
+// Resume continues the paused thread given with Thread: the pending
+// Interrupt call returns value. It is Invoke with the Resume option and
+// no input. With several interrupts pending, use Invoke with ResumeByID.
+func (c *CompiledGraph[S]) Resume(ctx context.Context, value any, opts ...RunOption) (S, error) {
+	var zero S
+	return c.Invoke(ctx, zero, append(opts, Resume(value))...)
+}
+
+// Continue runs the pending tasks of the thread given with Thread from its
+// checkpoint (after a failure, a cancellation or a static interrupt, or
+// from CheckpointID to replay). It is Invoke with the Continue option and
+// no input.
+func (c *CompiledGraph[S]) Continue(ctx context.Context, opts ...RunOption) (S, error) {
+	var zero S
+	return c.Invoke(ctx, zero, append(opts, Continue())...)
+}
+
 // Stream runs the graph like Invoke and yields its events (Modes, default
 // Values). A failure or interrupt ends the sequence with a zero Event and the
 // error. Breaking out of the loop cancels the run; its last checkpoint stays
@@ -173,8 +198,8 @@ func (c *CompiledGraph[S]) Stream(ctx context.Context, input S, opts ...RunOptio
 		defer cancel()
 		obs := r.out
 		r.out = func(ev Event[S]) bool {
-			if obs != nil {
-				obs(ev)
+			if obs != nil && !obs(ev) {
+				return false
 			}
 			if ev.Mode&r.modes == 0 {
 				return true
@@ -187,7 +212,7 @@ func (c *CompiledGraph[S]) Stream(ctx context.Context, input S, opts ...RunOptio
 		}
 		r.customCh = make(chan Event[S])
 		_, err = r.exec(ctx, input)
-		stopped := r.stopped
+		stopped := r.stopped && r.fail == nil
 		c.release(r)
 		if err != nil && !stopped {
 			yield(Event[S]{}, err)
@@ -224,7 +249,12 @@ func (c *CompiledGraph[S]) newRun(opts []RunOption) (*run[S], error) {
 			fn = f
 		}
 		obs := c.observer
-		r.out = func(ev Event[S]) bool {
+		r.out = func(ev Event[S]) (ok bool) {
+			defer func() {
+				if p := recover(); p != nil {
+					r.fail, ok = newPanic("observer", ev.Node, "", p), false
+				}
+			}()
 			if obs != nil {
 				obs(ev)
 			}
@@ -235,6 +265,7 @@ func (c *CompiledGraph[S]) newRun(opts []RunOption) (*run[S], error) {
 		}
 	}
 	r.ran, r.step, r.stopped, r.tainted, r.skipBefore, r.noLoad = 0, 0, false, false, false, false
+	r.fail = nil
 	r.cur, r.meta, r.metaLoop, r.parentTask = nil, r.cfg.metadata, nil, ""
 	var zero S
 	r.state = zero
@@ -252,6 +283,7 @@ func (c *CompiledGraph[S]) newRun(opts []RunOption) (*run[S], error) {
 		r.pending = make([]bool, len(c.nodes))
 	}
 	r.pending = r.pending[:len(c.nodes)]
+	r.deferNode, r.deferSends = nil, nil
 	if len(c.joins) > 0 {
 		r.joinSeen = make([][]bool, len(c.joins))
 		for i, j := range c.joins {
@@ -323,6 +355,9 @@ func (r *run[S]) exec(ctx context.Context, input S) (S, error) {
 			return g.view(r.state), fmt.Errorf("graph: step %d: %w", r.step, err)
 		}
 		if r.stopped {
+			if r.fail != nil {
+				return g.view(r.state), r.fail
+			}
 			return g.view(r.state), context.Canceled
 		}
 		if !r.skipBefore {
@@ -355,7 +390,7 @@ func (r *run[S]) exec(ctx context.Context, input S) (S, error) {
 		}
 		r.tasks, r.next = r.next, executed[:0]
 	}
-	return g.view(r.state), nil
+	return g.view(r.state), r.fail
 }
 
 // begin loads the thread and prepares the first step's tasks.
@@ -372,6 +407,8 @@ func (r *run[S]) begin(ctx context.Context, input S) error {
 			if err := r.restore(cp); err != nil {
 				return err
 			}
+			// New input abandons the thread's unfinished work, deferred tasks too.
+			r.deferNode, r.deferSends = nil, nil
 			parentStep = cp.Step
 		case errors.Is(err, ErrCheckpointNotFound) && r.cfg.checkpointID == "":
 		default:
@@ -442,12 +479,28 @@ func (r *run[S]) runStep(ctx context.Context) error {
 			r.inlineCtx = context.WithValue(ctx, ctxKey{}, &r.tc)
 		}
 		r.runTask(r.inlineCtx, t, start, false)
+		if t.done {
+			r.finishedEvents(t)
+		}
 	default:
 		if err := r.runParallel(ctx, tasks); err != nil {
 			return err
 		}
 	}
 	return r.afterTasks(ctx)
+}
+
+// finishedEvents sends a finished task's Debug result and Updates events,
+// once: as the task finishes, not at the barrier.
+func (r *run[S]) finishedEvents(t *task[S]) {
+	if r.out == nil || t.streamed {
+		return
+	}
+	t.streamed = true
+	upd := r.g.view(t.update)
+	r.send(Event[S]{Mode: Debug, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id, State: upd,
+		Debug: &DebugInfo{Kind: DebugTaskResult, Duration: t.dur}})
+	r.send(Event[S]{Mode: Updates, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id, State: upd})
 }
 
 func (r *run[S]) runParallel(ctx context.Context, tasks []task[S]) error {
@@ -490,6 +543,7 @@ func (r *run[S]) runParallel(ctx context.Context, tasks []task[S]) error {
 				// same): if the process dies before the barrier, a resume
 				// does not run this task again.
 				r.saveTask(ctx, t)
+				r.finishedEvents(t)
 			}
 		case ev := <-r.customCh:
 			r.send(ev)
@@ -524,13 +578,14 @@ func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters boo
 	defer func() {
 		t.dur = time.Since(began)
 		if p := recover(); p != nil {
-			t.err = fmt.Errorf("panic: %v", p)
+			t.err = newPanic("node", n.name, "", p)
 			t.done = false
 		}
 	}()
 	for attempt := 1; ; attempt++ {
 		t.attempts = attempt
 		t.sc.attempt, t.sc.nextInterrupt = attempt, 0
+		t.sc.overwrite = t.sc.overwrite[:0]
 		var err error
 		if n.fn != nil {
 			t.update, err = n.fn(ctx, in)
@@ -538,6 +593,12 @@ func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters boo
 			var c Command[S]
 			c, err = n.cmd(ctx, in)
 			t.update, t.gotos, t.sends, t.overwrite = c.Update, c.Goto[:len(c.Goto):len(c.Goto)], c.Sends[:len(c.Sends):len(c.Sends)], c.Overwrite
+		}
+		if err == nil && len(t.sc.overwrite) > 0 {
+			var ws []Write[S]
+			if ws, err = ctxWrites[S](t.sc.overwrite, r.g.typeName); err == nil {
+				t.overwrite = append(t.overwrite[:len(t.overwrite):len(t.overwrite)], ws...)
+			}
 		}
 		if err == nil {
 			break
@@ -554,13 +615,16 @@ func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters boo
 		var zero S
 		t.update, t.gotos, t.sends, t.overwrite, t.one = zero, nil, nil, nil, ""
 	}
-	if n.cmd != nil && n.dest != nil {
-		for _, gname := range t.gotos {
-			if !n.dest[gname] {
-				t.err = fmt.Errorf("%w: Command.Goto %q is not among the node's Destinations", ErrInvalidRoute, gname)
-				return
-			}
+	if n.cmd != nil {
+		if err := r.checkCommand(n, t); err != nil {
+			t.err = err
+			return
 		}
+	} else if l := r.g.cfg.logger; l != nil && len(t.overwrite) == 0 && l.Enabled(ctx, slog.LevelDebug) && r.g.writesNothing(&t.update) {
+		// Debug mode: the usual cause is a node that meant to write a zero.
+		l.LogAttrs(ctx, slog.LevelWarn, "graph: node returned an update that writes nothing; "+
+			"zero values count as unset: write them with graph.Overwrite(ctx, graph.Set(field, v))",
+			slog.String("graph", r.g.name), slog.String("node", n.name), slog.Int("step", t.sc.step))
 	}
 	if inRouters && n.routes {
 		v := start
@@ -574,6 +638,35 @@ func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters boo
 		}
 	}
 	t.done = true
+}
+
+// checkCommand checks a command's Goto and Sends: known nodes, and among
+// the node's Destinations when it declared them.
+func (r *run[S]) checkCommand(n *cnode[S], t *task[S]) error {
+	check := func(what, name string) error {
+		if name == End && what == "Goto" {
+			return nil
+		}
+		if _, ok := r.g.nodeIdx[name]; !ok {
+			return fmt.Errorf("%w: Command.%s names %q, which is not a node of the graph (nodes: %s)",
+				ErrInvalidRoute, what, name, strings.Join(r.g.Nodes(), ", "))
+		}
+		if n.dest != nil && !n.dest[name] {
+			return fmt.Errorf("%w: Command.%s %q is not among the node's Destinations", ErrInvalidRoute, what, name)
+		}
+		return nil
+	}
+	for _, name := range t.gotos {
+		if err := check("Goto", name); err != nil {
+			return err
+		}
+	}
+	for _, s := range t.sends {
+		if err := check("Sends", s.Node); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // retry sleeps before the next attempt and reports whether to make it.
@@ -619,20 +712,28 @@ func (r *run[S]) retry(ctx context.Context, p *RetryPolicy, attempt int, err err
 
 // applyLocal applies t's writes to v (a copy of the step-start state) for
 // its routers, without conflict checks.
-func (r *run[S]) applyLocal(v *S, t *task[S]) error {
+func (r *run[S]) applyLocal(v *S, t *task[S]) (err error) {
 	g := r.g
 	dp, up := unsafe.Pointer(v), unsafe.Pointer(&t.update)
+	where, cur := "reducer", -1
+	defer func() {
+		if p := recover(); p != nil {
+			err = newPanic(where, t.node.name, g.fieldName(cur), p)
+		}
+	}()
 	for fi := range g.fields {
 		f := &g.fields[fi]
 		if f.isZero(f.ptr(up)) {
 			continue
 		}
+		cur = fi
 		if f.merge != nil {
 			f.merge(f.ptr(dp), f.ptr(up))
 		} else {
 			f.assign(f.ptr(dp), f.ptr(up))
 		}
 	}
+	where, cur = "overwrite", -1
 	for _, w := range t.overwrite {
 		if w.assign != nil {
 			w.assign(v)
@@ -652,9 +753,9 @@ func (r *run[S]) route(ctx context.Context, t *task[S], v S) error {
 	}
 	v = r.g.view(v)
 	for _, b := range t.node.branches {
-		rt, err := b.route(ctx, v)
+		rt, err := callRouter(ctx, b.route, v, t.node.name)
 		if err != nil {
-			return fmt.Errorf("router: %w", err)
+			return err
 		}
 		if rt.one != "" {
 			if b.targets != nil && !b.targets[rt.one] {
@@ -688,6 +789,20 @@ func (r *run[S]) route(ctx context.Context, t *task[S], v S) error {
 		}
 	}
 	return nil
+}
+
+// callRouter runs one router, turning a panic into a *PanicError.
+func callRouter[S any](ctx context.Context, route Router[S], v S, node string) (rt Route[S], err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = newPanic("router", node, "", p)
+		}
+	}()
+	rt, err = route(ctx, v)
+	if err != nil {
+		return rt, fmt.Errorf("router: %w", err)
+	}
+	return rt, nil
 }
 
 // afterTasks handles failed and interrupted tasks of the step.
@@ -770,16 +885,9 @@ func (r *run[S]) commit(ctx context.Context) error {
 		}
 	}
 	if r.out != nil {
+		// Tasks loaded from pending writes report at the barrier.
 		for i := range tasks {
-			t := &tasks[i]
-			if r.modes&Debug != 0 || r.out != nil {
-				r.send(Event[S]{Mode: Debug, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id, State: g.view(t.update),
-					Debug: &DebugInfo{Kind: DebugTaskResult, Duration: t.dur}})
-			}
-		}
-		for i := range tasks {
-			t := &tasks[i]
-			r.send(Event[S]{Mode: Updates, NS: r.ns, Step: r.step, Node: t.node.name, TaskID: t.sc.id, State: g.view(t.update)})
+			r.finishedEvents(&tasks[i])
 		}
 		r.send(Event[S]{Mode: Values, NS: r.ns, Step: r.step, State: g.view(r.state)})
 	}
@@ -788,14 +896,21 @@ func (r *run[S]) commit(ctx context.Context) error {
 }
 
 // apply merges upd (written by task i) into dst.
-func (r *run[S]) apply(dst *S, upd *S, ti int, overwrite []Write[S]) error {
+func (r *run[S]) apply(dst *S, upd *S, ti int, overwrite []Write[S]) (err error) {
 	g := r.g
 	dp, up := unsafe.Pointer(dst), unsafe.Pointer(upd)
+	where, cur := "reducer", -1
+	defer func() {
+		if p := recover(); p != nil {
+			err = newPanic(where, r.taskNode(ti), g.fieldName(cur), p)
+		}
+	}()
 	for fi := range g.fields {
 		f := &g.fields[fi]
 		if f.isZero(f.ptr(up)) {
 			continue
 		}
+		cur = fi
 		r.written[fi] = true
 		if r.overw[fi] {
 			continue
@@ -810,6 +925,7 @@ func (r *run[S]) apply(dst *S, upd *S, ti int, overwrite []Write[S]) error {
 		r.writer[fi] = ti
 		f.assign(f.ptr(dp), f.ptr(up))
 	}
+	where, cur = "overwrite", -1
 	for _, w := range overwrite {
 		if w.locate == nil {
 			continue
@@ -818,6 +934,7 @@ func (r *run[S]) apply(dst *S, upd *S, ti int, overwrite []Write[S]) error {
 		if fi < 0 {
 			return fmt.Errorf("graph: Set: accessor does not point to a top-level field of %s", g.typeName)
 		}
+		cur = fi
 		if r.overw[fi] {
 			return r.conflict(fi)
 		}
@@ -825,6 +942,14 @@ func (r *run[S]) apply(dst *S, upd *S, ti int, overwrite []Write[S]) error {
 		w.assign(dst)
 	}
 	return nil
+}
+
+// taskNode names the node of task i of the running step, "" if none.
+func (r *run[S]) taskNode(i int) string {
+	if i >= 0 && i < len(r.tasks) && r.tasks[i].node != nil {
+		return r.tasks[i].node.name
+	}
+	return ""
 }
 
 func (r *run[S]) conflict(fi int) error {
@@ -906,15 +1031,48 @@ func (r *run[S]) schedule(tasks []task[S]) error {
 	}
 	if any {
 		for ni, p := range r.pending {
-			if p {
+			if !p {
+				continue
+			}
+			if g.nodes[ni].deferred {
+				r.deferNodeAt(ni)
+				continue
+			}
+			r.next = append(r.next, task[S]{node: g.nodes[ni]})
+		}
+	}
+	for _, s := range sends {
+		if g.nodes[g.nodeIdx[s.Node]].deferred {
+			r.deferSends = append(r.deferSends, s)
+			continue
+		}
+		r.next = append(r.next, task[S]{node: g.nodes[g.nodeIdx[s.Node]], send: true, sendIdx: len(r.next), input: s.Arg})
+	}
+	if len(r.next) == 0 {
+		// Nothing else to run: the deferred tasks run now, each node once.
+		for ni, d := range r.deferNode {
+			if d {
 				r.next = append(r.next, task[S]{node: g.nodes[ni]})
 			}
 		}
-	}
-	for i, s := range sends {
-		r.next = append(r.next, task[S]{node: g.nodes[g.nodeIdx[s.Node]], send: true, sendIdx: i, input: s.Arg})
+		for _, s := range r.deferSends {
+			r.next = append(r.next, task[S]{node: g.nodes[g.nodeIdx[s.Node]], send: true, sendIdx: len(r.next), input: s.Arg})
+		}
+		r.deferNode, r.deferSends = nil, nil
 	}
 	return nil
+}
+
+func (r *run[S]) deferNodeAt(ni int) {
+	if r.deferNode == nil {
+		r.deferNode = make([]bool, len(r.g.nodes))
+	}
+	r.deferNode[ni] = true
+}
+
+// hasDeferred reports whether deferred tasks wait.
+func (r *run[S]) hasDeferred() bool {
+	return len(r.deferSends) > 0 || slices.Contains(r.deferNode, true)
 }
 
 // staticInterrupt pauses before/after a step when one of its tasks' nodes is listed.

@@ -26,12 +26,41 @@ func (c *CompiledGraph[S]) GetState(ctx context.Context, opts ...RunOption) (Sna
 	}
 	snap, err := r.snapshot(cp)
 	snap.PendingWrites = pend
-	return snap, err
+	if err != nil || len(pend) == 0 {
+		return snap, err
+	}
+	return r.withPending(cp, pend, snap)
 }
 
-// History returns the thread's checkpoints, newest first.
-func (c *CompiledGraph[S]) History(ctx context.Context, threadID string, opts ListOptions, runOpts ...RunOption) ([]Snapshot[S], error) {
-	r, err := c.newRun(append(runOpts, Thread(threadID)))
+// withPending shows a paused or broken step as LangGraph does: the tasks
+// that finished (their writes are stored) are left out of Next, and their
+// writes are applied to Values, in the barrier's order.
+func (r *run[S]) withPending(cp *Checkpoint, pend []PendingWrite, snap Snapshot[S]) (Snapshot[S], error) {
+	if _, err := r.loadTasks(cp, pend); err != nil {
+		return snap, err
+	}
+	for i := range r.written {
+		r.written[i], r.overw[i], r.writer[i] = false, false, -1
+	}
+	snap.Next = snap.Next[:0]
+	for i := range r.tasks {
+		t := &r.tasks[i]
+		if !t.loaded {
+			snap.Next = append(snap.Next, t.node.name)
+			continue
+		}
+		if err := r.apply(&r.state, &t.update, i, t.overwrite); err != nil {
+			return snap, fmt.Errorf("graph: GetState: apply the stored writes of %s: %w", t.node.name, err)
+		}
+	}
+	snap.Values = r.g.view(r.state)
+	return snap, nil
+}
+
+// History returns the checkpoints of the thread given with Thread (in the
+// namespace given with Namespace), newest first, bounded by lo.
+func (c *CompiledGraph[S]) History(ctx context.Context, lo ListOptions, opts ...RunOption) ([]Snapshot[S], error) {
+	r, err := c.newRun(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -39,9 +68,12 @@ func (c *CompiledGraph[S]) History(ctx context.Context, threadID string, opts Li
 	if r.cp == nil {
 		return nil, fmt.Errorf("graph: History: %w", ErrNoCheckpointer)
 	}
-	cps, err := r.cp.List(ctx, threadID, r.ns, opts)
+	if r.thread == "" {
+		return nil, fmt.Errorf("graph: History: %w", ErrNoThread)
+	}
+	cps, err := r.cp.List(ctx, r.thread, r.ns, lo)
 	if err != nil {
-		return nil, fmt.Errorf("graph: History of thread %q: %w", threadID, err)
+		return nil, fmt.Errorf("graph: History of thread %q: %w", r.thread, err)
 	}
 	out := make([]Snapshot[S], 0, len(cps))
 	for _, cp := range cps {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -50,6 +51,11 @@ func TestStreamModes(t *testing.T) {
 	var got []row
 	for _, e := range evs {
 		got = append(got, row{e.Mode, e.Step, e.Node, e.State.Log})
+	}
+	// b and c run in parallel: their Updates come as each finishes.
+	require.Len(t, got, 6)
+	if got[3].node == "c" {
+		got[3], got[4] = got[4], got[3]
 	}
 	assert.Equal(t, []row{
 		{graph.Values, -1, "", []string{"in"}},
@@ -364,4 +370,51 @@ func TestSubgraphSendsAndFailureContinue(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"plan", "found a", "ok a", "found b", "ok b"}, out.Log)
 	assert.Equal(t, int32(2), searches.Load(), "the failed child continues from its checkpoint; the finished one is not re-run")
+}
+
+// TestUpdatesStreamAsTasksFinish: a fast task's Updates (and Debug result)
+// event arrives while its slow sibling still runs; Values waits for the
+// barrier and keeps the deterministic order.
+func TestUpdatesStreamAsTasksFinish(t *testing.T) {
+	for _, withCP := range []bool{false, true} {
+		t.Run(fmt.Sprintf("checkpointer=%v", withCP), func(t *testing.T) {
+			fastSeen := make(chan struct{})
+			g := newG()
+			g.AddNode("fast", logNode("fast"))
+			g.AddNode("slow", func(ctx context.Context, s S) (S, error) {
+				select {
+				case <-fastSeen:
+					return S{Log: []string{"slow"}}, nil
+				case <-time.After(10 * time.Second):
+					return S{}, errors.New("fast's update did not arrive while slow ran")
+				}
+			})
+			g.AddEdge(graph.Start, "fast").AddEdge(graph.Start, "slow")
+			var opts []graph.CompileOption
+			var run []graph.RunOption
+			if withCP {
+				opts = append(opts, graph.WithCheckpointer(checkpoint.NewMemory()))
+				run = append(run, graph.Thread("t"))
+			}
+			app, err := g.Compile(opts...)
+			require.NoError(t, err)
+			var order []string
+			for ev, err := range app.Stream(bg, S{}, append(run, graph.Modes(graph.Updates, graph.Values, graph.Debug))...) {
+				require.NoError(t, err)
+				switch {
+				case ev.Mode == graph.Updates:
+					order = append(order, "update:"+ev.Node)
+					if ev.Node == "fast" {
+						close(fastSeen)
+					}
+				case ev.Mode == graph.Debug && ev.Debug.Kind == graph.DebugTaskResult:
+					order = append(order, "result:"+ev.Node)
+				case ev.Mode == graph.Values && ev.Step == 0:
+					order = append(order, "values")
+					assert.Equal(t, []string{"fast", "slow"}, ev.State.Log, "barrier order, not finish order")
+				}
+			}
+			assert.Equal(t, []string{"result:fast", "update:fast", "result:slow", "update:slow", "values"}, order)
+		})
+	}
 }

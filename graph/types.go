@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -57,6 +58,42 @@ func Set[S, F any](field func(*S) *F, v F) Write[S] {
 	}
 }
 
+// Overwrite writes fields of the running node's update past their
+// reducers, zero values included, from a plain node (a command node can
+// also return them in Command.Overwrite):
+//
+//	func reset(ctx context.Context, s State) (State, error) {
+//		err := graph.Overwrite(ctx, graph.Set(func(s *State) *int { return &s.Retries }, 0))
+//		return State{}, err
+//	}
+//
+// The writes count when the node returns without error; a retried attempt
+// starts without them. It fails outside a node, and the node fails when S
+// is not the graph's state type.
+func Overwrite[S any](ctx context.Context, writes ...Write[S]) error {
+	tc := fromCtx(ctx)
+	if tc == nil || tc.task == nil {
+		return errors.New("graph: Overwrite called outside a node")
+	}
+	for _, w := range writes {
+		tc.task.overwrite = append(tc.task.overwrite, w)
+	}
+	return nil
+}
+
+// ctxWrites converts the writes a node passed to Overwrite.
+func ctxWrites[S any](ws []any, stateType string) ([]Write[S], error) {
+	out := make([]Write[S], 0, len(ws))
+	for _, w := range ws {
+		x, ok := w.(Write[S])
+		if !ok {
+			return nil, fmt.Errorf("graph: Overwrite: %T does not write the graph state %s", w, stateType)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
 // NodeOption configures one node.
 type NodeOption func(*nodeOptions)
 
@@ -65,6 +102,7 @@ type nodeOptions struct {
 	destinations []string
 	hasDest      bool
 	writes       []string
+	deferred     bool
 }
 
 // WithRetry retries the node after errors, as the policy says.
@@ -77,6 +115,13 @@ func WithRetry(p RetryPolicy) NodeOption {
 func Destinations(nodes ...string) NodeOption {
 	return func(o *nodeOptions) { o.destinations = append(o.destinations, nodes...); o.hasDest = true }
 }
+
+// Defer makes the node deferred, as LangGraph's defer=True: when it is
+// scheduled while other tasks are too, it waits — its triggers kept, in
+// checkpoints as well — and runs, once, in the first step in which no other
+// task is scheduled. So a node after a Send fan-out whose branches have
+// different lengths runs once, after the longest branch.
+func Defer() NodeOption { return func(o *nodeOptions) { o.deferred = true } }
 
 // Writes declares the fields (by Go field name) the node may write. Compile
 // uses it to reject two nodes that always run in the same step and both
@@ -102,7 +147,7 @@ type Mode uint8
 
 const (
 	Values  Mode = 1 << iota // the full state after the input and after each step
-	Updates                  // each task's partial update, per step in task order
+	Updates                  // each task's partial update, as the task finishes
 	Debug                    // task start and result, checkpoint written
 	Custom                   // values nodes pass to Emit
 )
@@ -171,8 +216,12 @@ type Interruption struct {
 
 // Snapshot is a thread's state at one checkpoint.
 type Snapshot[S any] struct {
-	Values       S
-	Next         []string // nodes of the tasks the next step runs
+	// Values is the state at the checkpoint; when a step that started there
+	// paused or failed (GetState), with its finished tasks' writes applied.
+	Values S
+	// Next names the nodes of the tasks still to run: the next step's, less
+	// those whose writes are already stored (GetState).
+	Next         []string
 	Tasks        []TaskRef
 	Interrupts   []Interruption
 	ThreadID     string

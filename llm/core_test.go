@@ -41,6 +41,11 @@ func TestDetect(t *testing.T) {
 		{"blank values ignored", map[string]string{EnvAnthropicKey: "  ", EnvOllamaHost: "http://o:1"}, nil,
 			Detection{Provider: Ollama, BaseURL: "http://o:1", Source: EnvOllamaHost}, ""},
 		{"offline fallback", map[string]string{}, []DetectOption{OfflineFallback()}, Detection{Provider: Offline, Source: "offline fallback"}, ""},
+		{"force provider beats keys and explicit", map[string]string{EnvProvider: "anthropic", EnvAnthropicKey: "a", EnvGoogleKey: "g"}, []DetectOption{ForceProvider(Google)},
+			Detection{Provider: Google, APIKey: "g", Source: EnvGoogleKey}, ""},
+		{"force provider without key", map[string]string{EnvAnthropicKey: "a"}, []DetectOption{ForceProvider(OpenAI)}, Detection{}, "provider openai is forced but OPENAI_API_KEY (or OPENAI_BASE_URL) is not set"},
+		{"force provider offline", map[string]string{EnvAnthropicKey: "a"}, []DetectOption{ForceProvider(Offline)}, Detection{Provider: Offline, Source: "forced offline"}, ""},
+		{"force offline beats force provider", map[string]string{EnvAnthropicKey: "a"}, []DetectOption{ForceProvider(Anthropic), ForceOffline()}, Detection{Provider: Offline, Source: "forced offline"}, ""},
 		{"force offline", map[string]string{EnvAnthropicKey: "a"}, []DetectOption{ForceOffline()}, Detection{Provider: Offline, Source: "forced offline"}, ""},
 	}
 	for _, tt := range tests {

@@ -23,6 +23,8 @@
 // for. Offline mode is a result, not an error: AGENTGRAPH_PROVIDER=offline,
 // or the OfflineFallback / ForceOffline options, give Detection.Provider ==
 // Offline, and callers branch on Detection.IsOffline to use heuristics.
+// ForceProvider(p) picks p whatever else is set (a command line's
+// --provider); p's key must then be set.
 //
 // NewProviderModel builds the langchaingo client (anthropic, openai,
 // googleai over REST, ollama) over an HTTP client whose Transport records

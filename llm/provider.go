@@ -109,6 +109,7 @@ type DetectOption func(*detectOptions)
 type detectOptions struct {
 	offlineFallback bool
 	forceOffline    bool
+	force           Provider
 }
 
 // OfflineFallback makes Detect return Offline instead of a *NoProviderError
@@ -117,6 +118,11 @@ func OfflineFallback() DetectOption { return func(o *detectOptions) { o.offlineF
 
 // ForceOffline makes Detect return Offline whatever the environment says.
 func ForceOffline() DetectOption { return func(o *detectOptions) { o.forceOffline = true } }
+
+// ForceProvider makes Detect use p whatever else the environment names
+// (AGENTGRAPH_PROVIDER included); p's own variables supply key and URL, and
+// Detect fails if p's key is not set. ForceOffline still wins.
+func ForceProvider(p Provider) DetectOption { return func(o *detectOptions) { o.force = p } }
 
 // Detect chooses a provider from env, in this order:
 //
@@ -137,6 +143,16 @@ func Detect(env Lookup, opts ...DetectOption) (Detection, error) {
 	}
 	if o.forceOffline {
 		return Detection{Provider: Offline, Source: "forced offline"}, nil
+	}
+	if p := o.force; p != "" {
+		if p == Offline {
+			return Detection{Provider: Offline, Source: "forced offline"}, nil
+		}
+		d, ok := fromEnv(env, p, true)
+		if !ok {
+			return Detection{}, fmt.Errorf("llm: provider %s is forced but %s is not set", p, keyVars(p))
+		}
+		return d, nil
 	}
 	if explicit := get(env, EnvProvider); explicit != "" {
 		p, err := ParseProvider(explicit)

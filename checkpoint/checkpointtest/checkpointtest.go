@@ -40,6 +40,7 @@ func Run(t *testing.T, newCP func() graph.Checkpointer) {
 		{"Replace", testReplace},
 		{"Namespaces", testNamespaces},
 		{"PendingWrites", testPendingWrites},
+		{"ManyTasksWrites", testManyTasksWrites},
 		{"List", testList},
 		{"DeleteThread", testDeleteThread},
 		{"GrowingState", testGrowingState},
@@ -302,6 +303,89 @@ func testPendingWrites(t *testing.T, cp graph.Checkpointer) {
 	_, ws, err = cp.Get(ctx, "t", "", ID(2))
 	require.NoError(t, err)
 	assert.Equal(t, []graph.PendingWrite{w("c", "z", "6")}, ws)
+}
+
+// testManyTasksWrites stores the writes of many tasks of one step, one
+// PutWrites per task as the engine does (some concurrently), and checks
+// their order, a re-put of one task and a failure-time batch of several.
+func testManyTasksWrites(t *testing.T, cp graph.Checkpointer) {
+	ctx := context.Background()
+	require.NoError(t, cp.Put(ctx, Sample("t", "", 1, false)))
+	const tasks = 300
+	task := func(i int) string { return fmt.Sprintf("task-%03d", i) }
+	w := func(i int, ch, v string) graph.PendingWrite {
+		return graph.PendingWrite{TaskID: task(i), Node: "work", Channel: ch, Value: []byte(v)}
+	}
+	var want []graph.PendingWrite
+	// Tasks finish in an order unrelated to their ids.
+	for k := range tasks {
+		i := (k * 7) % tasks
+		ws := []graph.PendingWrite{w(i, "items", fmt.Sprintf(`["%d"]`, i)), w(i, "__route__", `{}`)}
+		require.NoError(t, cp.PutWrites(ctx, "t", "", ID(1), ws))
+		want = append(want, ws...)
+	}
+	_, got, err := cp.Get(ctx, "t", "", ID(1))
+	require.NoError(t, err)
+	require.Equal(t, want, got, "grouped by task, in the order each task's first write was stored")
+
+	// A re-put of one task replaces only that task's writes of the same
+	// channels, in place, and adds its new channels after its own.
+	re := (100 * 7) % tasks
+	require.NoError(t, cp.PutWrites(ctx, "t", "", ID(1), []graph.PendingWrite{w(re, "items", `["again"]`), w(re, "extra", `1`)}))
+	_, got, err = cp.Get(ctx, "t", "", ID(1))
+	require.NoError(t, err)
+	wantRe := make([]graph.PendingWrite, 0, len(want)+1)
+	for j := 0; j < len(want); j++ {
+		x := want[j]
+		if x.TaskID == task(re) && x.Channel == "items" {
+			x.Value = []byte(`["again"]`)
+		}
+		wantRe = append(wantRe, x)
+		if x.TaskID == task(re) && x.Channel == "__route__" {
+			wantRe = append(wantRe, w(re, "extra", `1`))
+		}
+	}
+	require.Equal(t, wantRe, got)
+
+	// Concurrent tasks against another checkpoint: every write kept, each
+	// task's writes together and in their own order.
+	require.NoError(t, cp.Put(ctx, Sample("t", "", 2, true)))
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- cp.PutWrites(ctx, "t", "", ID(2), []graph.PendingWrite{w(i, "a", `1`), w(i, "b", `2`)})
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	_, got, err = cp.Get(ctx, "t", "", ID(2))
+	require.NoError(t, err)
+	require.Len(t, got, 80)
+	seen := map[string]bool{}
+	for j := 0; j < len(got); j += 2 {
+		assert.Equal(t, got[j].TaskID, got[j+1].TaskID, "a task's writes are together")
+		assert.Equal(t, []string{"a", "b"}, []string{got[j].Channel, got[j+1].Channel})
+		assert.False(t, seen[got[j].TaskID], "task %s appears once", got[j].TaskID)
+		seen[got[j].TaskID] = true
+	}
+
+	// One PutWrites with several tasks (a failed step's batch) keeps its order.
+	require.NoError(t, cp.Put(ctx, Sample("t", "", 3, true)))
+	batch := []graph.PendingWrite{w(5, "x", `1`), w(2, "x", `2`), w(5, "y", `3`), w(9, "x", `4`)}
+	require.NoError(t, cp.PutWrites(ctx, "t", "", ID(3), batch))
+	_, got, err = cp.Get(ctx, "t", "", ID(3))
+	require.NoError(t, err)
+	assert.Equal(t, []graph.PendingWrite{batch[0], batch[2], batch[1], batch[3]}, got)
+	// The first checkpoint's writes are untouched by the others'.
+	_, got, err = cp.Get(ctx, "t", "", ID(1))
+	require.NoError(t, err)
+	assert.Equal(t, wantRe, got)
 }
 
 func testList(t *testing.T, cp graph.Checkpointer) {

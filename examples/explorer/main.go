@@ -6,8 +6,12 @@
 // OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_API_KEY, OLLAMA_HOST) and
 // --offline is not given, the supervisor, personas, reporter and reflection
 // are model-driven, with role models from llm.NewFactory (role tiers in
-// AGENTGRAPH_ROLES_FILE or AGENTGRAPH_<ROLE>_MODEL…). See package explore for
-// flags, environment and outputs.
+// AGENTGRAPH_ROLES_FILE or AGENTGRAPH_<ROLE>_MODEL…); --provider forces one.
+//
+// Settings come from flags, AGENTGRAPH_<KEY> variables, explorer.yaml and
+// .env (package config); `explorer config` prints the effective ones and
+// `explorer init` writes a commented explorer.yaml. See package explore for
+// the outputs.
 package main
 
 import (
@@ -21,6 +25,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/config"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/tmc/langchaingo/llms"
@@ -34,76 +39,36 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(string) (string, bool)) int {
-	fs := flag.NewFlagSet("explorer", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		cfg      explore.Config
-		missions = fs.String("missions", "", "missions YAML file")
-		failOn   = fs.String("fail-on", "new", "exit 1 on bugs: new, any or none")
-		offline  = fs.Bool("offline", false, "never use a model, even when an API key is set")
-		verbose  = fs.Bool("v", false, "log diagnostics to stderr")
-		plain    = fs.Bool("plain", false, "plain progress lines even on a terminal")
-		quiet    = fs.Bool("quiet", false, "no progress lines")
-	)
-	fs.StringVar(&cfg.Target, "target", "", "origin of the app to explore (default: serve the demo app on loopback)")
-	fs.StringVar(&cfg.Team, "team", "", "team for every mission: standard or advanced (default: by mission keywords)")
-	fs.IntVar(&cfg.Budget, "budget", 200, "browser steps per mission")
-	fs.IntVar(&cfg.TurnSteps, "turn-steps", 10, "step limit of one persona turn")
-	fs.StringVar(&cfg.ReportDir, "reports", "reports", "report directory")
-	fs.StringVar(&cfg.DB, "db", "reports/explorer.db", "bbolt file for checkpoints and memory (\"\" for in-memory)")
-	fs.StringVar(&cfg.Resume, "resume", "", "resume the mission with this thread id from its checkpoint")
-	fs.BoolVar(&cfg.Regression, "regression", false, "missions from the open bugs in memory")
-	fs.StringVar(&cfg.Credentials.Email, "user", "", "sign-in email or user name (default: one shown on the page)")
-	fs.StringVar(&cfg.Credentials.Password, "password", "", "sign-in password")
-	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the offline personas")
-	fs.BoolVar(&cfg.Headed, "headed", false, "show the browser")
-	fs.StringVar(&cfg.PRURL, "pr-url", "", "missions from a GitHub pull request (https://github.com/OWNER/REPO/pull/N)")
-	fs.StringVar(&cfg.MCPConfig, "mcp-config", "", "mcp_servers.json whose \"github\" server fetches --pr-url (default: ./mcp_servers.json if present, else the gh CLI)")
-	fs.IntVar(&cfg.MissionRetries, "mission-retries", 2, "continue a mission from its checkpoint this often after transient model errors (0: never)")
-	fs.IntVar(&cfg.MinimizeReplays, "minimize-replays", explore.DefaultMinimizeReplays, "replays to shorten one bug's reproduction (negative: off)")
-	fs.DurationVar(&cfg.MinimizeTime, "minimize-time", explore.DefaultMinimizeTime, "time to shorten one mission's reproductions")
-	fs.IntVar(&cfg.MinimizeWorkers, "minimize-workers", explore.DefaultMinimizeWorkers, "minimisation replays run at once")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return explore.ExitClean
+	if len(args) > 0 {
+		switch args[0] {
+		case "init":
+			return runInit(args[1:], stdout, stderr)
+		case "config":
+			return runConfig(args[1:], stdout, stderr, env)
 		}
-		return explore.ExitSetup
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "explorer: unexpected arguments %q\n", fs.Args())
-		return explore.ExitSetup
+	l, code := loadConfig("explorer", args, stderr, env)
+	if l == nil {
+		return code
 	}
-	fo, err := explore.ParseFailOn(*failOn)
+	s := l.Settings
+	fo, err := explore.ParseFailOn(s.FailOn)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return explore.ExitSetup
 	}
-	if cfg.MissionRetries == 0 {
-		cfg.MissionRetries = -1 // explore.Config: 0 is the default, negative is never
+	cfg, err := exploreConfig(s, l.Lookup)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return explore.ExitSetup
 	}
-	if cfg.PRURL != "" {
-		if _, err := explore.ParsePRURL(cfg.PRURL); err != nil {
-			fmt.Fprintln(stderr, err)
-			return explore.ExitSetup
-		}
-		if cfg.MCPConfig == "" {
-			if _, err := os.Stat("mcp_servers.json"); err == nil {
-				cfg.MCPConfig = "mcp_servers.json"
-			}
-		}
-	}
-	if *missions != "" {
-		ms, err := explore.LoadMissions(*missions)
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return explore.ExitSetup
-		}
-		cfg.Missions = ms
-	}
-	if *verbose {
+	if s.Verbose {
 		cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		if err := l.Print(stderr); err != nil {
+			return explore.ExitSetup
+		}
 	}
-	factory, err := modelFactory(env, *offline, cfg.Logger)
+	factory, err := factoryFor(l, cfg.Logger)
 	if err != nil {
 		fmt.Fprintln(stderr, "explorer:", err)
 		return explore.ExitSetup
@@ -128,12 +93,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 	} else {
 		fmt.Fprintln(stderr, "explorer: offline: heuristic personas and rule supervisor (set an API key, e.g. OPENAI_API_KEY, for a model-driven team)")
 	}
-	if !*quiet {
+	if !s.Quiet {
 		cfg.Progress = stdout
-		cfg.TTY = !*plain && isTTY(stdout)
-	}
-	if v, ok := env("DEMOAPP_FIXED"); ok && cfg.Target == "" {
-		cfg.DemoDisabled = []string{v}
+		cfg.TTY = !s.Plain && isTTY(stdout)
 	}
 	res, err := explore.Run(ctx, cfg)
 	if cfg.TTY {
@@ -149,6 +111,167 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 	return explore.ExitCode(res, err, fo)
 }
 
+// loadConfig parses the command line and loads the effective configuration
+// (flag > AGENTGRAPH_* variable > explorer.yaml > default). A nil result
+// comes with the exit code: clean for -h, set-up for an error.
+func loadConfig(name string, args []string, stderr io.Writer, env func(string) (string, bool)) (*config.Loaded, int) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	scratch := config.Defaults()
+	config.RegisterFlags(fs, &scratch)
+	file := fs.String("config", "", "config file (default: ./"+config.DefaultFile+" if present)")
+	envFile := fs.String("env-file", "", "file of environment variables (default: ./"+config.DefaultEnvFile+" if present); never overrides the environment")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: explorer [flags]       explore (settings: flag > AGENTGRAPH_<KEY> > %s > default)\n", config.DefaultFile)
+		fmt.Fprintln(stderr, "       explorer config [flags] print the effective config, secrets masked")
+		fmt.Fprintln(stderr, "       explorer init [--force] [--config FILE] write a commented "+config.DefaultFile)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, explore.ExitClean
+		}
+		return nil, explore.ExitSetup
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "explorer: unexpected arguments %q\n", fs.Args())
+		return nil, explore.ExitSetup
+	}
+	flags := map[string]string{}
+	fs.Visit(func(f *flag.Flag) {
+		if key, ok := config.FlagKey(f.Name); ok {
+			flags[key] = f.Value.String()
+		}
+	})
+	l, err := config.Load(config.Options{File: *file, EnvFile: *envFile, Env: env, Flags: flags})
+	if err != nil {
+		fmt.Fprintln(stderr, "explorer:", err)
+		return nil, explore.ExitSetup
+	}
+	return l, explore.ExitClean
+}
+
+// exploreConfig turns the settings into the explorer's configuration,
+// reading the missions file. env is the environment (with .env).
+func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.Config, error) {
+	cfg := explore.Config{
+		Target:          s.Target,
+		Team:            s.Team,
+		Budget:          s.Budget,
+		TurnSteps:       s.TurnSteps,
+		ReportDir:       s.Reports,
+		DB:              s.DB,
+		Resume:          s.Resume,
+		Regression:      s.Regression,
+		Credentials:     explore.Credentials{Email: s.User, Password: s.Password},
+		Seed:            s.Seed,
+		Headed:          s.Headed,
+		PRURL:           s.PRURL,
+		MCPConfig:       s.MCPConfig,
+		MissionRetries:  s.MissionRetries,
+		MinimizeReplays: s.MinimizeReplays,
+		MinimizeTime:    s.MinimizeTime,
+		MinimizeWorkers: s.MinimizeWorkers,
+	}
+	if cfg.MissionRetries == 0 {
+		cfg.MissionRetries = -1 // explore.Config: 0 is the default, negative is never
+	}
+	if cfg.PRURL != "" {
+		if _, err := explore.ParsePRURL(cfg.PRURL); err != nil {
+			return cfg, err
+		}
+		if cfg.MCPConfig == "" {
+			if _, err := os.Stat("mcp_servers.json"); err == nil {
+				cfg.MCPConfig = "mcp_servers.json"
+			}
+		}
+	}
+	if s.Missions != "" {
+		ms, err := explore.LoadMissions(s.Missions)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Missions = ms
+	}
+	if v, ok := env("DEMOAPP_FIXED"); ok && cfg.Target == "" {
+		cfg.DemoDisabled = []string{v}
+	}
+	return cfg, nil
+}
+
+// runInit writes a commented explorer.yaml with every setting at its default.
+func runInit(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("explorer init", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("config", config.DefaultFile, "file to write")
+	force := fs.Bool("force", false, "overwrite an existing file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return explore.ExitClean
+		}
+		return explore.ExitSetup
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "explorer init: unexpected arguments %q\n", fs.Args())
+		return explore.ExitSetup
+	}
+	if err := config.WriteTemplate(*file, *force); err != nil {
+		fmt.Fprintln(stderr, "explorer init:", err)
+		return explore.ExitSetup
+	}
+	fmt.Fprintf(stdout, "explorer: wrote %s\n", *file)
+	return explore.ExitClean
+}
+
+// runConfig prints the effective configuration, secrets masked, and the
+// model provider it selects, without starting a browser.
+func runConfig(args []string, stdout, stderr io.Writer, env func(string) (string, bool)) int {
+	l, code := loadConfig("explorer config", args, stderr, env)
+	if l == nil {
+		return code
+	}
+	if err := l.Print(stdout); err != nil {
+		fmt.Fprintln(stderr, "explorer config:", err)
+		return explore.ExitSetup
+	}
+	f, err := factoryFor(l, nil)
+	if err != nil {
+		fmt.Fprintln(stderr, "explorer config:", err)
+		return explore.ExitSetup
+	}
+	if f == nil {
+		fmt.Fprintln(stdout, "# model: offline")
+	} else {
+		fmt.Fprintf(stdout, "# model: %s (via %s)\n", f.Detection.Provider, f.Detection.Source)
+	}
+	return explore.ExitClean
+}
+
+// factoryFor is modelFactory for the loaded settings: provider forces a
+// provider, offline forces none. When both are set, the one from the higher
+// layer wins (flag > environment > file); on the same layer offline wins.
+// The environment includes the .env file.
+func factoryFor(l *config.Loaded, log *slog.Logger) (*llm.Factory, error) {
+	s := l.Settings
+	var opts []llm.DetectOption
+	offline := s.Offline
+	if s.Provider != "" {
+		p, err := llm.ParseProvider(s.Provider)
+		if err != nil {
+			return nil, fmt.Errorf("provider (%s): %w", l.Sources["provider"], err)
+		}
+		if offline && l.Layers["provider"] > l.Layers["offline"] {
+			offline = false
+		}
+		opts = append(opts, llm.ForceProvider(p))
+	}
+	f, err := modelFactory(l.Lookup, offline, log, opts...)
+	if err != nil && s.Provider != "" {
+		return nil, fmt.Errorf("provider %s (%s): %w", s.Provider, l.Sources["provider"], err)
+	}
+	return f, err
+}
+
 func isTTY(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -159,10 +282,11 @@ func isTTY(w io.Writer) bool {
 }
 
 // modelFactory returns the role-model factory of the environment, or nil
-// offline (--offline, or no provider configured).
-func modelFactory(env func(string) (string, bool), offline bool, log *slog.Logger) (*llm.Factory, error) {
+// offline (--offline, or no provider configured); force adds detect options
+// such as llm.ForceProvider.
+func modelFactory(env func(string) (string, bool), offline bool, log *slog.Logger, force ...llm.DetectOption) (*llm.Factory, error) {
 	lookup := llm.Lookup(env)
-	opts := []llm.DetectOption{llm.OfflineFallback()}
+	opts := append([]llm.DetectOption{llm.OfflineFallback()}, force...)
 	if offline {
 		opts = append(opts, llm.ForceOffline())
 	}

@@ -6,9 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/config"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 )
 
@@ -36,4 +39,172 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 			assert.Contains(t, errOut.String(), tc.want)
 		})
 	}
+}
+
+func mapEnv(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+// inDir runs the test in a fresh working directory holding files.
+func inDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600))
+	}
+	t.Chdir(dir)
+	return dir
+}
+
+// TestConfigPrecedence: `explorer config` prints each setting with where it
+// came from: flag > AGENTGRAPH_* (environment, then .env) > explorer.yaml > default.
+func TestConfigPrecedence(t *testing.T) {
+	inDir(t, map[string]string{
+		"explorer.yaml": "budget: 50\nseed: 5\nteam: advanced\nreports: file-reports\npassword: ${QA_PW}\nuser: ${QA_USER:-qa@example.com}\n",
+		".env":          "QA_PW=dotenv-secret\nAGENTGRAPH_SEED=6\nAGENTGRAPH_TEAM=standard\n",
+	})
+	env := mapEnv(map[string]string{"AGENTGRAPH_BUDGET": "70", "AGENTGRAPH_SEED": "8"})
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"config", "--budget", "90", "-v"}, &out, &errOut, env)
+	require.Equal(t, explore.ExitClean, code, errOut.String())
+	for _, want := range []string{
+		"budget: 90 # flag --budget\n",                     // flag over env over file
+		"seed: 8 # env AGENTGRAPH_SEED\n",                  // environment over .env over file
+		"team: standard # .env line 3 (AGENTGRAPH_TEAM)\n", // .env over file
+		"reports: file-reports # explorer.yaml line 4\n",
+		"user: qa@example.com # explorer.yaml line 6\n",
+		"password: '****' # explorer.yaml line 5\n",
+		"turn_steps: 10 # default\n",
+		"verbose: true # flag --verbose\n",
+		"# model: offline\n",
+	} {
+		assert.Contains(t, out.String(), want)
+	}
+	assert.NotContains(t, out.String(), "dotenv-secret")
+}
+
+func TestConfigFileErrorsExitTwo(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		args  []string
+		want  string
+	}{
+		{"unknown key", map[string]string{"explorer.yaml": "budget: 1\ncolour: red\n"}, nil, "explorer.yaml line 2: unknown setting \"colour\""},
+		{"wrong type", map[string]string{"explorer.yaml": "\nbudget: many\n"}, nil, "explorer.yaml line 2: budget: want an integer"},
+		{"unset variable", map[string]string{"explorer.yaml": "password: ${NOPE_PW}\n"}, nil, "explorer.yaml line 1: password: ${NOPE_PW} is not set"},
+		{"missing --config", nil, []string{"--config", "other.yaml"}, "--config: stat other.yaml"},
+		{"bad .env", map[string]string{".env": "OK=1\nNOT OK\n"}, nil, ".env line 2"},
+		{"missing --env-file", nil, []string{"--env-file", "ci.env"}, "--env-file: stat ci.env"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			inDir(t, tc.files)
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), tc.args, &out, &errOut, mapEnv(nil))
+			assert.Equal(t, explore.ExitSetup, code)
+			assert.Contains(t, errOut.String(), tc.want)
+		})
+	}
+}
+
+// TestInitRoundTrip: `explorer init` writes a file that loads back to the
+// defaults and does not overwrite one without --force.
+func TestInitRoundTrip(t *testing.T) {
+	dir := inDir(t, nil)
+	var out, errOut bytes.Buffer
+	require.Equal(t, explore.ExitClean, run(context.Background(), []string{"init"}, &out, &errOut, mapEnv(nil)), errOut.String())
+	assert.Contains(t, out.String(), "wrote explorer.yaml")
+
+	l, err := config.Load(config.Options{Env: mapEnv(nil)})
+	require.NoError(t, err)
+	assert.Equal(t, config.Defaults(), l.Settings)
+	assert.Equal(t, "explorer.yaml line 9", l.Sources["target"], "the written file is the one read")
+
+	require.NoError(t, os.WriteFile("explorer.yaml", []byte("budget: 3\n"), 0o600))
+	errOut.Reset()
+	assert.Equal(t, explore.ExitSetup, run(context.Background(), []string{"init"}, &out, &errOut, mapEnv(nil)))
+	assert.Contains(t, errOut.String(), "explorer.yaml exists; use --force")
+	body, err := os.ReadFile("explorer.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, "budget: 3\n", string(body))
+	assert.Equal(t, explore.ExitClean, run(context.Background(), []string{"init", "--force"}, &out, &errOut, mapEnv(nil)))
+	body, err = os.ReadFile("explorer.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, config.Template(), body)
+	assert.Equal(t, explore.ExitClean, run(context.Background(), []string{"init", "--config", "ci.yaml"}, &out, &errOut, mapEnv(nil)))
+	assert.FileExists(t, filepath.Join(dir, "ci.yaml"))
+}
+
+// TestProviderFlag: --provider forces a provider; a forced provider without
+// its key, or one contradicting --offline, is a set-up error before the browser.
+func TestProviderFlag(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		env   map[string]string
+		args  []string
+		code  int
+		want  string
+	}{
+		{"offline despite key", nil, map[string]string{"OPENAI_API_KEY": "sk"}, []string{"config", "--provider", "offline"}, explore.ExitClean, "# model: offline"},
+		{"detected", nil, map[string]string{"OPENAI_API_KEY": "sk"}, []string{"config"}, explore.ExitClean, "# model: openai (via OPENAI_API_KEY)"},
+		{"forced over detection", nil, map[string]string{"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "sk"}, []string{"config", "--provider", "openai"}, explore.ExitClean, "# model: openai (via OPENAI_API_KEY)"},
+		{"forced over AGENTGRAPH_PROVIDER", nil, map[string]string{"AGENTGRAPH_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "a", "GOOGLE_API_KEY": "g"}, []string{"config", "--provider", "google"}, explore.ExitClean, "# model: google (via GOOGLE_API_KEY)"},
+		{"key from .env", map[string]string{".env": "ANTHROPIC_API_KEY=from-dotenv\n"}, nil, []string{"config", "--provider", "anthropic"}, explore.ExitClean, "# model: anthropic (via ANTHROPIC_API_KEY)"},
+		{"from file", map[string]string{"explorer.yaml": "provider: offline\n"}, map[string]string{"OPENAI_API_KEY": "sk"}, []string{"config"}, explore.ExitClean, "provider: offline # explorer.yaml line 1"},
+		{"key missing", nil, map[string]string{"OPENAI_API_KEY": "sk"}, []string{"--provider", "anthropic"}, explore.ExitSetup,
+			"explorer: provider anthropic (flag --provider): llm: provider anthropic is forced but ANTHROPIC_API_KEY is not set"},
+		{"key missing from file", map[string]string{"explorer.yaml": "provider: google\n"}, nil, []string{"config"}, explore.ExitSetup,
+			"provider google (explorer.yaml line 1): llm: provider google is forced but GOOGLE_API_KEY or GEMINI_API_KEY is not set"},
+		{"unknown provider", nil, nil, []string{"--provider", "mistral"}, explore.ExitSetup, `unknown provider "mistral"`},
+		{"offline wins on the same layer", nil, map[string]string{"OPENAI_API_KEY": "sk"}, []string{"config", "--provider", "openai", "--offline"}, explore.ExitClean, "# model: offline"},
+		{"offline from env wins over provider from file", map[string]string{"explorer.yaml": "provider: openai\n"}, map[string]string{"OPENAI_API_KEY": "sk", "AGENTGRAPH_OFFLINE": "true"}, []string{"config"}, explore.ExitClean, "# model: offline"},
+		{"provider flag wins over offline from file", map[string]string{"explorer.yaml": "offline: true\n"}, map[string]string{"OPENAI_API_KEY": "sk"}, []string{"config", "--provider", "openai"}, explore.ExitClean, "# model: openai (via OPENAI_API_KEY)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			inDir(t, tc.files)
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), tc.args, &out, &errOut, mapEnv(tc.env))
+			assert.Equal(t, tc.code, code, errOut.String())
+			assert.Contains(t, out.String()+errOut.String(), tc.want)
+		})
+	}
+}
+
+// TestVerbosePrintsMaskedConfig: -v prints the effective config, secrets
+// masked, before anything starts (here the run then stops at set-up).
+func TestVerbosePrintsMaskedConfig(t *testing.T) {
+	inDir(t, map[string]string{".env": "QA_PASSWORD=pa55-from-dotenv\n", "explorer.yaml": "password: ${QA_PASSWORD}\nbudget: 12\n"})
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"-v", "--provider", "anthropic"}, &out, &errOut, mapEnv(nil))
+	assert.Equal(t, explore.ExitSetup, code)
+	assert.Contains(t, errOut.String(), "password: '****' # explorer.yaml line 1\n")
+	assert.Contains(t, errOut.String(), "budget: 12 # explorer.yaml line 2\n")
+	assert.Contains(t, errOut.String(), "ANTHROPIC_API_KEY is not set")
+	assert.NotContains(t, errOut.String(), "pa55-from-dotenv")
+}
+
+// TestExploreConfig: the settings reach explore.Config.
+func TestExploreConfig(t *testing.T) {
+	s := config.Defaults()
+	s.User, s.Password, s.Budget, s.MissionRetries, s.MinimizeTime, s.Team = "qa", "pw", 7, 0, time.Minute, "advanced"
+	cfg, err := exploreConfig(s, mapEnv(map[string]string{"DEMOAPP_FIXED": "all"}))
+	require.NoError(t, err)
+	assert.Equal(t, explore.Credentials{Email: "qa", Password: "pw"}, cfg.Credentials)
+	assert.Equal(t, 7, cfg.Budget)
+	assert.Equal(t, -1, cfg.MissionRetries, "0 means never")
+	assert.Equal(t, time.Minute, cfg.MinimizeTime)
+	assert.Equal(t, "advanced", cfg.Team)
+	assert.Equal(t, "reports/explorer.db", cfg.DB)
+	assert.Equal(t, []string{"all"}, cfg.DemoDisabled)
+
+	s.Target = "http://app"
+	cfg, err = exploreConfig(s, mapEnv(map[string]string{"DEMOAPP_FIXED": "all"}))
+	require.NoError(t, err)
+	assert.Empty(t, cfg.DemoDisabled, "DEMOAPP_FIXED only for the demo app")
+	s.Missions = filepath.Join(t.TempDir(), "none.yaml")
+	_, err = exploreConfig(s, mapEnv(nil))
+	assert.Error(t, err)
 }
