@@ -627,7 +627,8 @@ func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters boo
 			slog.String("graph", r.g.name), slog.String("node", n.name), slog.Int("step", t.sc.step))
 	}
 	if inRouters && n.routes {
-		v := start
+		// Clipped: siblings' routers must not append into the same spare capacity.
+		v := r.g.view(start)
 		if err := r.applyLocal(&v, t); err != nil {
 			t.err = err
 			return
