@@ -81,6 +81,7 @@ type run[S any] struct {
 	cur      *Checkpoint // step-start checkpoint
 	versions []int64
 	enc      [][]byte
+	encAt    []sliceHeader // a slice field's value when it was last encoded
 	written  []bool
 	joinSeen [][]bool
 	// deferred nodes triggered while other tasks were scheduled (Defer)
@@ -298,6 +299,7 @@ func (r *run[S]) initCP() {
 	if r.cp != nil {
 		r.versions = make([]int64, len(r.g.fields))
 		r.enc = make([][]byte, len(r.g.fields))
+		r.encAt = make([]sliceHeader, len(r.g.fields))
 	}
 }
 
@@ -314,6 +316,7 @@ func (c *CompiledGraph[S]) release(r *run[S]) {
 		r.next[i] = task[S]{}
 	}
 	r.out, r.customCh, r.cur, r.enc, r.versions, r.baseCtx, r.tc, r.inlineCtx = nil, nil, nil, nil, nil, nil, taskCtx{}, nil
+	r.encAt = nil
 	r.parCtx, r.parCancel = nil, nil
 	r.st, r.cp = nil, nil
 	c.pool.Put(r)
