@@ -292,8 +292,20 @@ func (r *run[S]) metadata(source Source) map[string]string {
 	return m
 }
 
-// encodeWrites encodes a finished task's writes and routing.
+// encodeWrites encodes a finished task's writes and routing (once: the
+// encoding is kept on the task).
 func (r *run[S]) encodeWrites(t *task[S]) ([]PendingWrite, error) {
+	if t.encoded != nil {
+		return t.encoded, nil
+	}
+	w, err := r.encodeTaskWrites(t)
+	if err == nil {
+		t.encoded = w
+	}
+	return w, err
+}
+
+func (r *run[S]) encodeTaskWrites(t *task[S]) ([]PendingWrite, error) {
 	g := r.g
 	var out []PendingWrite
 	up := unsafe.Pointer(&t.update)

@@ -55,6 +55,7 @@ type task[S any] struct {
 	done      bool
 	loaded    bool // result came from pending writes
 	streamed  bool // its Updates and Debug result events were sent
+	encoded   []PendingWrite // its writes as encoded for PutWrites, reused by the checkpoint
 	saved     bool // writes already stored as pending writes of the step
 	attempts  int
 	dur       time.Duration
