@@ -53,10 +53,10 @@ type task[S any] struct {
 	err       error
 	intr      *interruptSignal
 	done      bool
-	loaded    bool // result came from pending writes
-	streamed  bool // its Updates and Debug result events were sent
+	loaded    bool           // result came from pending writes
+	streamed  bool           // its Updates and Debug result events were sent
 	encoded   []PendingWrite // its writes as encoded for PutWrites, reused by the checkpoint
-	saved     bool // writes already stored as pending writes of the step
+	saved     bool           // writes already stored as pending writes of the step
 	attempts  int
 	dur       time.Duration
 }
