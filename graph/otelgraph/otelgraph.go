@@ -342,7 +342,11 @@ func (rs *runState) finishTask(e event) {
 	default:
 		rs.t.recordUpdate(ts.span, e.update)
 	}
-	ts.end(e.debug.Err)
+	var err error
+	if e.debug.Interrupted {
+		err = graph.ErrInterrupted // for the subgraph runs it ends
+	}
+	ts.end(err)
 }
 
 // end ends the task span and the subgraph runs it started; t.mu is held.

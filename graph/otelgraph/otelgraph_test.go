@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/graph"
@@ -81,12 +83,12 @@ func TestSpans(t *testing.T) {
 	tests := []struct {
 		name  string
 		opts  []otelgraph.Option
-		run   func(t *testing.T, tr *otelgraph.Tracer)
+		run   func(t *testing.T, tr *otelgraph.Tracer, tp trace.TracerProvider)
 		check func(t *testing.T, spans []sdktrace.ReadOnlySpan)
 	}{
 		{
 			name: "fan-out with Send: one span per task, children of their step",
-			run: func(t *testing.T, tr *otelgraph.Tracer) {
+			run: func(t *testing.T, tr *otelgraph.Tracer, _ trace.TracerProvider) {
 				g := newGraph()
 				g.AddNode("split", add("split"))
 				g.AddNode("work", func(ctx context.Context, s S) (S, error) {
@@ -143,7 +145,7 @@ func TestSpans(t *testing.T) {
 		},
 		{
 			name: "retry: a node that fails once succeeds on its second attempt; one that always fails fails the run",
-			run: func(t *testing.T, tr *otelgraph.Tracer) {
+			run: func(t *testing.T, tr *otelgraph.Tracer, _ trace.TracerProvider) {
 				var calls atomic.Int32
 				g := newGraph()
 				retry := graph.WithRetry(graph.RetryPolicy{MaxAttempts: 2, InitialInterval: time.Millisecond})
@@ -190,7 +192,7 @@ func TestSpans(t *testing.T) {
 		},
 		{
 			name: "interrupt, then resume",
-			run: func(t *testing.T, tr *otelgraph.Tracer) {
+			run: func(t *testing.T, tr *otelgraph.Tracer, _ trace.TracerProvider) {
 				g := newGraph()
 				g.AddNode("ask", func(ctx context.Context, s S) (S, error) {
 					v, err := graph.InterruptAs[string](ctx, "name?")
@@ -225,7 +227,7 @@ func TestSpans(t *testing.T) {
 		},
 		{
 			name: "subgraph runs under their parent task",
-			run: func(t *testing.T, tr *otelgraph.Tracer) {
+			run: func(t *testing.T, tr *otelgraph.Tracer, _ trace.TracerProvider) {
 				child := newGraph()
 				child.AddNode("inner", add("inner"))
 				child.AddEdge(graph.Start, "inner")
@@ -266,9 +268,67 @@ func TestSpans(t *testing.T) {
 			},
 		},
 		{
+			name: "a node's own spans nest under its task span through Tracer.Context",
+			run: func(t *testing.T, tr *otelgraph.Tracer, tp trace.TracerProvider) {
+				g := newGraph()
+				g.AddNode("call", func(ctx context.Context, s S) (S, error) {
+					_, span := tp.Tracer("model").Start(tr.Context(ctx), "model call")
+					span.End()
+					return S{Items: []string{"answer"}}, nil
+				})
+				g.AddEdge(graph.Start, "call")
+				app, err := g.Compile(graph.WithCheckpointer(checkpoint.NewMemory()))
+				require.NoError(t, err)
+				_, err = otelgraph.Invoke(t.Context(), tr, app, "t-call", S{})
+				require.NoError(t, err)
+			},
+			check: func(t *testing.T, spans []sdktrace.ReadOnlySpan) {
+				childOf(t, one(t, spans, "model call"), one(t, spans, "call"))
+				assert.Equal(t, int64(1), num(one(t, spans, "call"), otelgraph.AttrAttempt))
+			},
+		},
+		{
+			name: "an interrupt inside a subgraph marks the child run and the parent task",
+			run: func(t *testing.T, tr *otelgraph.Tracer, _ trace.TracerProvider) {
+				child := newGraph()
+				child.AddNode("ask", func(ctx context.Context, s S) (S, error) {
+					v, err := graph.InterruptAs[string](ctx, "ok?")
+					return S{Items: []string{v}}, err
+				})
+				child.AddEdge(graph.Start, "ask")
+				capp, err := child.Compile(otelgraph.SubgraphOption[S](tr))
+				require.NoError(t, err)
+				g := newGraph()
+				g.AddNode("sub", graph.Subgraph(capp, nil, func(c S) S { return S{Items: c.Items} }))
+				g.AddEdge(graph.Start, "sub")
+				app, err := g.Compile(graph.WithName("p"), graph.WithCheckpointer(checkpoint.NewMemory()))
+				require.NoError(t, err)
+				_, err = otelgraph.Invoke(t.Context(), tr, app, "t-si", S{})
+				require.ErrorIs(t, err, graph.ErrInterrupted)
+				out, err := otelgraph.Invoke(t.Context(), tr, app, "t-si", S{}, graph.Resume("yes"))
+				require.NoError(t, err)
+				assert.Equal(t, []string{"yes"}, out.Items)
+			},
+			check: func(t *testing.T, spans []sdktrace.ReadOnlySpan) {
+				subs, childRuns, asks := named(spans, "sub"), named(spans, "graph.run sub"), named(spans, "ask")
+				require.Len(t, subs, 2)
+				require.Len(t, childRuns, 2)
+				require.Len(t, asks, 2)
+				for i := range 2 {
+					childOf(t, childRuns[i], subs[i])
+					assert.Equal(t, childRuns[i].SpanContext().TraceID(), asks[i].SpanContext().TraceID())
+				}
+				assert.True(t, flag(subs[0], otelgraph.AttrInterrupted))
+				assert.True(t, flag(childRuns[0], otelgraph.AttrInterrupted))
+				assert.True(t, flag(asks[0], otelgraph.AttrInterrupted))
+				assert.False(t, flag(childRuns[1], otelgraph.AttrInterrupted))
+				assert.Equal(t, `{"Items":["yes"]}`, str(asks[1], otelgraph.AttrUpdate))
+			},
+		},
+		{
 			name: "update cut at the cap",
 			opts: []otelgraph.Option{otelgraph.WithMaxUpdateSize(100)},
-			run: func(t *testing.T, tr *otelgraph.Tracer) {
+			run: func(t *testing.T, tr *otelgraph.Tracer, _ trace.TracerProvider) {
 				g := newGraph()
 				g.AddNode("big", func(ctx context.Context, s S) (S, error) { return S{Big: strings.Repeat("é", 3000)}, nil })
 				g.AddNode("small", add("x"))
@@ -299,11 +359,48 @@ func TestSpans(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sr, tp := recorder()
 			tr := otelgraph.New(tp, tc.opts...)
-			tc.run(t, tr)
+			tc.run(t, tr, tp)
 			ended := sr.Ended()
 			assert.Len(t, ended, len(sr.Started()), "every span started is ended")
 			tc.check(t, ended)
 		})
+	}
+}
+
+func TestConcurrentRuns(t *testing.T) {
+	sr, tp := recorder()
+	tr := otelgraph.New(tp)
+	g := newGraph()
+	g.AddNode("a", add("a"))
+	g.AddNode("b", add("b"))
+	g.AddEdge(graph.Start, "a")
+	g.AddEdge(graph.Start, "b")
+	app, err := g.Compile(graph.WithCheckpointer(checkpoint.NewMemory()))
+	require.NoError(t, err)
+	const runs = 8
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Go(func() {
+			_, err := otelgraph.Invoke(t.Context(), tr, app, fmt.Sprintf("t%d", i), S{})
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	ended := sr.Ended()
+	assert.Len(t, ended, len(sr.Started()))
+	runSpans := named(ended, "graph.run")
+	require.Len(t, runSpans, runs)
+	for _, name := range []string{"a", "b"} {
+		for _, task := range named(ended, name) {
+			var run sdktrace.ReadOnlySpan
+			for _, r := range runSpans {
+				if r.SpanContext().TraceID() == task.SpanContext().TraceID() {
+					run = r
+				}
+			}
+			require.NotNil(t, run)
+			assert.Equal(t, str(run, otelgraph.AttrThreadID), str(task, otelgraph.AttrThreadID), "a task is in its own run's trace")
+		}
 	}
 }
 
