@@ -14,7 +14,7 @@
 // task's update (its written fields, as JSON) is the agentgraph.update
 // attribute, cut at WithMaxUpdateSize (agentgraph.update.truncated=true).
 //
-// Nothing is traced unless asked: Start (or Invoke) traces one run, and its
+// Nothing is traced unless asked: Start (or Invoke, Stream) traces one run, and its
 // run span is a child of the span in the caller's context. FromEnv builds an
 // OTLP exporter from the standard OTEL_* variables and is a no-op when none
 // is set.

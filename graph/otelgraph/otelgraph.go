@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"iter"
 	"reflect"
 	"strconv"
 	"strings"
@@ -144,6 +145,27 @@ func Invoke[S any](ctx context.Context, t *Tracer, app *graph.CompiledGraph[S], 
 	out, err := app.Invoke(ctx, input, append(opts, obs)...)
 	end(err)
 	return out, err
+}
+
+// Stream runs app.Stream in a traced run; thread, when not "", is passed
+// to the run with graph.Thread. The run span ends when the sequence does.
+func Stream[S any](ctx context.Context, t *Tracer, app *graph.CompiledGraph[S], thread string, input S, opts ...graph.RunOption) iter.Seq2[graph.Event[S], error] {
+	return func(yield func(graph.Event[S], error) bool) {
+		obs, end := Start(ctx, t, app, thread)
+		if thread != "" {
+			opts = append(opts, graph.Thread(thread))
+		}
+		var runErr error
+		for ev, err := range app.Stream(ctx, input, append(opts, obs)...) {
+			if err != nil {
+				runErr = err
+			}
+			if !yield(ev, err) {
+				break
+			}
+		}
+		end(runErr)
+	}
 }
 
 // SubgraphOption is the compile option of a graph used as a subgraph

@@ -326,6 +326,30 @@ func TestSpans(t *testing.T) {
 			},
 		},
 		{
+			name: "Stream: events pass through, the run span ends with the sequence",
+			run: func(t *testing.T, tr *otelgraph.Tracer, _ trace.TracerProvider) {
+				g := newGraph()
+				g.AddNode("a", add("a"))
+				g.AddNode("b", add("b"))
+				g.AddEdge(graph.Start, "a")
+				g.AddEdge("a", "b")
+				app, err := g.Compile(graph.WithName("st"))
+				require.NoError(t, err)
+				var nodes []string
+				for ev, err := range otelgraph.Stream(t.Context(), tr, app, "", S{}, graph.Modes(graph.Updates)) {
+					require.NoError(t, err)
+					nodes = append(nodes, ev.Node)
+				}
+				assert.Equal(t, []string{"a", "b"}, nodes)
+			},
+			check: func(t *testing.T, spans []sdktrace.ReadOnlySpan) {
+				run := one(t, spans, "graph.run st")
+				assert.Len(t, named(spans, "graph.step"), 2)
+				childOf(t, one(t, spans, "b"), named(spans, "graph.step")[1])
+				assert.Equal(t, codes.Unset, run.Status().Code)
+			},
+		},
+		{
 			name: "update cut at the cap",
 			opts: []otelgraph.Option{otelgraph.WithMaxUpdateSize(100)},
 			run: func(t *testing.T, tr *otelgraph.Tracer, _ trace.TracerProvider) {
@@ -443,4 +467,39 @@ func ExampleInvoke() {
 	// greet {"Items":["hello"]}
 	// graph.step
 	// graph.run hello
+}
+
+func ExampleStart() {
+	sr := tracetest.NewSpanRecorder()
+	tr := otelgraph.New(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr)))
+
+	g := graph.New[S]()
+	g.AddNode("ask", func(ctx context.Context, s S) (S, error) {
+		v, err := graph.InterruptAs[string](ctx, "proceed?")
+		return S{Big: v}, err
+	})
+	g.AddEdge(graph.Start, "ask")
+	app, err := g.Compile(graph.WithName("approval"), graph.WithCheckpointer(checkpoint.NewMemory()))
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	if _, err := otelgraph.Invoke(ctx, tr, app, "t1", S{}); !errors.Is(err, graph.ErrInterrupted) {
+		panic(err) // the run pauses: its span is marked interrupted
+	}
+
+	obs, end := otelgraph.Start(ctx, tr, app, "t1") // traces any call: here a Resume
+	out, err := app.Resume(ctx, "yes", graph.Thread("t1"), obs)
+	end(err)
+
+	fmt.Println(out.Big, err)
+	for _, s := range sr.Ended() {
+		if s.Name() == "graph.run approval" {
+			fmt.Println(s.Name(), "interrupted:", flag(s, otelgraph.AttrInterrupted))
+		}
+	}
+	// Output:
+	// yes <nil>
+	// graph.run approval interrupted: true
+	// graph.run approval interrupted: false
 }
