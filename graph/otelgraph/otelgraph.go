@@ -119,7 +119,8 @@ type taskState struct {
 //	out, err := app.Invoke(ctx, in, graph.Thread("t1"), obs)
 //	end(err)
 //
-// An *graph.InterruptError marks the run interrupted, not failed.
+// An *graph.InterruptError marks the run interrupted, not failed. A run has
+// one graph.Observe option (the last given wins), so pass no other.
 func Start[S any](ctx context.Context, t *Tracer, app *graph.CompiledGraph[S], thread string) (graph.RunOption, func(error)) {
 	attrs := []attribute.KeyValue{AttrGraph.String(app.Name()), AttrNamespace.String("")}
 	if thread != "" {
@@ -173,7 +174,8 @@ func Stream[S any](ctx context.Context, t *Tracer, app *graph.CompiledGraph[S], 
 // that runs them, with the parent run's thread. Events of its runs outside
 // a traced parent are ignored. The parent task is found by the child's
 // checkpoint namespace, so at most one run per namespace and node should be
-// active at a time on one Tracer (see the package documentation).
+// active at a time on one Tracer (see the package documentation). A graph
+// has one graph.WithObserver (the last given wins).
 func SubgraphOption[S any](t *Tracer) graph.CompileOption {
 	return graph.WithObserver(func(ev graph.Event[S]) {
 		if ev.NS == "" {
