@@ -33,6 +33,15 @@
 // graph engine, see TestBoltStorageGrowthEngine), where a full
 // copy per step would take about 250x.
 //
+// # Pending writes
+//
+// Both back-ends keep the pending writes of a checkpoint per task: the
+// engine stores each finished task's writes as the task finishes, and that
+// costs the task's writes, however many tasks of the step stored theirs
+// before (Bolt: one record per task, keyed by checkpoint and task id;
+// files of earlier versions, with one record per checkpoint, are read as
+// they are and split by the next PutWrites against that checkpoint).
+//
 // # Records and errors
 //
 // Every stored record sits in a versioned Envelope (format version, record

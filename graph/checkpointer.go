@@ -97,10 +97,14 @@ type ListOptions struct {
 type Checkpointer interface {
 	// Put stores a checkpoint. Put of an existing id replaces it.
 	Put(ctx context.Context, cp *Checkpoint) error
-	// PutWrites stores pending writes of a task against checkpoint id.
-	// Writes for the same (task, channel) replace earlier ones.
+	// PutWrites stores pending writes of one or more tasks against
+	// checkpoint id. Writes for the same (task, channel) replace earlier
+	// ones; the other tasks' writes are untouched. The engine calls it once
+	// per finished task of a parallel step, so its cost should be that of
+	// the writes given, not of what the checkpoint already holds.
 	PutWrites(ctx context.Context, threadID, ns, checkpointID string, writes []PendingWrite) error
-	// Get loads a checkpoint and the pending writes stored against it.
+	// Get loads a checkpoint and the pending writes stored against it,
+	// grouped by task, tasks in the order their first write was stored.
 	// An empty checkpointID means the newest checkpoint of the thread and
 	// namespace. A missing one returns an error wrapping ErrCheckpointNotFound.
 	Get(ctx context.Context, threadID, ns, checkpointID string) (*Checkpoint, []PendingWrite, error)

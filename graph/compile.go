@@ -366,6 +366,14 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*CompiledGraph[S], error
 		}
 		c.observer = fn
 	}
+	if _, ok := c.ser.(safeSerializer).s.(JSON); ok {
+		for i := range c.fields {
+			t := c.fields[i].typ
+			c.fields[i].splice = t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 &&
+				!t.Implements(jsonMarshaler) && !reflect.PointerTo(t).Implements(jsonMarshaler) &&
+				!t.Implements(textMarshaler) && !reflect.PointerTo(t).Implements(textMarshaler)
+		}
+	}
 	if len(errs) > 0 {
 		if c.name != "" {
 			return nil, fmt.Errorf("compile %s: %w", c.name, errors.Join(errs...))

@@ -78,7 +78,9 @@
 // With WithCheckpointer the engine writes a checkpoint after the input and
 // after each step: every field is encoded as its own channel (JSON by
 // default, see Serializer), with a version per channel; unchanged channels
-// reuse their previous encoding. Without a checkpointer nothing is
+// reuse their previous encoding, and with the JSON serializer a list that
+// only grew by appends is encoded by extending its previous encoding with
+// the new elements' (the encoder's work is the step's, not the list's). Without a checkpointer nothing is
 // serialized. A step that fails (or is cancelled) stores the writes of its
 // finished tasks as pending writes, so Invoke with Continue() re-runs only
 // the failed tasks.

@@ -13,6 +13,9 @@ type field struct {
 	isZero func(p unsafe.Pointer) bool
 	assign func(dst, src unsafe.Pointer)
 	merge  func(dst, upd unsafe.Pointer) // the reducer, or nil
+	// splice: a JSON-encoded list whose encoding can be extended by the
+	// encoding of appended elements (see run.encodeChannel).
+	splice bool
 }
 
 type sliceHeader struct {

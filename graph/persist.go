@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -97,13 +98,17 @@ func (r *run[S]) restore(cp *Checkpoint) error {
 		f := &g.fields[fi]
 		b, ok := cp.Values[f.name]
 		if !ok {
-			r.enc[fi], r.versions[fi] = nil, 0
+			r.enc[fi], r.versions[fi], r.encAt[fi] = nil, 0, sliceHeader{}
 			continue
 		}
 		if err := g.ser.Unmarshal(b, f.iface(sp)); err != nil {
 			return fmt.Errorf("graph: checkpoint %s: decode channel %s of %s (stored as %s): %w", cp.ID, f.name, g.typeName, cp.StateType, err)
 		}
 		r.enc[fi], r.versions[fi] = b, cp.Versions[f.name]
+		r.encAt[fi] = sliceHeader{}
+		if f.splice {
+			r.encAt[fi] = *(*sliceHeader)(f.ptr(sp))
+		}
 	}
 	if b, ok := cp.Values[chanJoins]; ok && len(g.joins) > 0 {
 		var seen [][]bool
@@ -160,7 +165,7 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	for fi := range g.fields {
 		f := &g.fields[fi]
 		if r.written[fi] {
-			b, err := g.ser.Marshal(f.iface(sp))
+			b, err := r.encodeChannel(fi, sp)
 			if err != nil {
 				return fmt.Errorf("graph: encode channel %s: %w", f.name, err)
 			}
@@ -235,6 +240,38 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	return nil
 }
 
+// encodeChannel encodes field fi of the state at sp. A list that only
+// grew since it was last encoded (same backing array, longer: an append
+// reducer's work) is encoded by adding the new elements' JSON to the
+// previous encoding, so the encoder's work is the step's, not the list's.
+func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer) ([]byte, error) {
+	g := r.g
+	f := &g.fields[fi]
+	if !f.splice {
+		return g.ser.Marshal(f.iface(sp))
+	}
+	h := *(*sliceHeader)(f.ptr(sp))
+	at, old := r.encAt[fi], r.enc[fi]
+	if h.data != nil && h.data == at.data && h.len > at.len && at.len > 0 && len(old) > 2 && old[0] == '[' && old[len(old)-1] == ']' {
+		tail := sliceHeader{data: unsafe.Add(h.data, uintptr(at.len)*f.typ.Elem().Size()), len: h.len - at.len, cap: h.len - at.len}
+		tb, err := g.ser.Marshal(reflect.NewAt(f.typ, unsafe.Pointer(&tail)).Interface())
+		if err != nil {
+			return nil, err
+		}
+		if len(tb) > 2 && tb[0] == '[' && tb[len(tb)-1] == ']' {
+			b := make([]byte, 0, len(old)+len(tb))
+			b = append(append(append(b, old[:len(old)-1]...), ','), tb[1:]...)
+			r.encAt[fi] = h
+			return b, nil
+		}
+	}
+	b, err := g.ser.Marshal(f.iface(sp))
+	if err == nil {
+		r.encAt[fi] = h
+	}
+	return b, err
+}
+
 // metadata returns the checkpoint metadata for source. The map is shared by
 // the run's checkpoints of that source and never modified after creation.
 func (r *run[S]) metadata(source Source) map[string]string {
@@ -255,8 +292,20 @@ func (r *run[S]) metadata(source Source) map[string]string {
 	return m
 }
 
-// encodeWrites encodes a finished task's writes and routing.
+// encodeWrites encodes a finished task's writes and routing (once: the
+// encoding is kept on the task).
 func (r *run[S]) encodeWrites(t *task[S]) ([]PendingWrite, error) {
+	if t.encoded != nil {
+		return t.encoded, nil
+	}
+	w, err := r.encodeTaskWrites(t)
+	if err == nil {
+		t.encoded = w
+	}
+	return w, err
+}
+
+func (r *run[S]) encodeTaskWrites(t *task[S]) ([]PendingWrite, error) {
 	g := r.g
 	var out []PendingWrite
 	up := unsafe.Pointer(&t.update)

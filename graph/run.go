@@ -53,9 +53,10 @@ type task[S any] struct {
 	err       error
 	intr      *interruptSignal
 	done      bool
-	loaded    bool // result came from pending writes
-	streamed  bool // its Updates and Debug result events were sent
-	saved     bool // writes already stored as pending writes of the step
+	loaded    bool           // result came from pending writes
+	streamed  bool           // its Updates and Debug result events were sent
+	encoded   []PendingWrite // its writes as encoded for PutWrites, reused by the checkpoint
+	saved     bool           // writes already stored as pending writes of the step
 	attempts  int
 	dur       time.Duration
 }
@@ -81,6 +82,7 @@ type run[S any] struct {
 	cur      *Checkpoint // step-start checkpoint
 	versions []int64
 	enc      [][]byte
+	encAt    []sliceHeader // a slice field's value when it was last encoded
 	written  []bool
 	joinSeen [][]bool
 	// deferred nodes triggered while other tasks were scheduled (Defer)
@@ -298,6 +300,7 @@ func (r *run[S]) initCP() {
 	if r.cp != nil {
 		r.versions = make([]int64, len(r.g.fields))
 		r.enc = make([][]byte, len(r.g.fields))
+		r.encAt = make([]sliceHeader, len(r.g.fields))
 	}
 }
 
@@ -314,6 +317,7 @@ func (c *CompiledGraph[S]) release(r *run[S]) {
 		r.next[i] = task[S]{}
 	}
 	r.out, r.customCh, r.cur, r.enc, r.versions, r.baseCtx, r.tc, r.inlineCtx = nil, nil, nil, nil, nil, nil, taskCtx{}, nil
+	r.encAt = nil
 	r.parCtx, r.parCancel = nil, nil
 	r.st, r.cp = nil, nil
 	c.pool.Put(r)
@@ -627,7 +631,8 @@ func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters boo
 			slog.String("graph", r.g.name), slog.String("node", n.name), slog.Int("step", t.sc.step))
 	}
 	if inRouters && n.routes {
-		v := start
+		// Clipped: siblings' routers must not append into the same spare capacity.
+		v := r.g.view(start)
 		if err := r.applyLocal(&v, t); err != nil {
 			t.err = err
 			return

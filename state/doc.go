@@ -13,9 +13,11 @@
 //
 // Reducers never modify the elements cur already holds: the engine hands the
 // step-start state to nodes and stream consumers, and they must not see it
-// change. Append and Window may grow cur's backing array past its length,
-// which no earlier view of the state can reach; MergeMap and AddMessages
-// build new values.
+// change. Append, Window and AddMessages (when it only adds messages) may
+// grow cur's backing array past its length, which no earlier view of the
+// state can reach; MergeMap, MergeByID and AddMessages' replacements and
+// removals build new values. So, as with append, do not call a reducer
+// twice on the same cur and keep both results.
 //
 // The package uses the standard library only.
 package state

@@ -53,7 +53,13 @@ type MessagesState struct {
 // update message with a known id replaces the old one in place, a
 // RemoveMessage marker deletes by id, RemoveAllMessages clears the list, and
 // other messages are appended. Messages without an id get a random one.
-// The result is a new slice; cur is not modified.
+//
+// The elements of cur are never modified. When the update only adds
+// messages — the usual step — it is appended like Append does (the result
+// may grow cur's backing array past its length, which no earlier view can
+// reach), at the cost of the new messages plus, for update messages that
+// carry their own id, a comparison with each id of cur (no copy, no
+// index). Replacements and removals build a new slice.
 func AddMessages(cur, upd []Message) []Message {
 	if len(upd) == 0 {
 		return cur
@@ -65,13 +71,64 @@ func AddMessages(cur, upd []Message) []Message {
 		}
 	}
 	withIDs := make([]Message, len(upd))
+	preset := 0 // update messages that came with an id
 	for i, m := range upd {
 		if m.ID == "" {
 			m.ID = NewID()
+		} else {
+			preset++
 		}
 		withIDs[i] = m
 	}
+	if onlyNew(cur, upd, withIDs, preset) {
+		return append(cur, withIDs...)
+	}
 	return mergeMessages(cur, withIDs)
+}
+
+// onlyNew reports whether withIDs (upd with ids filled in) only adds
+// messages: no removal marker, and no preset id that repeats or is in cur.
+func onlyNew(cur, upd, withIDs []Message, preset int) bool {
+	for _, m := range upd {
+		if m.Role == RoleRemove {
+			return false
+		}
+	}
+	if preset == 0 {
+		return true // random ids are new
+	}
+	ids := make([]string, 0, preset)
+	for i, m := range upd {
+		if m.ID == "" {
+			continue
+		}
+		for _, id := range ids {
+			if id == withIDs[i].ID {
+				return false
+			}
+		}
+		ids = append(ids, withIDs[i].ID)
+	}
+	if len(ids) > 8 {
+		set := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			set[id] = true
+		}
+		for i := range cur {
+			if set[cur[i].ID] {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range cur {
+		for _, id := range ids {
+			if cur[i].ID == id {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 var mergeMessages = MergeByID(func(m Message) string { return m.ID }, func(m Message) bool { return m.Role == RoleRemove })

@@ -1,6 +1,7 @@
 package state_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/agentgraph/agentgraph/state"
@@ -111,6 +112,15 @@ func TestAddMessages(t *testing.T) {
 		{"remove unknown id", []state.Message{state.RemoveMessage("zz")}, []string{"1:hi", "2:hello"}},
 		{"remove all then add", []state.Message{{ID: "x", Content: "gone too"}, state.RemoveAllMessages(), {ID: "5", Content: "fresh"}}, []string{"5:fresh"}},
 		{"nothing", nil, []string{"1:hi", "2:hello"}},
+		{"a repeated new id in one update", []state.Message{{ID: "7", Content: "a"}, {ID: "7", Content: "b"}}, []string{"1:hi", "2:hello", "7:b"}},
+		{"new and known ids", []state.Message{{ID: "8", Content: "n"}, {ID: "1", Content: "again"}}, []string{"1:again", "2:hello", "8:n"}},
+		{"many new ids", func() []state.Message {
+			var ms []state.Message
+			for i := range 10 {
+				ms = append(ms, state.Message{ID: fmt.Sprint("n", i)})
+			}
+			return append(ms, state.Message{ID: "2", Content: "late"})
+		}(), []string{"1:hi", "2:late", "n0:", "n1:", "n2:", "n3:", "n4:", "n5:", "n6:", "n7:", "n8:", "n9:"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,4 +138,22 @@ func TestAddMessages(t *testing.T) {
 	assert.Len(t, got[0].ID, 32)
 	assert.NotEqual(t, got[0].ID, got[1].ID)
 	assert.NotEqual(t, state.NewID(), state.NewID())
+}
+
+// TestAddMessagesAppendsInPlace: an update that only adds messages grows
+// cur's backing array (no copy of the list); what cur and earlier views
+// hold never changes.
+func TestAddMessagesAppendsInPlace(t *testing.T) {
+	cur := make([]state.Message, 2, 16)
+	cur[0], cur[1] = state.Message{ID: "1", Content: "hi"}, state.Message{ID: "2", Content: "hello"}
+	view := cur[:2:2]
+	got := state.AddMessages(cur, []state.Message{{Content: "new"}, {ID: "3", Content: "preset"}})
+	require.Len(t, got, 4)
+	assert.Same(t, &cur[0], &got[0], "appended in place")
+	assert.Equal(t, "hello", view[1].Content)
+	assert.Len(t, view, 2)
+	// A replacement builds a new slice.
+	rep := state.AddMessages(got, []state.Message{{ID: "1", Content: "edited"}})
+	assert.NotSame(t, &got[0], &rep[0])
+	assert.Equal(t, "hi", got[0].Content)
 }
