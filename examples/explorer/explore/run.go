@@ -170,6 +170,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	// Every start URL lies on the target: a path, or a URL of the target's
+	// origin (made a path, so the browser goes through the collector).
+	for i := range missions {
+		if missions[i].StartURL, err = ResolveStartURL(missions[i].StartURL, target); err != nil {
+			return res, fmt.Errorf("mission %s: %w", missions[i].ThreadID, err)
+		}
+	}
 
 	// The page-health collector in front of the app.
 	col, err := newCollector(target, cfg.SlowThreshold, log)
@@ -278,7 +285,7 @@ func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]Mission, erro
 	ms := slices.Clone(cfg.Missions)
 	if cfg.Regression {
 		rms, err := qa.RegressionMissions(ctx)
-		if err != nil {
+		if err = warnCorrupt(ctx, cfg.Logger, cfg.Progress, qa, err); err != nil {
 			return nil, fmt.Errorf("explore: regression missions: %w", err)
 		}
 		ms = nil
@@ -402,7 +409,15 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	tapePath := filepath.Join(mr.dir, "action_tape.jsonl")
 	if mr.cfg.Resume == "" {
 		_ = os.Remove(tapePath)
-	} else if es, _, err := browser.ReadTapeFile(tapePath); err == nil {
+	} else if es, rep, err := browser.ReadTapeFile(tapePath); err == nil || len(rep.Invalid) > 0 {
+		// Entries that fail validation (a tampered or damaged tape) are
+		// left out and said; the valid ones carry the mission on.
+		if err != nil {
+			mr.trace.Warn("resume: tape entries left out", "err", err)
+			if mr.log != nil {
+				mr.log.Warn("resume: tape entries left out", "thread", mr.m.ThreadID, "err", err)
+			}
+		}
 		for _, e := range es {
 			mr.full = append(mr.full, TimelineEntry{Persona: e.User, Entry: e})
 			mr.seq = max(mr.seq, e.Seq)
@@ -425,7 +440,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	if mr.m.StartURL != "" {
 		mr.start = mr.m.StartURL
 	}
-	if risks, err := mr.qa.HighRiskPages(ctx, 5); err == nil {
+	if risks, err := mr.qa.HighRiskPages(ctx, 5); warnCorrupt(ctx, mr.log, mr.cfg.Progress, mr.qa, err) == nil {
 		for _, p := range risks {
 			if p.URL != "" {
 				mr.cov.priority = append(mr.cov.priority, pathQuery(p.URL))
