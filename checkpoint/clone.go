@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"maps"
 
 	"github.com/agentgraph/agentgraph/graph"
@@ -35,6 +36,30 @@ func cloneWrites(ws []graph.PendingWrite) []graph.PendingWrite {
 		out[i] = w
 	}
 	return out
+}
+
+// cloneCheckpointShared is cloneCheckpoint for storing: a value equal to
+// the stored parent's is shared with it instead of copied (stored values
+// are never changed, and what callers get is cloned).
+func cloneCheckpointShared(cp, parent *graph.Checkpoint) *graph.Checkpoint {
+	if parent == nil || len(parent.Values) == 0 {
+		return cloneCheckpoint(cp)
+	}
+	values := cp.Values
+	cp2 := *cp
+	cp2.Values = nil
+	c := cloneCheckpoint(&cp2)
+	if values != nil {
+		c.Values = make(map[string][]byte, len(values))
+		for k, v := range values {
+			if pv, ok := parent.Values[k]; ok && bytes.Equal(pv, v) && (pv == nil) == (v == nil) {
+				c.Values[k] = pv
+				continue
+			}
+			c.Values[k] = cloneBytes(v)
+		}
+	}
+	return c
 }
 
 // cloneCheckpoint returns a deep copy of cp, so that neither the caller nor

@@ -111,7 +111,8 @@ func (m *Memory) Put(ctx context.Context, cp *graph.Checkpoint) error {
 		i, _ := slices.BinarySearch(n.ids, cp.ID)
 		n.ids = slices.Insert(n.ids, i, cp.ID)
 	}
-	n.cps[cp.ID] = cloneCheckpoint(cp)
+	stored := cloneCheckpointShared(cp, n.cps[cp.ParentID])
+	n.cps[cp.ID] = stored
 	if k := m.cfg.keepLast; k > 0 && len(n.ids) > k {
 		drop := n.ids[:len(n.ids)-k]
 		for _, id := range drop {

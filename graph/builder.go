@@ -88,7 +88,10 @@ func New[S any](opts ...Option[S]) *StateGraph[S] {
 //
 // At each super-step's barrier the engine calls reduce(current, update) once
 // per task that wrote the field, in task order. Fields without a reducer keep
-// the last value and may be written by at most one task per step.
+// the last value and may be written by at most one task per step. reduce
+// must not modify the elements cur holds (it may append past cur's length,
+// as append does): nodes and stream consumers hold earlier states, and the
+// checkpoint of a list that only grew encodes just its new elements.
 func Reducer[S, F any](field func(s *S) *F, reduce func(cur, upd F) F) Option[S] {
 	return func(g *StateGraph[S]) {
 		if field == nil {

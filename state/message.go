@@ -97,6 +97,24 @@ func onlyNew(cur, upd, withIDs []Message, preset int) bool {
 	if preset == 0 {
 		return true // random ids are new
 	}
+	if preset > 8 {
+		set := make(map[string]bool, preset)
+		for i, m := range upd {
+			if m.ID == "" {
+				continue
+			}
+			if set[withIDs[i].ID] {
+				return false
+			}
+			set[withIDs[i].ID] = true
+		}
+		for i := range cur {
+			if set[cur[i].ID] {
+				return false
+			}
+		}
+		return true
+	}
 	ids := make([]string, 0, preset)
 	for i, m := range upd {
 		if m.ID == "" {
@@ -108,18 +126,6 @@ func onlyNew(cur, upd, withIDs []Message, preset int) bool {
 			}
 		}
 		ids = append(ids, withIDs[i].ID)
-	}
-	if len(ids) > 8 {
-		set := make(map[string]bool, len(ids))
-		for _, id := range ids {
-			set[id] = true
-		}
-		for i := range cur {
-			if set[cur[i].ID] {
-				return false
-			}
-		}
-		return true
 	}
 	for i := range cur {
 		for _, id := range ids {

@@ -121,6 +121,13 @@ func TestAddMessages(t *testing.T) {
 			}
 			return append(ms, state.Message{ID: "2", Content: "late"})
 		}(), []string{"1:hi", "2:late", "n0:", "n1:", "n2:", "n3:", "n4:", "n5:", "n6:", "n7:", "n8:", "n9:"}},
+		{"many new ids, one repeated", func() []state.Message {
+			var ms []state.Message
+			for i := range 10 {
+				ms = append(ms, state.Message{ID: fmt.Sprint("r", i%9)})
+			}
+			return ms
+		}(), []string{"1:hi", "2:hello", "r0:", "r1:", "r2:", "r3:", "r4:", "r5:", "r6:", "r7:", "r8:"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
