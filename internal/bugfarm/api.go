@@ -164,3 +164,7 @@ type App struct {
 
 // ServeHTTP serves the app.
 func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.handler.ServeHTTP(w, r) }
+
+// SignInSteps are the steps that sign in to the app with App.SignIn (nil
+// when the app has no sign-in), ready to put before a trigger of one's own.
+func (a *App) SignInSteps() []Step { return a.site.enter() }
