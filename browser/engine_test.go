@@ -253,8 +253,13 @@ func TestHealthSignals(t *testing.T) {
 		t.Run(tc.path, func(t *testing.T) {
 			s := mustUser(t, e, tc.path)
 			r := run(t, s, fmt.Sprintf(`{"action":"navigate","url":%q}`, app.URL+tc.path))
-			all := append(r.Findings, s.Findings()...)
-			require.Contains(t, kinds(all), tc.want, "findings: %v", all)
+			// Response events are handled asynchronously (a 5xx's body is
+			// read in its handler): a finding may land just after the action.
+			all := r.Findings
+			require.Eventually(t, func() bool {
+				all = append(all, s.Findings()...)
+				return slices.Contains(kinds(all), tc.want)
+			}, 5*time.Second, 50*time.Millisecond, "findings: %v", all)
 			for _, f := range all {
 				if f.Kind == tc.want {
 					assert.NotEmpty(t, f.URL)

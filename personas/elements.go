@@ -97,6 +97,7 @@ func ParseElements(snap browser.Snapshot) []Element {
 		if !strings.Contains(ln, "[ref=") {
 			continue
 		}
+		ln, notes := cutNotes(ln)
 		m := reLine.FindStringSubmatch(ln)
 		if m == nil {
 			continue
@@ -113,6 +114,7 @@ func ParseElements(snap browser.Snapshot) []Element {
 		if el.Ref == "" {
 			continue
 		}
+		el.Flags = append(el.Flags, notes...)
 		el.URL = m[5]
 		if v := strings.TrimSpace(m[6]); v != "" && (el.Role == "textbox" || el.Role == "searchbox" || el.Role == "spinbutton") {
 			el.Value = unquoteScalar(v)
@@ -122,6 +124,23 @@ func ParseElements(snap browser.Snapshot) []Element {
 		last, lastIndent = len(out)-1, len(m[1])
 	}
 	return out
+}
+
+// reNote is the engine's note on a control's line, right after its ref:
+// the field's input type, a file input, a control in a shadow root or a
+// frame, an element acting through script handlers only.
+var reNote = regexp.MustCompile(`(\[ref=[a-z0-9]+\]) \(((?:type=|file input|in shadow root|in frame |handler only)(?:[^()"]|"(?:[^"\\]|\\.)*")*)\)`)
+
+// cutNotes removes the engine's note from a snapshot line and returns its
+// parts ("type=email", "in shadow root", …), which become the element's
+// flags.
+func cutNotes(ln string) (string, []string) {
+	m := reNote.FindStringSubmatchIndex(ln)
+	if m == nil {
+		return ln, nil
+	}
+	notes := strings.Split(ln[m[4]:m[5]], "; ")
+	return ln[:m[0]] + ln[m[2]:m[3]] + ln[m[1]:], notes
 }
 
 func indentOf(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }

@@ -106,3 +106,30 @@ func TestFindingKey(t *testing.T) {
 	b.Kind = browser.FindPageError
 	assert.NotEqual(t, a.Key(), b.Key())
 }
+
+// TestParseElementsNotes: the engine's notes after a ref (input type, file
+// input, shadow root, frame, handler-only) do not hide the control; they
+// become its flags, and a value after them is still read.
+func TestParseElementsNotes(t *testing.T) {
+	snap := browser.Snapshot{Text: `page: "x" http://app/
+- main [ref=e1]:
+  - textbox "Email" [ref=e19] (type=email)
+  - textbox "Name" [ref=e20] (type=text; in shadow root): Ada
+  - button "Upload" [ref=e21] (file input) [cursor=pointer]
+  - clickable "Star" [ref=x2] (handler only: click; in frame iframe[name="inner"])
+  - button "Edit" [ref=h3] (hover "row (1)")`}
+	els := ParseElements(snap)
+	byName := map[string]Element{}
+	for _, e := range els {
+		byName[e.Name] = e
+	}
+	require.Contains(t, byName, "Email")
+	assert.True(t, byName["Email"].Has("type=email"))
+	assert.True(t, byName["Email"].Fillable())
+	assert.Equal(t, "Ada", byName["Name"].Value)
+	assert.True(t, byName["Name"].Has("in shadow root"))
+	assert.True(t, byName["Upload"].Has("file input"))
+	assert.True(t, byName["Upload"].Has("cursor"))
+	assert.True(t, byName["Star"].Has(`in frame iframe[name="inner"]`))
+	assert.NotContains(t, byName, "Edit", "hover lines keep their own handling")
+}
