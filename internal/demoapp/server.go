@@ -2,13 +2,11 @@ package demoapp
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"regexp"
 	"slices"
-	"time"
+
+	"github.com/agentgraph/agentgraph/internal/loopback"
 )
 
 // Server is an App served on a real TCP listener (for the explorer, a
@@ -18,8 +16,7 @@ type Server struct {
 	// URL is the base URL, e.g. "http://127.0.0.1:41234".
 	URL string
 
-	srv  *http.Server
-	done chan error
+	ls *loopback.Server
 }
 
 // Listen builds an App from opts and serves it on addr in the background.
@@ -30,41 +27,18 @@ func Listen(addr string, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", addr)
+	ls, err := loopback.Listen(addr, app)
 	if err != nil {
-		return nil, fmt.Errorf("demoapp: listen %s: %w", addr, err)
+		return nil, fmt.Errorf("demoapp: %w", err)
 	}
-	s := &Server{
-		App:  app,
-		URL:  "http://" + ln.Addr().String(),
-		srv:  &http.Server{Handler: app, ReadHeaderTimeout: 10 * time.Second},
-		done: make(chan error, 1),
-	}
-	go func() {
-		err := s.srv.Serve(ln)
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
-		}
-		s.done <- err
-	}()
-	return s, nil
+	return &Server{App: app, URL: ls.URL, ls: ls}, nil
 }
 
 // Close shuts the server down, waiting for in-flight requests until ctx
 // ends (then it closes them).
 func (s *Server) Close(ctx context.Context) error {
-	err := s.srv.Shutdown(ctx)
-	if err != nil {
-		_ = s.srv.Close()
-	}
-	if serveErr := <-s.done; serveErr != nil && err == nil {
-		err = serveErr
-	}
-	if err != nil {
-		return fmt.Errorf("demoapp: close: %w", err)
+	if err := s.ls.Close(ctx); err != nil {
+		return fmt.Errorf("demoapp: %w", err)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/internal/bugfarm"
+	"github.com/agentgraph/agentgraph/internal/loopback"
 )
 
 // Subject is one app to verify: its bugs, and fresh instances of its buggy
@@ -237,13 +237,15 @@ func (d *Driver) verifyOne(ctx context.Context, b *browser.Browser, s Subject, b
 
 // Serve serves h on a fresh loopback port; stop closes the server.
 func Serve(h http.Handler) (url string, stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ls, err := loopback.Listen("", h)
 	if err != nil {
-		return "", nil, fmt.Errorf("drive: listen on loopback: %w", err)
+		return "", nil, fmt.Errorf("drive: %w", err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+	return ls.URL, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = ls.Close(ctx)
+	}, nil
 }
 
 // MaxSeeds bounds how many seeds one list may name.
