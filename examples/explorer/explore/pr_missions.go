@@ -129,6 +129,14 @@ func parseModelMissions(answer, target string) ([]Mission, error) {
 	if err != nil {
 		return nil, err
 	}
+	if target != "" {
+		// An absolute URL within the app becomes its path.
+		for k := range ms {
+			if ms[k].StartURL, err = ResolveStartURL(ms[k].StartURL, target); err != nil {
+				return nil, fmt.Errorf("mission %d: %w", k+1, err)
+			}
+		}
+	}
 	if len(ms) > MaxPRMissions {
 		ms = ms[:MaxPRMissions]
 	}
