@@ -190,13 +190,16 @@ func (s *site) plan(r *rand.Rand) {
 	}
 
 	n := 0
+	anyHost := func() *page { return hosts[r.IntN(len(hosts))] }
 	newWidget := func(k wkind, pg *page, label string) *widget {
+		if pg == nil { // the drawn page kind is absent from this app
+			pg = anyHost()
+		}
 		n++
 		w := &widget{Kind: k, ID: fmt.Sprintf("%s-%d", slug(label), n), Label: label, page: pg}
 		pg.Widgets = append(pg.Widgets, w)
 		return w
 	}
-	anyHost := func() *page { return hosts[r.IntN(len(hosts))] }
 	if controls {
 		prefs := s.byKind[pPrefs]
 		for i, lbl := range th.Prefs {
