@@ -49,7 +49,7 @@ func (r *run) step(ctx context.Context, st bugfarm.Step) error {
 			}
 			u = r.base + u
 		}
-		_, err = r.page.Goto(u, playwright.PageGotoOptions{Timeout: r.timeout(), WaitUntil: playwright.WaitUntilStateLoad})
+		err = r.gotoURL(ctx, u)
 	case bugfarm.OpClick:
 		err = r.locate(st).Click(playwright.LocatorClickOptions{Timeout: r.timeout()})
 	case bugfarm.OpDblClick:
@@ -104,6 +104,20 @@ func (r *run) step(ctx context.Context, st bugfarm.Step) error {
 	}
 	r.afterAction(ctx)
 	return nil
+}
+
+// gotoURL loads u. A navigation the previous step started late (a form's
+// POST answered by a redirect, on a loaded machine) can interrupt it; then
+// that navigation is let finish and u is loaded again, once.
+func (r *run) gotoURL(ctx context.Context, u string) error {
+	opts := playwright.PageGotoOptions{Timeout: r.timeout(), WaitUntil: playwright.WaitUntilStateLoad}
+	_, err := r.page.Goto(u, opts)
+	if err == nil || !strings.Contains(err.Error(), "interrupted by another navigation") {
+		return err
+	}
+	r.afterAction(ctx)
+	_, err = r.page.Goto(u, opts)
+	return err
 }
 
 // armDoubleJS arms the second click of a double click: gap ms after the
