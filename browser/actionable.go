@@ -185,8 +185,17 @@ const fieldJS = `(limit) => {
       if (!el.matches('input:not([type=hidden]),textarea,select,button,a[href],[role]')) continue;
       const type = el.tagName === 'INPUT' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
       const typed = type && !['text', 'checkbox', 'radio', 'button', 'submit', 'reset', 'number', 'range', 'search'].includes(type);
-      if (!typed && !shadow) continue;
-      out.push({role: roleOf(el), name: nameOf(el), type: typed ? type : '', shadow});
+      // A field's constraints: what a tester chooses boundary values by.
+      const limits = [];
+      if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) {
+        if (el.required) limits.push('required');
+        for (const a of ['min', 'max', 'minlength', 'maxlength']) {
+          const v = (el.getAttribute(a) || '').trim().replace(/[^0-9A-Za-z:.+-]/g, '').slice(0, 32);
+          if (v) limits.push(a + '=' + v);
+        }
+      }
+      if (!typed && !shadow && !limits.length) continue;
+      out.push({role: roleOf(el), name: nameOf(el), type: typed ? type : '', shadow, limits});
     }
   };
   walk(document, false);
@@ -197,7 +206,8 @@ const fieldJS = `(limit) => {
 // the quoted name, the rest up to and including the ref.
 var reAriaControl = regexp.MustCompile(`^(\s*- ([a-z]+))(?: "((?:[^"\\]|\\.)*)")?(.*?\[ref=[^\]]+\])(.*)$`)
 
-// annotateFields adds an input's type and "in shadow root" to the aria
+// annotateFields adds an input's type, "in shadow root" and its constraints
+// (required, min=, max=, minlength=, maxlength=) to the aria
 // lines of the controls fieldJS found; the caller holds s.mu.
 func (s *Session) annotateFields(ctx context.Context, body string) string {
 	v, err := s.evalBounded(ctx, fieldJS, 400)
@@ -208,6 +218,7 @@ func (s *Session) annotateFields(ctx context.Context, body string) string {
 	var found []struct {
 		Role, Name, Type string
 		Shadow           bool
+		Limits           []string
 	}
 	if json.Unmarshal([]byte(raw), &found) != nil || len(found) == 0 {
 		return body
@@ -227,6 +238,7 @@ func (s *Session) annotateFields(ctx context.Context, body string) string {
 		if f.Shadow {
 			n = append(n, "in shadow root")
 		}
+		n = append(n, f.Limits...)
 		notes[k] = n
 	}
 	lines := strings.Split(body, "\n")

@@ -853,6 +853,14 @@ func (m *Model) State(id StateID) (State, bool) {
 // bonus (nil for none; NaN counts as 0, −Inf skips the target). ok is
 // false when nothing untried is reachable.
 func (m *Model) Next(from StateID, prefer func(Target) float64) (Target, []ActionKey, bool) {
+	return m.NextFar(from, prefer, math.Inf(1))
+}
+
+// NextFar is Next weighing distance instead of taking the nearest state
+// with untried targets: every reachable state's best target competes,
+// its score lowered by hopCost per step of the way there (an entry URL
+// counts as one step). hopCost +Inf is Next.
+func (m *Model) NextFar(from StateID, prefer func(Target) float64, hopCost float64) (Target, []ActionKey, bool) {
 	type hop struct {
 		prev StateID
 		key  ActionKey
@@ -876,28 +884,20 @@ func (m *Model) Next(from StateID, prefer func(Target) float64) (Target, []Actio
 	} else {
 		level = addEntries(nil)
 	}
-	for len(level) > 0 {
-		best, bestScore, found := Target{}, math.Inf(-1), false
-		for _, id := range level {
-			if t, s, ok := m.best(m.States[id], prefer); ok && (!found || s > bestScore) {
-				best, bestScore, found = t, s, true
-			}
+	best, bestScore, found := Target{}, math.Inf(-1), false
+	for dist := 0; len(level) > 0; dist++ {
+		if found && math.IsInf(hopCost, 1) {
+			break
 		}
-		if found {
-			var path []ActionKey
-			for s := best.State; ; {
-				h := visited[s]
-				if h.key == "" {
-					break
+		for _, id := range level {
+			if t, s, ok := m.best(m.States[id], prefer); ok {
+				if !math.IsInf(hopCost, 1) {
+					s -= hopCost * float64(dist)
 				}
-				path = append(path, h.key)
-				if h.prev == "" {
-					break
+				if !found || s > bestScore {
+					best, bestScore, found = t, s, true
 				}
-				s = h.prev
 			}
-			slices.Reverse(path)
-			return best, path, true
 		}
 		var next []StateID
 		for _, id := range level {
@@ -913,7 +913,23 @@ func (m *Model) Next(from StateID, prefer func(Target) float64) (Target, []Actio
 		}
 		level = next
 	}
-	return Target{}, nil, false
+	if !found {
+		return Target{}, nil, false
+	}
+	var path []ActionKey
+	for s := best.State; ; {
+		h := visited[s]
+		if h.key == "" {
+			break
+		}
+		path = append(path, h.key)
+		if h.prev == "" {
+			break
+		}
+		s = h.prev
+	}
+	slices.Reverse(path)
+	return best, path, true
 }
 
 // entries are the recorded entries, and the root's URL when no entry

@@ -816,3 +816,41 @@ func TestZeroModel(t *testing.T) {
 		assert.Equal(t, &Model{}, m.Clone())
 	})
 }
+
+// NextFar lets a better target a few steps away beat a poor one here.
+func TestNextFarWeighsDistance(t *testing.T) {
+	a := newHandApp(t)
+	m := a.m
+	// The list keeps one untried target; the item (one hop away) keeps all.
+	tryAll(m, a.home)
+	tryAll(m, a.dlg)
+	st := m.States[a.list]
+	var here Target
+	for i, tg := range st.Targets {
+		if tg.Status == TargetUntried && here.Action.Kind == "" {
+			here = tg
+			continue
+		}
+		st.Targets[i].Status = TargetTried
+	}
+	require.NotEmpty(t, here.Action.Kind)
+	prefer := func(t Target) float64 {
+		if t.State == a.item {
+			return 10
+		}
+		return 0
+	}
+	tg, path, ok := m.Next(a.list, prefer)
+	require.True(t, ok)
+	assert.Equal(t, here.Key(), tg.Key(), "Next: the nearest state first")
+	assert.Empty(t, path)
+
+	tg, path, ok = m.NextFar(a.list, prefer, 1)
+	require.True(t, ok)
+	assert.Equal(t, a.item, tg.State, "worth a hop")
+	assert.Equal(t, []ActionKey{`click link →"/item/{id}"`}, path)
+
+	tg, _, ok = m.NextFar(a.list, prefer, 30)
+	require.True(t, ok)
+	assert.Equal(t, here.Key(), tg.Key(), "not worth a hop at 30")
+}

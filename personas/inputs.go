@@ -3,8 +3,10 @@ package personas
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -111,7 +113,11 @@ type Input struct {
 // gives them, its DOM attributes (type, required, min, max, step,
 // minlength, maxlength, pattern, name, id, placeholder, aria-label,
 // contenteditable, and "tag" for the element's tag name). attrs may be nil.
+//
+// The engine's snapshot notes, kept in e.Flags ("type=email", "required",
+// "min=1", "maxlength=80", …), stand in for attributes attrs lacks.
 func FieldOf(e Element, attrs map[string]string) Field {
+	attrs = flagAttrs(e, attrs)
 	f := Field{Name: strings.TrimSpace(e.Name), Options: e.Options}
 	for _, k := range []string{"aria-label", "placeholder", "name", "id"} {
 		if f.Name == "" {
@@ -164,6 +170,35 @@ func FieldOf(e Element, attrs map[string]string) Field {
 	f.MaxLength = atoiPos(attrs["maxlength"])
 	f.Pattern = attrs["pattern"]
 	return f
+}
+
+// flagAttrs adds the attributes the element's snapshot notes give to a
+// copy of attrs (attrs wins).
+func flagAttrs(e Element, attrs map[string]string) map[string]string {
+	var out map[string]string
+	for _, f := range e.Flags {
+		k, v, ok := strings.Cut(f, "=")
+		switch {
+		case f == "required":
+			k, v = "required", ""
+		case !ok || !slices.Contains([]string{"type", "min", "max", "minlength", "maxlength"}, k):
+			continue
+		}
+		if _, has := attrs[k]; has {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(attrs)
+			if out == nil {
+				out = map[string]string{}
+			}
+		}
+		out[k] = v
+	}
+	if out == nil {
+		return attrs
+	}
+	return out
 }
 
 func atoiPos(s string) int {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/personas"
@@ -42,6 +44,10 @@ const (
 	TrickDropSession  Trick = "drop_session"  // clear cookies and storage, then come back
 	TrickKeyboard     Trick = "keyboard"      // Tab through the page
 )
+
+// maxSessionPages bounds the pages opened again once the session is
+// dropped.
+const maxSessionPages = 15
 
 // formTricks are the tricks that need a page with text fields.
 var formTricks = []Trick{TrickValidForm, TrickXSS, TrickLong, TrickDouble}
@@ -124,16 +130,18 @@ type step struct {
 // coverage is what the team shares within a mission: the pages seen and
 // visited, where sign-in happened, the session generation.
 type coverage struct {
-	visited  map[string]bool // path?query
-	visitedT map[string]int  // visits per page template (see templateOf)
-	frontier []string        // link targets seen, in discovery order
-	known    map[string]bool
-	forms    []string          // pages with form fields, in discovery order
-	formSig  map[string]string // page -> its form signature
-	signin   string            // URL of the sign-in page
-	gen      int               // bumped when the session is dropped
-	dropped  bool
-	priority []string // high-risk pages from memory
+	visited map[string]bool // path?query
+	// visitedOrder is visited's pages in visiting order.
+	visitedOrder []string
+	visitedT     map[string]int // visits per page template (see templateOf)
+	frontier     []string       // link targets seen, in discovery order
+	known        map[string]bool
+	forms        []string          // pages with form fields, in discovery order
+	formSig      map[string]string // page -> its form signature
+	signin       string            // URL of the sign-in page
+	gen          int               // bumped when the session is dropped
+	dropped      bool
+	priority     []string // high-risk pages from memory
 }
 
 func newCoverage() *coverage {
@@ -166,6 +174,7 @@ func (c *coverage) visit(l string) bool {
 		return false
 	}
 	c.visited[l] = true
+	c.visitedOrder = append(c.visitedOrder, l)
 	c.visitedT[pageTemplate(l)]++
 	return true
 }
@@ -207,6 +216,10 @@ type view struct {
 	Cov   *coverage
 	Rand  *rand.Rand
 	Start string
+	// Sweep is the mission's app model; nil for none.
+	Sweep *sweep
+	// Spent is the share of the mission's budget used so far (0..1).
+	Spent float64
 }
 
 func (m *member) has(t Trick) bool { return slices.Contains(m.p.Tricks, t) }
@@ -321,22 +334,20 @@ func submitButton(els []personas.Element, after int) (personas.Element, bool) {
 	return els[best], true
 }
 
-// value is a plausible entry for a field, by its name.
-func value(name string, r *rand.Rand) string {
-	n := strings.ToLower(name)
-	switch {
-	case strings.Contains(n, "mail"):
-		return "qa.tester@example.com"
-	case strings.Contains(n, "budget"), strings.Contains(n, "amount"), strings.Contains(n, "price"), strings.Contains(n, "quantity"), strings.Contains(n, "age"):
-		return fmt.Sprint(100 + r.IntN(900))
-	case strings.Contains(n, "phone"):
-		return "+1 555 0100"
-	case strings.Contains(n, "search"), strings.Contains(n, "query"):
-		return "a"
-	case strings.Contains(n, "zone"):
-		return "UTC"
+// validFor is a valid value for the field e, from its kind, label and
+// constraints (personas.ValidValue); free text gets a number r draws, so
+// two records the explorer creates never read the same.
+func validFor(e personas.Element, r *rand.Rand) string {
+	f := personas.FieldOf(e, nil)
+	v := personas.ValidValue(f)
+	if (f.Kind == personas.FieldText || f.Kind == personas.FieldTextarea) && f.Pattern == "" && strings.ContainsFunc(v, unicode.IsLetter) &&
+		!strings.ContainsAny(v, "@/") {
+		tail := fmt.Sprintf(" %d", 10+r.IntN(990))
+		if f.MaxLength == 0 || utf8.RuneCountInString(v+tail) <= f.MaxLength {
+			v += tail
+		}
 	}
-	return fmt.Sprintf("QA %s %d", strings.TrimSpace(name), 10+r.IntN(90))
+	return v
 }
 
 // formPlan fills the page's in-main fields with fill(name) and submits.
@@ -371,6 +382,10 @@ func formPlan(v *view, fill func(e personas.Element) (string, bool), double bool
 	}
 	b, ok := submitButton(v.Els, last+1)
 	if !ok {
+		// No button: a filter or search field submits on Enter.
+		if f := v.Els[last]; f.Fillable() && !double && len(out) > 0 {
+			return append(out, step{in: browser.Intent{Action: browser.ActPress, Target: f.Ref, Key: "Enter"}, why: "submit with Enter"})
+		}
 		return nil
 	}
 	if double {
@@ -420,22 +435,27 @@ func (m *member) plan(t Trick, v *view) []step {
 			if e.Value != "" {
 				return "", false
 			}
-			return value(e.Name, v.Rand), true
+			return validFor(e, v.Rand), true
 		}, false, nil)
 	case TrickXSS:
 		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
 			return nil
 		}
 		m.tried[key] = true
-		return formPlan(v, func(e personas.Element) (string, bool) {
-			if e.Role == "spinbutton" {
-				return value(e.Name, v.Rand), true
-			}
-			if strings.Contains(strings.ToLower(e.Name), "mail") {
-				return value(e.Name, v.Rand), true
+		macro := formPlan(v, func(e personas.Element) (string, bool) {
+			if f := personas.FieldOf(e, nil); e.Role == "spinbutton" || f.Kind != personas.FieldText && f.Kind != personas.FieldTextarea && f.Kind != personas.FieldSearch ||
+				strings.Contains(strings.ToLower(e.Name), "mail") {
+				return validFor(e, v.Rand), true
 			}
 			return XSSPayload, true
 		}, false, nil)
+		if len(macro) > 0 {
+			// Stored payloads show where the app lists what was made.
+			for _, l := range listPages(v) {
+				macro = append(macro, step{in: nav(l), why: "see the payload where the app lists it"})
+			}
+		}
+		return macro
 	case TrickLong:
 		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
 			return nil
@@ -451,7 +471,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			if e.Value != "" {
 				return "", false
 			}
-			return value(e.Name, v.Rand), true
+			return validFor(e, v.Rand), true
 		}, false, nil)
 	case TrickDouble:
 		if m.tried[key] || !hasFields(v.Els) || hasRole(v.Els, "searchbox") || hasPassword(v.Els) {
@@ -462,7 +482,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			if e.Value != "" {
 				return "", false
 			}
-			return value(e.Name, v.Rand), true
+			return validFor(e, v.Rand), true
 		}, true, m.hold)
 	case TrickSelect:
 		for _, e := range sortFirst(v.Els) {
@@ -498,17 +518,24 @@ func (m *member) plan(t Trick, v *view) []step {
 			return []step{{in: clickRef(e.Ref), why: "next page"}}
 		}
 	case TrickDropSession:
-		// Last: the session is dropped once the other tricks are done.
-		if v.Cov.dropped || v.Cov.signin == "" || len(v.Cov.visited) < 4 || strings.Contains(v.URL, collectorPrefix) || m.pendingForms(v.Cov) > 0 {
+		// Late: the session is dropped once the other tricks are done, or
+		// half the budget is spent. Then every screen seen so far (one
+		// page per template) is opened again without a session: each
+		// must send the user to sign in, never fail.
+		if v.Cov.dropped || v.Cov.signin == "" || len(v.Cov.visited) < 4 || strings.Contains(v.URL, collectorPrefix) ||
+			m.pendingForms(v.Cov) > 0 && v.Spent < 0.5 {
 			return nil
 		}
 		v.Cov.dropped = true
-		back := pathQuery(v.URL)
-		return []step{
-			{in: nav(ClearSiteDataPath), why: "clear cookies and storage", before: func() { v.Cov.gen++ }},
-			{in: nav(back), why: "come back with the session gone"},
-			{in: nav(v.Cov.signin), why: "sign in again"},
+		macro := []step{{in: nav(ClearSiteDataPath), why: "clear cookies and storage", before: func() { v.Cov.gen++ }}}
+		seen := map[string]bool{pageTemplate(v.Cov.signin): true}
+		for _, l := range append([]string{pathQuery(v.URL)}, v.Cov.visitedOrder...) {
+			if t := pageTemplate(l); !seen[t] && !strings.HasPrefix(l, collectorPrefix) && len(macro) <= maxSessionPages {
+				seen[t] = true
+				macro = append(macro, step{in: nav(l), why: "come back with the session gone"})
+			}
 		}
+		return append(macro, step{in: nav(v.Cov.signin), why: "sign in again"})
 	case TrickKeyboard:
 		if m.tried[key] {
 			return nil
@@ -619,6 +646,10 @@ func (m *member) next(v *view) (step, bool) {
 	if l, ok := v.Cov.nextUnvisited(); ok && !m.tried["nav:"+l] {
 		m.tried["nav:"+l] = true
 		return step{in: nav(l), why: "visit " + l}, true
+	}
+	// The app model's best untried target, as this persona prefers.
+	if v.Sweep != nil {
+		return v.Sweep.next(m, v)
 	}
 	return step{}, false
 }

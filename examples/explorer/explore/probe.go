@@ -475,12 +475,19 @@ const collectorJS = `(() => {
   // changed (text, elements, URL, an open dialog) and no request went out.
   const calls = () => performance.getEntriesByType('resource').filter((e) => e.initiatorType === 'fetch' || e.initiatorType === 'xmlhttprequest' || e.initiatorType === 'beacon').length;
   const look = () => [location.href, document.body ? document.body.innerText : '', document.getElementsByTagName('*').length, calls(), document.querySelectorAll('dialog[open]').length].join('\u0001');
+  // The control's own state counts too: a menu button that a hover
+  // already opened still flips its aria-expanded when clicked.
+  const own = (el) => ['aria-expanded', 'aria-pressed', 'aria-checked', 'aria-selected', 'class', 'open'].map((a) => el.getAttribute(a)).join('\u0001');
+  // A later click within the watch (the second click of a double click
+  // that toggled something back) makes the first one undecidable.
+  let clicks = 0;
   document.addEventListener('click', (ev) => {
+    const n = ++clicks;
     const el = ev.target instanceof Element ? ev.target.closest('button, [role=button]') : null;
     if (!el || el.disabled || (el.type === 'submit' && el.form)) return;
-    const before = look();
+    const before = look() + own(el);
     setTimeout(() => {
-      if (look() === before) {
+      if (n === clicks && look() + own(el) === before) {
         post({kind: 'dead_control', message: 'clicking "' + (el.textContent || el.getAttribute('aria-label') || '').trim() + '" changed nothing', evidence: html(el)});
       }
     }, 600);

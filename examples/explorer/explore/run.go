@@ -365,6 +365,7 @@ type missionRun struct {
 
 	team         []*member
 	cov          *coverage
+	sw           *sweep // the app model and the coverage objective
 	idle         map[string]int
 	loops        map[string]int
 	bugSeen      map[string]bool
@@ -430,6 +431,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 
 	personas, _ := Team(mr.m.Team)
 	mr.cov = newCoverage()
+	mr.sw = newSweep()
 	mr.idle, mr.loops, mr.bugSeen, mr.recorded = map[string]int{}, map[string]int{}, map[string]bool{}, map[string]Bug{}
 	mr.rand = rand.New(rand.NewPCG(mr.cfg.Seed, uint64(len(mr.m.ThreadID))))
 	for _, p := range personas {

@@ -136,7 +136,7 @@ func (mr *missionRun) supervise(ctx context.Context, s State) (State, error) {
 		if mr.idle[m.p.Name] >= 2 {
 			continue
 		}
-		if sc := m.pending(mr.cov); sc > 0 {
+		if sc := m.pending(mr.cov) + mr.sw.work(); sc > 0 {
 			best, bestScore = j, sc
 			break
 		}
@@ -153,8 +153,8 @@ func (mr *missionRun) supervise(ctx context.Context, s State) (State, error) {
 		}
 	}
 	if best < 0 {
-		mr.trace.Info("route", "next", Finish, "why", "coverage exhausted")
-		return brief(Finish, "coverage exhausted: no persona sees anything left to try"), nil
+		mr.trace.Info("route", "next", Finish, "why", "every target tried")
+		return brief(Finish, "every target tried: no persona sees anything left to try"), nil
 	}
 	mr.trace.Info("route", "next", mr.team[best].p.Name, "pending", bestScore, "steps", s.Steps)
 	return brief(mr.team[best].p.Name, fmt.Sprintf("most work left: %d", bestScore)), nil
@@ -237,7 +237,7 @@ func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
 		switch {
 		case did >= limit && did > 0:
 			verdict = "step limit reached: reset to the start URL and pick a different area"
-			mr.resetPending = true
+			mr.resetPending = mr.sw == nil // the app model picks areas by itself
 			mr.idle[m.p.Name] = 0
 		case did > 0:
 			mr.idle[m.p.Name] = 0
@@ -283,6 +283,7 @@ func (mr *missionRun) turnStep(ctx context.Context, m *member, out *State) (bool
 			l = mr.start
 		}
 		mr.loops[key] = 0
+		mr.sw.abandon()
 		st = step{in: nav(l), why: "loop detected (same action on the same page): go elsewhere"}
 	}
 	mr.act(ctx, m, st, out)
@@ -336,7 +337,9 @@ func (mr *missionRun) observe(ctx context.Context, snap browser.Snapshot, out *S
 			}
 		}
 	}
-	v := &view{URL: snap.URL, Snap: snap, Els: els, Cov: mr.cov, Rand: mr.rand, Start: mr.start}
+	mr.sw.observe(snap.URL, els)
+	v := &view{URL: snap.URL, Snap: snap, Els: els, Cov: mr.cov, Rand: mr.rand, Start: mr.start, Sweep: mr.sw,
+		Spent: float64(mr.steps) / float64(max(mr.budget, 1))}
 	mr.cov.noteForm(v)
 	mr.trace.Debug("look", "url", snap.URL, "elements", len(els), "chars", len(snap.Text))
 	return v
@@ -349,6 +352,9 @@ func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) (
 		st.before()
 	}
 	res := mr.sess.Do(ctx, st.in)
+	if mr.sw != nil && mr.sw.acted(res.OK) {
+		m.q = nil
+	}
 	bugs := mr.afterAction(ctx, m, st, res, out)
 	return res, bugs
 }

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -170,7 +171,22 @@ func TestGuessCredentialsFallback(t *testing.T) {
 	assert.NotEmpty(t, c.Password)
 	c = guessCredentials("Demo account: demo@example.com", Credentials{Password: "given"})
 	assert.Equal(t, Credentials{Email: "demo@example.com", Password: "given"}, c)
-	assert.True(t, strings.HasPrefix(value("Billing email", nil), "qa"))
+}
+
+// validFor: a valid value by the field's type and constraints, free text
+// made unique so two created records never read the same.
+func TestValidFor(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	assert.Equal(t, "qa.tester@example.com", validFor(personas.Element{Role: "textbox", Name: "Billing email", Flags: []string{"type=email"}}, r))
+	n := validFor(personas.Element{Role: "spinbutton", Name: "Copies", Flags: []string{"min=2", "max=9"}}, r)
+	v, err := strconv.Atoi(n)
+	require.NoError(t, err, n)
+	assert.True(t, v >= 2 && v <= 9, n)
+	a, b := validFor(personas.Element{Role: "textbox", Name: "Title"}, r), validFor(personas.Element{Role: "textbox", Name: "Title"}, r)
+	assert.NotEqual(t, a, b)
+	assert.Regexp(t, `^\D+ \d+$`, a)
+	short := validFor(personas.Element{Role: "textbox", Name: "Title", Flags: []string{"maxlength=5"}}, r)
+	assert.LessOrEqual(t, len(short), 5)
 }
 
 // The explorer's teams are the personas package's: the same members, in

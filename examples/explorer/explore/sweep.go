@@ -1,0 +1,372 @@
+package explore
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/personas"
+)
+
+// sweep is the mission's model of the app (personas.Model: abstract
+// states, their controls, one coverage target per state, action and input
+// class) and the coverage objective over it. When a persona's own tricks
+// and the unexplored links run out, it takes the best untried target
+// reachable from where the browser is, as its persona prefers, and plays
+// it as a short macro: the other fields of the form filled with valid
+// values, the target's field with its input class, then the form's own
+// submit path. A mission ends only when its budget is spent or every
+// target it discovered was tried.
+type sweep struct {
+	model *personas.Model
+	cur   personas.StateID // the state of the latest look ("" before the first)
+	pend  *pendingTarget   // the macro under way
+	// done counts the actions played per page template and, for controls
+	// outside the main content (navigation, banner, skip links), across
+	// every page: a state seen again with other structure need not
+	// replay what its template already showed.
+	done map[string]int
+	// revisit holds the pages to open after a record was submitted, so
+	// what was typed is seen wherever the app shows it.
+	revisit []string
+}
+
+// pendingTarget is a target whose macro is being played: the transition
+// is recorded at the first look after its last step.
+type pendingTarget struct {
+	from personas.StateID
+	key  personas.ActionKey
+	left int
+	// revisit: the pages to open if the macro's form made a record.
+	revisit []string
+}
+
+func newSweep() *sweep {
+	return &sweep{model: personas.NewModel(personas.Limits{}), done: map[string]int{}}
+}
+
+// doneKeys are the keys of sweep.done a target counts under.
+func (sw *sweep) doneKeys(id personas.StateID, k personas.ActionKey) []string {
+	st, ok := sw.model.State(id)
+	if !ok {
+		return nil
+	}
+	keys := []string{st.Template + "|" + string(k)}
+	a, err := personas.ParseActionKey(k)
+	if err != nil {
+		return keys
+	}
+	for _, c := range st.Controls {
+		if !c.InMain && c.Role == a.Role && c.Name == a.Name && c.Href == a.Href {
+			return append(keys, "chrome|"+string(k))
+		}
+	}
+	return keys
+}
+
+func (sw *sweep) markDone(id personas.StateID, k personas.ActionKey) {
+	for _, d := range sw.doneKeys(id, k) {
+		sw.done[d]++
+	}
+}
+
+// seen is how often the target's action was played where it counts.
+func (sw *sweep) seen(t personas.Target) int {
+	n := 0
+	for _, d := range sw.doneKeys(t.State, t.Key()) {
+		n += sw.done[d]
+	}
+	return n
+}
+
+// observe adds the page to the model and records the transition of a
+// finished macro.
+func (sw *sweep) observe(url string, els []personas.Element) {
+	if sw == nil || strings.Contains(url, collectorPrefix) {
+		return
+	}
+	id := sw.model.Observe(url, els)
+	if p := sw.pend; p != nil && p.left <= 0 {
+		if id != "" {
+			sw.model.Transition(p.from, p.key, id, 0)
+		}
+		sw.markDone(p.from, p.key)
+		sw.pend = nil
+		if from, ok := sw.model.State(p.from); ok && id != "" && id != p.from && len(p.revisit) > 0 {
+			if to, ok := sw.model.State(id); ok && to.Template != from.Template {
+				// A form took the browser elsewhere: a record was made.
+				sw.revisit = append(sw.revisit, p.revisit...)
+			}
+		}
+	}
+	if id != "" {
+		sw.cur = id
+	}
+}
+
+// acted counts one played step of the macro under way; a failed step
+// fails its target (the browser could not do it) and ends the macro: it
+// returns true when the member's queue must be dropped.
+func (sw *sweep) acted(ok bool) bool {
+	if sw == nil || sw.pend == nil {
+		return false
+	}
+	sw.pend.left--
+	if ok {
+		return false
+	}
+	sw.model.Fail(sw.pend.from, sw.pend.key)
+	sw.markDone(sw.pend.from, sw.pend.key)
+	sw.pend = nil
+	return true
+}
+
+// work is the supervisor's coverage signal: 1 while untried targets
+// remain within reach, else 0.
+func (sw *sweep) work() int {
+	if sw == nil || sw.model.Exhausted() {
+		return 0
+	}
+	return 1
+}
+
+// abandon gives up the macro under way (the loop detector stepped in):
+// its target counts as failed.
+func (sw *sweep) abandon() {
+	if sw == nil || sw.pend == nil {
+		return
+	}
+	sw.model.Fail(sw.pend.from, sw.pend.key)
+	sw.pend = nil
+}
+
+// next picks member m's next target and returns the first step of its
+// macro (the rest go on m's queue), or false when no target is left.
+func (sw *sweep) next(m *member, v *view) (step, bool) {
+	for len(sw.revisit) > 0 {
+		l := sw.revisit[0]
+		sw.revisit = sw.revisit[1:]
+		if l != pathQuery(v.URL) {
+			return step{in: nav(l), why: "see the submitted record where the app lists it"}, true
+		}
+	}
+	persona := preference(m.p.Name)
+	prefer := func(t personas.Target) float64 {
+		// What its page template (or, for navigation and banner
+		// controls, any page) already showed comes last.
+		return persona(t) - 4*float64(min(sw.seen(t), 1))
+	}
+	for range 8 {
+		t, path, ok := sw.model.NextFar(sw.cur, prefer, hopCost)
+		if !ok {
+			return step{}, false
+		}
+		key := t.Key()
+		in, _ := sw.model.Input(t)
+		if len(path) > 0 {
+			// On the way: the path's first action, from here.
+			key = path[0]
+			in, _ = sw.model.Input(personas.Target{State: sw.cur, Action: mustAction(key)})
+		}
+		a, err := personas.ParseActionKey(key)
+		if err != nil {
+			sw.model.Fail(sw.cur, key)
+			continue
+		}
+		if a.Kind == personas.ActionNavigate {
+			sw.pend = &pendingTarget{from: sw.cur, key: key, left: 1}
+			return step{in: nav(a.Arg), why: "coverage: open " + a.Arg}, true
+		}
+		macro := targetMacro(m, v, a, in)
+		if len(macro) == 0 {
+			sw.model.Fail(sw.cur, key)
+			continue
+		}
+		sw.pend = &pendingTarget{from: sw.cur, key: key, left: len(macro)}
+		if a.Kind == personas.ActionFill && (in.Class == personas.ClassMarkup || in.Class == personas.ClassValid || in.Class == personas.ClassQuotes) {
+			sw.pend.revisit = listPages(v)
+		}
+		m.q = macro[1:]
+		return macro[0], true
+	}
+	return step{}, false
+}
+
+// listPages are the pages likely to list a record made on the page of
+// v: its path's visited ancestors (/things/new → /things) and the start
+// page.
+func listPages(v *view) []string {
+	var out []string
+	u, err := url.Parse(v.URL)
+	if err != nil {
+		return nil
+	}
+	p := strings.TrimSuffix(u.Path, "/")
+	for i := strings.LastIndexByte(p, '/'); i > 0; i = strings.LastIndexByte(p, '/') {
+		p = p[:i]
+		if v.Cov != nil && v.Cov.visited[p] && len(out) < 2 {
+			out = append(out, p)
+		}
+	}
+	if start := pathQuery(v.Start); start != "" && !slices.Contains(out, start) {
+		out = append(out, start)
+	}
+	return out
+}
+
+// hopCost is what a step of the way to a target costs against its
+// score: a target that is clearly better may be a few steps away.
+const hopCost = 1.5
+
+func mustAction(k personas.ActionKey) personas.Action {
+	a, _ := personas.ParseActionKey(k)
+	return a
+}
+
+// targetMacro is the steps that play action a (with input in) on the
+// page v: empty fields before a submit filled validly, the target's own
+// steps, and for a field the form's submit (its button, else Enter).
+func targetMacro(m *member, v *view, a personas.Action, in personas.Input) []step {
+	el, ok := personas.Locate(a, v.Els)
+	if !ok {
+		return nil
+	}
+	what := a.String()
+	switch a.Kind {
+	case personas.ActionFill:
+		i := indexOf(v.Els, el.Ref)
+		macro := fillOthers(v, el, i)
+		val := in.Value
+		macro = append(macro, step{in: fillRef(el.Ref, val), why: fmt.Sprintf("coverage: %s (%s)", what, clip(val, 40))})
+		last := i
+		for j := i + 1; j < len(v.Els); j++ {
+			if e := v.Els[j]; e.InMain == el.InMain && formControl(e) {
+				last = j
+			}
+		}
+		if b, ok := submitButton(v.Els, last+1); ok && el.InMain {
+			return append(macro, step{in: clickRef(b.Ref), why: "submit " + b.Name})
+		}
+		return append(macro, step{in: browser.Intent{Action: browser.ActPress, Target: el.Ref, Key: "Enter"}, why: "submit with Enter"})
+	case personas.ActionPress:
+		var macro []step
+		if el.Fillable() && el.Value == "" && a.Arg == "Enter" {
+			macro = append(macro, step{in: fillRef(el.Ref, validFor(el, v.Rand)), why: "fill " + el.Name})
+		}
+		for _, it := range a.Intents(el, in) {
+			macro = append(macro, step{in: it, why: "coverage: " + what})
+		}
+		return macro
+	case personas.ActionClick, personas.ActionDblClick:
+		var macro []step
+		if el.Role == "button" && el.InMain && submitRank(el.Name) < len(submitWords) {
+			// A submit button: a valid form first, so the click goes
+			// through the app's own validation to what lies behind it.
+			macro = fillOthers(v, el, indexOf(v.Els, el.Ref))
+		}
+		if a.Kind == personas.ActionDblClick {
+			return append(macro,
+				step{in: clickRef(el.Ref), before: m.hold, why: "coverage: " + what + " (first click, slow network)"},
+				step{in: clickRef(el.Ref), why: "coverage: " + what + " (second click)", chain: true})
+		}
+		return append(macro, step{in: clickRef(el.Ref), why: "coverage: " + what, watch: 400 * time.Millisecond})
+	}
+	var macro []step
+	for _, it := range a.Intents(el, in) {
+		macro = append(macro, step{in: it, why: "coverage: " + what})
+	}
+	return macro
+}
+
+// formControl: an element a form submits.
+func formControl(e personas.Element) bool {
+	return e.Fillable() || e.Role == "combobox" || e.Role == "checkbox" || e.Role == "radio"
+}
+
+// fillOthers fills, with valid values, the empty fields of el's region
+// (main content or not) that come before the submit button after el: the
+// rest of the form, so the one value under test is the only odd one.
+func fillOthers(v *view, el personas.Element, at int) []step {
+	var macro []step
+	radioDone := false
+	for j, e := range v.Els {
+		if j == at || e.InMain != el.InMain || e.Has("disabled") {
+			continue
+		}
+		if e.Role == "button" && j > at {
+			break // the form ends at the first button after el
+		}
+		f := personas.FieldOf(e, nil)
+		switch {
+		case e.Fillable() && e.Value == "" && f.Kind != personas.FieldPassword:
+			macro = append(macro, step{in: fillRef(e.Ref, validFor(e, v.Rand)), why: "fill " + e.Name})
+		case e.Role == "combobox" && len(e.Options) > 0 && f.Required && e.Value == "":
+			o := personas.ValidValue(f)
+			macro = append(macro, step{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name})
+		case e.Role == "radio" && f.Required && !radioDone && !e.Has("checked"):
+			radioDone = true
+			macro = append(macro, step{in: clickRef(e.Ref), why: "choose " + e.Name})
+		case e.Role == "checkbox" && f.Required && !e.Has("checked"):
+			macro = append(macro, step{in: clickRef(e.Ref), why: "tick " + e.Name})
+		}
+	}
+	return macro
+}
+
+// preference is how a persona leans over the model's own order of
+// targets: its strategy over the model.
+func preference(persona string) func(personas.Target) float64 {
+	return func(t personas.Target) float64 {
+		a := t.Action
+		p := classBias(a)
+		switch persona {
+		case personas.Adversarial:
+			if a.Kind == personas.ActionFill && a.Class != personas.ClassValid {
+				p += 2
+			}
+		case personas.NewUser, personas.Explorer:
+			if a.Kind == personas.ActionClick || a.Kind == personas.ActionFill && a.Class == personas.ClassValid {
+				p++
+			}
+		case personas.PowerUser, personas.DataHeavy:
+			switch a.Kind {
+			case personas.ActionSelect, personas.ActionCheck, personas.ActionUncheck, personas.ActionPress:
+				p += 1.5
+			}
+		case personas.Impatient:
+			if a.Kind == personas.ActionDblClick {
+				p += 3
+			}
+		case personas.Accessibility:
+			if a.Kind == personas.ActionPress {
+				p++
+			}
+		}
+		if a.Kind == personas.ActionDblClick && (a.Role != "button" || submitRank(a.Name) == len(submitWords)) {
+			// Twice on a control that sends nothing is a toggle undone.
+			p -= 2
+		}
+		return p
+	}
+}
+
+// classBias orders the catalogue's classes within a field by how often
+// they break an app (the classic equivalence classes and boundaries
+// first, the exotic variants of a class after).
+func classBias(a personas.Action) float64 {
+	if a.Kind != personas.ActionFill {
+		return 0
+	}
+	switch a.Class {
+	case personas.ClassEmpty, personas.ClassQuotes, personas.ClassNonLatin, personas.ClassLong256,
+		personas.ClassNegative, personas.ClassZero, personas.ClassHuge, personas.ClassAboveMax, personas.ClassMarkup:
+		return 1
+	case personas.ClassEmoji, personas.ClassRTL, personas.ClassLong10001, personas.ClassWhitespace, personas.ClassPadded,
+		personas.ClassMin, personas.ClassMax, personas.ClassBelowMin:
+		return -1.5
+	}
+	return 0
+}

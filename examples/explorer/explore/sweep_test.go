@@ -1,0 +1,163 @@
+package explore
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/personas"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A form page as the snapshot gives it: three fields, a submit button,
+// a navigation link outside the main content.
+func formView() *view {
+	els := []personas.Element{
+		{Role: "link", Name: "Home", Ref: "e1", URL: "/"},
+		{Role: "textbox", Name: "Title", Ref: "e2", InMain: true, Flags: []string{"required", "maxlength=80"}},
+		{Role: "spinbutton", Name: "Copies", Ref: "e3", InMain: true, Flags: []string{"min=1", "max=50"}},
+		{Role: "textbox", Name: "Notes", Ref: "e4", InMain: true, Value: "kept"},
+		{Role: "button", Name: "Create thing", Ref: "e5", InMain: true},
+	}
+	cov := newCoverage()
+	cov.visit("/things")
+	cov.visit("/")
+	return &view{URL: "http://app.test/things/new", Els: els, Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
+}
+
+func intents(ss []step) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.in.JSON())
+	}
+	return out
+}
+
+// One field at a time: the field under test gets its class's value, the
+// other empty fields a valid one, and the form is sent by its button.
+func TestTargetMacroFillsOneFieldAtATime(t *testing.T) {
+	v := formView()
+	m := newMember(Persona{Name: personas.Adversarial}, Credentials{}, nil)
+	a := personas.Action{Kind: personas.ActionFill, Role: "spinbutton", Name: "Copies", Class: personas.ClassNegative}
+	macro := targetMacro(m, v, a, personas.Input{Class: personas.ClassNegative, Value: "-1"})
+	got := intents(macro)
+	require.Len(t, got, 3, "%v", got)
+	assert.Contains(t, got[0], `"target":"e2"`, "the empty required title gets a valid value first")
+	assert.NotContains(t, got[0], `"value":""`)
+	assert.Equal(t, `{"action":"fill","target":"e3","value":"-1"}`, got[1])
+	assert.Equal(t, `{"action":"click","target":"e5"}`, got[2])
+	for _, s := range macro {
+		assert.NotEqual(t, "e4", s.in.Target, "a field with a value is left as it is")
+		assert.NotEqual(t, "e1", s.in.Target)
+	}
+
+	// Without a button the field is sent with Enter.
+	v.Els = v.Els[:4]
+	macro = targetMacro(m, v, personas.Action{Kind: personas.ActionFill, Role: "textbox", Name: "Notes", Class: personas.ClassQuotes}, personas.Input{Value: "O'Brien"})
+	got = intents(macro)
+	assert.Equal(t, `{"action":"press","target":"e4","key":"Enter"}`, got[len(got)-1])
+
+	// A control the page does not have: no macro.
+	assert.Nil(t, targetMacro(m, v, personas.Action{Kind: personas.ActionClick, Role: "button", Name: "Gone"}, personas.Input{}))
+}
+
+// A submit button's click sends a valid form; a double click on it holds
+// the first answer and chains the second click.
+func TestTargetMacroSubmitAndDouble(t *testing.T) {
+	v := formView()
+	held := 0
+	m := newMember(Persona{Name: personas.Impatient}, Credentials{}, func() { held++ })
+	macro := targetMacro(m, v, personas.Action{Kind: personas.ActionDblClick, Role: "button", Name: "Create thing"}, personas.Input{})
+	require.GreaterOrEqual(t, len(macro), 4)
+	last, first := macro[len(macro)-1], macro[len(macro)-2]
+	assert.Equal(t, "e5", first.in.Target)
+	assert.Equal(t, "e5", last.in.Target)
+	assert.True(t, last.chain)
+	require.NotNil(t, first.before)
+	first.before()
+	assert.Equal(t, 1, held)
+	filled := 0
+	for _, s := range macro[:len(macro)-2] {
+		if s.in.Action == browser.ActFill {
+			filled++
+		}
+	}
+	assert.Equal(t, 2, filled, "title and copies are filled before the submit")
+}
+
+func TestValidValuesAreUniqueText(t *testing.T) {
+	v := formView()
+	a := fillOthers(v, v.Els[4], 4)
+	b := fillOthers(v, v.Els[4], 4)
+	require.Len(t, a, 2)
+	assert.NotEqual(t, *a[0].in.Value, *b[0].in.Value, "two records never read the same")
+}
+
+func TestListPages(t *testing.T) {
+	v := formView()
+	assert.Equal(t, []string{"/things", "/"}, listPages(v))
+	v.URL = "http://app.test/things/7/edit"
+	assert.Equal(t, []string{"/things", "/"}, listPages(v), "/things/7 was never visited")
+	v.URL = "http://app.test/"
+	assert.Equal(t, []string{"/"}, listPages(v))
+}
+
+// The sweep plays targets until none is left, records the transitions,
+// and prefers what the page template has not shown yet.
+func TestSweepRunsOutOfTargets(t *testing.T) {
+	sw := newSweep()
+	v := formView()
+	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	sw.observe(v.URL, v.Els)
+	require.Equal(t, 1, sw.work())
+	played := 0
+	for played < 500 {
+		st, ok := sw.next(m, v)
+		if !ok {
+			break
+		}
+		played++
+		steps := append([]step{st}, m.q...)
+		m.q = nil
+		for range steps {
+			require.False(t, sw.acted(true))
+		}
+		sw.observe(v.URL, v.Els) // the page does not change
+	}
+	assert.Less(t, played, 500)
+	assert.Positive(t, played)
+	assert.Equal(t, 0, sw.work(), "every target tried")
+	s := sw.model.Stats()
+	assert.Equal(t, s.Targets, s.Tried+s.Failed)
+	assert.Positive(t, s.Tried)
+
+	// A failed step fails its target and drops the rest of the macro.
+	sw2 := newSweep()
+	sw2.observe(v.URL, v.Els)
+	_, ok := sw2.next(m, v)
+	require.True(t, ok)
+	assert.True(t, sw2.acted(false))
+	assert.Equal(t, 1, sw2.model.Stats().Failed)
+}
+
+// The navigation link outside the main content is played once for the
+// whole app, not once per page.
+func TestSweepChromeOnce(t *testing.T) {
+	sw := newSweep()
+	a := formView()
+	b := formView()
+	b.URL = "http://app.test/other"
+	b.Els = []personas.Element{{Role: "link", Name: "Home", Ref: "e1", URL: "/"}, {Role: "button", Name: "Refresh", Ref: "e9", InMain: true}}
+	sw.observe(a.URL, a.Els)
+	home := personas.Action{Kind: personas.ActionClick, Role: "link", Name: "Home"}.Key()
+	sw.markDone(sw.cur, home)
+	sw.observe(b.URL, b.Els)
+	t2 := personas.Target{State: sw.cur, Action: personas.Action{Kind: personas.ActionClick, Role: "link", Name: "Home"}}
+	assert.Equal(t, 1, sw.seen(t2))
+	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	st, ok := sw.next(m, b)
+	require.True(t, ok)
+	assert.True(t, strings.Contains(st.why, "Refresh"), "the page's own control before the chrome seen elsewhere: %s", st.why)
+}
