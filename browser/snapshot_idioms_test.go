@@ -40,6 +40,7 @@ const idiomHTML = `<!doctype html><html><head><title>Idioms</title><style>.row .
 <ul><li class="row">Row 1 <button class="del" onclick="out('row delete')">Delete</button></li></ul>
 <div class="fw"><input aria-label="Focus field"><button class="tip" onclick="out('tip')">Clear</button></div>
 <label>Email <input type="email"></label> <label>Birthday <input type="date"></label> <label>Upload <input type="file"></label>
+<label>Title <input required maxlength="80"></label> <label>Copies <input type="number" min="1" max="50"></label>
 <select aria-label="Plan" onchange="out('plan ' + this.value)"><option>Free</option><option>Pro</option></select>
 <script>
 function out(s) { document.getElementById('log').textContent += s + ';'; }
@@ -107,6 +108,8 @@ func TestSnapshotFindsEveryIdiom(t *testing.T) {
 	kind(`- textbox "Shadow field" \[ref=e\d+\] \(in shadow root\)`)
 	kind(`- textbox "Email" \[ref=e\d+\] \(type=email\)`)
 	kind(`- textbox "Birthday" \[ref=e\d+\] \(type=date\)`)
+	kind(`- textbox "Title" \[ref=e\d+\] \(required; maxlength=80\)`)
+	kind(`- spinbutton "Copies" \[ref=e\d+\] \(min=1; max=50\)`)
 	kind(`- button "Upload" \[ref=e\d+\] \(file input\)`)
 	assert.Equal(t, 7, snap.Actionable)
 

@@ -437,7 +437,8 @@ func (m *Model) Clone() *Model {
 // shape the state's identity (an open dialog is another state).
 var (
 	interactiveRoles = []string{"button", "link", "textbox", "searchbox", "spinbutton", "slider", "checkbox", "switch",
-		"radio", "combobox", "listbox", "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem"}
+		"radio", "combobox", "listbox", "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem",
+		"clickable"} // clickable: an element with script handlers only (the engine's xN refs)
 	structuralRoles = []string{"dialog", "alertdialog"}
 )
 
@@ -630,10 +631,32 @@ func (m *Model) addTargets(st *State, j int, e Element, lim Limits) {
 	case c.Role == "button":
 		m.addTarget(st, with(ActionClick, "", ""), lim)
 		m.addTarget(st, with(ActionDblClick, "", ""), lim)
+	case c.Role == "clickable":
+		// What its handlers listen to: a double click to edit, keys.
+		hs := handlers(e)
+		if len(hs) == 0 || slices.ContainsFunc(hs, func(h string) bool { return h != "dblclick" && !strings.HasPrefix(h, "key") }) {
+			m.addTarget(st, with(ActionClick, "", ""), lim)
+		}
+		if slices.Contains(hs, "dblclick") {
+			m.addTarget(st, with(ActionDblClick, "", ""), lim)
+		}
+		if slices.ContainsFunc(hs, func(h string) bool { return strings.HasPrefix(h, "key") }) {
+			m.addTarget(st, with(ActionPress, "", "Enter"), lim)
+		}
 	case c.Role == "dialog" || c.Role == "alertdialog":
 	default:
 		m.addTarget(st, with(ActionClick, "", ""), lim)
 	}
+}
+
+// handlers are the event types of an element's "handler only: …" note.
+func handlers(e Element) []string {
+	for _, f := range e.Flags {
+		if rest, ok := strings.CutPrefix(f, "handler only: "); ok {
+			return strings.Split(rest, ", ")
+		}
+	}
+	return nil
 }
 
 // addOptions adds a select target per option not yet known, up to the
@@ -798,7 +821,7 @@ func Locate(a Action, els []Element) (Element, bool) {
 
 // Intents are the browser intents that perform the action on el (found
 // by Locate) with the input in (from Model.Input; ignored by actions
-// that take none). A dblclick is two clicks; check and uncheck click when
+// that take none). A dblclick is one dblclick intent; check and uncheck click when
 // the box is not already so, and otherwise toggle it away and back. It
 // returns nil for an unknown kind or a fill/select without a ref.
 func (a Action) Intents(el Element, in Input) []browser.Intent {
@@ -811,7 +834,7 @@ func (a Action) Intents(el Element, in Input) []browser.Intent {
 	case ActionClick:
 		return []browser.Intent{click}
 	case ActionDblClick:
-		return []browser.Intent{click, click}
+		return []browser.Intent{{Action: browser.ActDblclick, Target: el.Ref}}
 	case ActionHover:
 		return []browser.Intent{{Action: browser.ActHover, Target: el.Ref}}
 	case ActionFill:

@@ -749,7 +749,7 @@ func TestActionIntents(t *testing.T) {
 		want []browser.Intent
 	}{
 		{"click", Action{Kind: ActionClick, Role: "button"}, el, Input{}, []browser.Intent{click}},
-		{"dblclick", Action{Kind: ActionDblClick, Role: "button"}, el, Input{}, []browser.Intent{click, click}},
+		{"dblclick", Action{Kind: ActionDblClick, Role: "button"}, el, Input{}, []browser.Intent{{Action: browser.ActDblclick, Target: "e7"}}},
 		{"hover", Action{Kind: ActionHover, Role: "menuitem"}, el, Input{}, []browser.Intent{{Action: browser.ActHover, Target: "e7"}}},
 		{"fill", Action{Kind: ActionFill, Role: "textbox", Class: ClassEmpty}, el, Input{Class: ClassEmpty, Value: ""},
 			[]browser.Intent{{Action: browser.ActFill, Target: "e7", Value: str("")}}},
@@ -853,4 +853,21 @@ func TestNextFarWeighsDistance(t *testing.T) {
 	tg, _, ok = m.NextFar(a.list, prefer, 30)
 	require.True(t, ok)
 	assert.Equal(t, here.Key(), tg.Key(), "not worth a hop at 30")
+}
+
+// An element with script handlers only (the engine's xN refs) gets the
+// actions its handlers listen to.
+func TestObserveHandlerOnly(t *testing.T) {
+	m := NewModel(Limits{})
+	id := m.Observe("/todos", []Element{
+		{Role: "clickable", Name: "Buy milk", Ref: "x1", InMain: true, Flags: []string{"handler only: dblclick"}},
+		{Role: "clickable", Name: "Star", Ref: "x2", InMain: true, Flags: []string{"handler only: click, keydown"}},
+	})
+	st, ok := m.State(id)
+	require.True(t, ok)
+	var keys []string
+	for _, tg := range st.Targets {
+		keys = append(keys, string(tg.Key()))
+	}
+	assert.ElementsMatch(t, []string{`dblclick clickable "Buy milk"`, `click clickable "Star"`, `press clickable "Star" ="Enter"`, `press ="Escape"`}, keys)
 }

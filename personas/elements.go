@@ -129,7 +129,7 @@ func ParseElements(snap browser.Snapshot) []Element {
 // reNote is the engine's note on a control's line, right after its ref:
 // the field's input type, a file input, a control in a shadow root or a
 // frame, an element acting through script handlers only.
-var reNote = regexp.MustCompile(`(\[ref=[a-z0-9]+\]) \(((?:type=|file input|in shadow root|in frame |handler only)(?:[^()"]|"(?:[^"\\]|\\.)*")*)\)`)
+var reNote = regexp.MustCompile(`(\[ref=[a-z0-9]+\]) \(((?:type=|file input|in shadow root|in frame |handler only|required|min=|max=|minlength=|maxlength=)(?:[^()"]|"(?:[^"\\]|\\.)*")*)\)`)
 
 // cutNotes removes the engine's note from a snapshot line and returns its
 // parts ("type=email", "in shadow root", …), which become the element's

@@ -115,6 +115,8 @@ func TestParseElementsNotes(t *testing.T) {
 - main [ref=e1]:
   - textbox "Email" [ref=e19] (type=email)
   - textbox "Name" [ref=e20] (type=text; in shadow root): Ada
+  - textbox "Title" [ref=e22] (required; maxlength=80)
+  - spinbutton "Copies" [ref=e23] (min=1; max=50): "3"
   - button "Upload" [ref=e21] (file input) [cursor=pointer]
   - clickable "Star" [ref=x2] (handler only: click; in frame iframe[name="inner"])
   - button "Edit" [ref=h3] (hover "row (1)")`}
@@ -128,6 +130,17 @@ func TestParseElementsNotes(t *testing.T) {
 	assert.True(t, byName["Email"].Fillable())
 	assert.Equal(t, "Ada", byName["Name"].Value)
 	assert.True(t, byName["Name"].Has("in shadow root"))
+	require.Contains(t, byName, "Title", "a constraint note does not hide the field")
+	assert.True(t, byName["Title"].Has("required"))
+	f := FieldOf(byName["Title"], nil)
+	assert.True(t, f.Required)
+	assert.Equal(t, 80, f.MaxLength)
+	require.Contains(t, byName, "Copies")
+	f = FieldOf(byName["Copies"], nil)
+	assert.Equal(t, FieldNumber, f.Kind)
+	assert.Equal(t, "1", f.Min)
+	assert.Equal(t, "50", f.Max)
+	assert.Equal(t, "3", byName["Copies"].Value)
 	assert.True(t, byName["Upload"].Has("file input"))
 	assert.True(t, byName["Upload"].Has("cursor"))
 	assert.True(t, byName["Star"].Has(`in frame iframe[name="inner"]`))

@@ -66,6 +66,11 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 	if err := writeJSON(filepath.Join(r.Dir, "summary.json"), missionSummary(*r)); err != nil {
 		return err
 	}
+	if mr.sw != nil {
+		if err := writeJSON(filepath.Join(r.Dir, "app_model.json"), mr.sw.model); err != nil {
+			return err
+		}
+	}
 	if err := os.WriteFile(filepath.Join(r.Dir, "test_report.md"), []byte(markdown(*r)), 0o644); err != nil {
 		return err
 	}
@@ -86,6 +91,7 @@ type summaryJSON struct {
 	Usage      *Usage     `json:"usage,omitempty"`
 	Retries    int        `json:"retries,omitempty"`
 	Error      string     `json:"error,omitempty"`
+	Coverage   *Coverage  `json:"coverage,omitempty"`
 }
 
 func missionSummary(r MissionResult) summaryJSON {
@@ -100,7 +106,7 @@ func missionSummary(r MissionResult) summaryJSON {
 		bugs = []Bug{}
 	}
 	return summaryJSON{ThreadID: r.Mission.ThreadID, Prompt: r.Mission.Prompt, Team: r.Team, Target: r.Target, Steps: r.Steps,
-		DurationMS: r.Duration.Milliseconds(), Bugs: bugs, NewBugs: n, Explored: r.Explored, Demo: r.Demo, Usage: r.Usage, Retries: r.Retries, Error: r.Err}
+		DurationMS: r.Duration.Milliseconds(), Bugs: bugs, NewBugs: n, Explored: r.Explored, Demo: r.Demo, Usage: r.Usage, Retries: r.Retries, Error: r.Err, Coverage: r.Coverage.summary()}
 }
 
 func writeJSON(path string, v any) error {
@@ -162,6 +168,9 @@ func markdown(r MissionResult) string {
 	for _, p := range r.Explored {
 		fmt.Fprintf(&b, "- %s\n", p)
 	}
+	if c := r.Coverage; c != nil {
+		b.WriteString(c.markdown())
+	}
 	return b.String()
 }
 
@@ -172,7 +181,8 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{"pq
 <body><h1>Explorer report: {{.R.Mission.ThreadID}}</h1>
 <p>{{.R.Mission.Prompt}}</p>
 <ul><li>Team: {{.R.Team}}</li><li>Target: {{.R.Target}}</li><li>Steps: {{.R.Steps}}</li><li>Duration: {{.Duration}}</li><li>Bugs: {{len .R.Bugs}}</li>
-{{with .R.Demo}}<li>Demo app: found {{len .Found}} of {{len .Seeded}} seeded bugs</li>{{end}}</ul>
+{{with .R.Demo}}<li>Demo app: found {{len .Found}} of {{len .Seeded}} seeded bugs</li>{{end}}
+{{with .R.Coverage}}<li>Coverage: {{.States}} states, {{.Targets}} targets, {{.Tried}} tried ({{.Failed}} failed), {{.Transitions}} transitions</li><li>Ended: {{.Stopped}}</li>{{end}}</ul>
 <h2>Findings</h2>
 {{range .R.Bugs}}<section class="bug" id="{{.ID}}"><h3>{{.ID}}: {{.Title}}</h3>
 <p>Kind {{.Kind}} · page {{pq .URL}} · found by {{.Persona}} at step {{.Step}}{{if .New}} · <strong>new</strong>{{end}}{{if .Spec}} · reproduction <code>{{.Spec}}</code> ({{.ReproSteps}} steps){{end}}</p>
@@ -182,7 +192,9 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{"pq
 <table><thead><tr><th>#</th><th>time</th><th>persona</th><th>action</th><th>target</th><th>page</th><th>result</th></tr></thead><tbody>
 {{range .R.Timeline}}<tr><td>{{.Entry.Seq}}</td><td>{{.Entry.Time.Format "15:04:05.000"}}</td><td>{{.Persona}}</td><td>{{.Entry.Action}}</td><td>{{if .Entry.Locator}}{{.Entry.Locator}}{{else}}{{.Entry.Params.URL}}{{end}}</td><td>{{pq .Entry.URL}}</td>
 <td{{if not .Entry.OK}} class="err"{{end}}>{{if .Entry.OK}}ok{{else}}{{.Entry.Error}}{{end}}{{range .Entry.Findings}}<br>{{.Kind}}{{end}}</td></tr>
-{{end}}</tbody></table></body></html>
+{{end}}</tbody></table>
+{{with .R.Coverage}}{{if .Untried}}<h2>Untried targets</h2><ul>{{range .Untried}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Graph}}<h2>State graph</h2><pre class="mermaid">{{.Graph}}</pre>{{end}}{{end}}</body></html>
 `))
 
 func writeHTML(path string, r MissionResult) error {

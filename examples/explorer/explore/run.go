@@ -80,6 +80,9 @@ type MissionResult struct {
 	Analysis string `json:"-"`
 	// Usage is the mission's model usage (nil offline).
 	Usage *Usage `json:"usage,omitempty"`
+	// Coverage is what the mission's app model saw and tried, and why the
+	// mission ended.
+	Coverage *Coverage `json:"coverage,omitempty"`
 }
 
 // TimelineEntry is one action of the mission with the persona that took it.
@@ -366,6 +369,7 @@ type missionRun struct {
 	team         []*member
 	cov          *coverage
 	sw           *sweep // the app model and the coverage objective
+	stopWhy      string // why the supervisor ended the mission
 	idle         map[string]int
 	loops        map[string]int
 	bugSeen      map[string]bool
@@ -524,6 +528,15 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		}
 	}
 	r.Steps = out.Steps
+	r.Coverage = mr.sw.coverage(mr.stopWhy)
+	if c := r.Coverage; c != nil && mr.cfg.Progress != nil {
+		prefix := ""
+		if mr.cfg.TTY {
+			prefix = "\r\033[K"
+		}
+		fmt.Fprintf(mr.cfg.Progress, "%s[%d/%d %s] ended after %d steps: %s; %d states, %d of %d targets tried\n", prefix, mr.index+1, mr.total,
+			mr.m.ThreadID, out.Steps, c.Stopped, c.States, c.Tried+c.Failed, c.Targets)
+	}
 	r.Bugs = append(out.Bugs, late.Bugs...)
 	r.Explored = out.Explored
 	r.Timeline = mr.full

@@ -267,6 +267,10 @@ func targetMacro(m *member, v *view, a personas.Action, in personas.Input) []ste
 			// through the app's own validation to what lies behind it.
 			macro = fillOthers(v, el, indexOf(v.Els, el.Ref))
 		}
+		if a.Kind == personas.ActionDblClick && len(macro) == 0 && (el.Role != "button" || submitRank(el.Name) == len(submitWords)) {
+			// Not a submit: a plain double click (to edit, to open).
+			return []step{{in: browser.Intent{Action: browser.ActDblclick, Target: el.Ref}, why: "coverage: " + what, watch: 400 * time.Millisecond}}
+		}
 		if a.Kind == personas.ActionDblClick {
 			return append(macro,
 				step{in: clickRef(el.Ref), before: m.hold, why: "coverage: " + what + " (first click, slow network)"},
@@ -345,7 +349,10 @@ func preference(persona string) func(personas.Target) float64 {
 				p++
 			}
 		}
-		if a.Kind == personas.ActionDblClick && (a.Role != "button" || submitRank(a.Name) == len(submitWords)) {
+		switch {
+		case a.Kind == personas.ActionDblClick && a.Role == "clickable":
+			p++ // a handler listens for exactly that (double-click to edit)
+		case a.Kind == personas.ActionDblClick && (a.Role != "button" || submitRank(a.Name) == len(submitWords)):
 			// Twice on a control that sends nothing is a toggle undone.
 			p -= 2
 		}
@@ -369,4 +376,54 @@ func classBias(a personas.Action) float64 {
 		return -1.5
 	}
 	return 0
+}
+
+// Coverage is what a mission's app model saw and tried (the model's
+// personas.Stats), why the mission ended, and for the report the
+// untried targets and the state graph.
+type Coverage struct {
+	personas.Stats
+	// Stopped says why the mission ended: its budget spent, every
+	// target tried, or an error.
+	Stopped string `json:"stopped,omitempty"`
+	// Untried lists up to 50 untried targets, reachable states first.
+	Untried []string `json:"untried,omitempty"`
+	// Graph is the state graph as a Mermaid flowchart.
+	Graph string `json:"graph,omitempty"`
+}
+
+// coverage reports the model at the end of a mission.
+func (sw *sweep) coverage(stopped string) *Coverage {
+	if sw == nil {
+		return nil
+	}
+	return &Coverage{Stats: sw.model.Stats(), Stopped: stopped, Untried: sw.model.Untried(50), Graph: sw.model.Mermaid()}
+}
+
+// summary is c without the graph and the untried list (for summary.json).
+func (c *Coverage) summary() *Coverage {
+	if c == nil {
+		return nil
+	}
+	return &Coverage{Stats: c.Stats, Stopped: c.Stopped}
+}
+
+// markdown is c as test_report.md's Coverage section.
+func (c *Coverage) markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Coverage\n\n- Ended: %s\n- States: %d, transitions: %d\n- Targets: %d discovered, %d tried, %d failed\n",
+		c.Stopped, c.States, c.Transitions, c.Targets, c.Tried, c.Failed)
+	if tr := c.Truncated.String(); tr != "" {
+		fmt.Fprintf(&b, "- Limits: %s\n", tr)
+	}
+	if len(c.Untried) > 0 {
+		b.WriteString("\n### Untried targets\n\n")
+		for _, u := range c.Untried {
+			fmt.Fprintf(&b, "- %s\n", u)
+		}
+	}
+	if c.Graph != "" {
+		b.WriteString("\n### State graph\n\n```mermaid\n" + c.Graph + "```\n")
+	}
+	return b.String()
 }

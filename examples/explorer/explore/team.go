@@ -106,6 +106,9 @@ func (mr *missionRun) supervise(ctx context.Context, s State) (State, error) {
 	}
 	mr.restore(s)
 	brief := func(next, why string) State {
+		if next == Finish {
+			mr.stopWhy = why
+		}
 		msg := fmt.Sprintf("route → %s (%s). Mission: %s. Progress: %d/%d steps, %d bugs, %d pages explored.",
 			next, why, mr.m.Prompt, s.Steps, mr.budget, len(s.Bugs), len(s.Explored))
 		if len(mr.cov.priority) > 0 {
