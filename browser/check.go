@@ -36,7 +36,7 @@ type NoConsoleError struct{ Contains string }
 
 // NoServerError asserts that no response has a status of 500 or more; when
 // Path is set, only responses whose URL path (as the browser encodes it,
-// e.g. "/projects") equals Path count, and when Method is set, only
+// e.g. "/orders") equals Path count, and when Method is set, only
 // requests with that method.
 type NoServerError struct{ Method, Path string }
 

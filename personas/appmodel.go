@@ -1261,7 +1261,7 @@ func mermaidText(s string) string {
 // {id}, query values are dropped (keys kept, sorted), a hash route
 // (#/…, #!/…) is kept and templated the same way, a plain anchor is
 // dropped, and so are the scheme and host:
-// "/items/42/edit?tab=x" → "/items/{id}/edit?tab=".
+// "/orders/42/edit?tab=x" → "/orders/{id}/edit?tab=".
 func URLTemplate(raw string) string {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {

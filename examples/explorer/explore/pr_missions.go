@@ -81,7 +81,7 @@ func PlanPR(ctx context.Context, pr PullRequest, model llms.Model, target string
 
 const prPlannerSystem = `You plan exploratory QA missions. Testers explore the running web app in a real browser, looking for what a pull request may have broken. Write 1 to 5 missions aimed at the areas the change touches.
 Answer with only a JSON object, no prose:
-{"missions": [{"thread_id": "pr-12-settings", "prompt": "what to explore and what to try", "start_url": "/settings", "team": "standard", "budget": 60}]}
+{"missions": [{"thread_id": "pr-12-billing", "prompt": "what to explore and what to try", "start_url": "/billing", "team": "standard", "budget": 60}]}
 thread_id: 1-80 letters, digits, '.', '_' or '-', unique. prompt: required. start_url (optional): a path of the app. team (optional): "standard" (new user, power user, adversarial) or "advanced" (accessibility, data-heavy, impatient, returning user, explorer). budget (optional): browser steps.`
 
 // prPrompt renders the pull request for the planner.

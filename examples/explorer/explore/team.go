@@ -215,7 +215,7 @@ func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
 		}
 		// The limit is soft while the persona keeps reaching new pages
 		// (a wizard a few steps deep), hard at twice the limit.
-		for did < limit || len(m.q) > 0 || (did < 2*limit && mr.freshPage && did < mr.budget-s.Steps) {
+		for (did < limit || len(m.q) > 0 || did < 2*limit && mr.freshPage) && did < mr.budget-s.Steps {
 			if err := ctx.Err(); err != nil {
 				return State{}, err
 			}

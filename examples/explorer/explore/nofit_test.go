@@ -1,0 +1,83 @@
+package explore
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentgraph/agentgraph/internal/bugfarm"
+)
+
+// The explorer and the personas know nothing of the apps they are measured
+// on: no bug id, no marker of a seeded bug, no page of the demo app or of
+// a bugfarm app appears in their sources. (The bench harness, the demo
+// app's scoring and the tests may name them; the strategies may not.)
+func TestNoAppSpecificStrings(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	dirs := []string{filepath.Join(root, "examples", "explorer"), filepath.Join(root, "personas"), filepath.Join(root, "browser")}
+	skip := map[string]bool{
+		filepath.Join(root, "examples", "explorer", "bench"): true, // the benchmark harness scores bugfarm apps
+	}
+	// Bug-id prefixes and the markers seeded bugs carry.
+	patterns := []*regexp.Regexp{
+		regexp.MustCompile(`\bbf\d+-\d+`),
+		regexp.MustCompile(`BUG-[A-Z0-9]+-`),
+		regexp.MustCompile(`(?i)data-bug\b`),
+		regexp.MustCompile(`__bfxss`),
+		regexp.MustCompile(`(?i)x-bugfarm`),
+	}
+	// The demo app's pages and every page of bugfarm seeds 1–40.
+	pages := map[string]bool{"/projects": true, "/checkout": true, "/release-notes": true, "/dashboard": true}
+	for seed := int64(1); seed <= 40; seed++ {
+		for _, p := range bugfarm.Generate(seed, bugfarm.Options{}).Pages {
+			if seg := "/" + strings.Split(strings.Trim(p, "/"), "/")[0]; len(seg) > 4 {
+				pages[seg] = true
+			}
+		}
+	}
+	require.Greater(t, len(pages), 20)
+	scanned := 0
+	for _, d := range dirs {
+		err := filepath.WalkDir(d, func(path string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if e.IsDir() {
+				if skip[path] || e.Name() == "testdata" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			scanned++
+			src := string(b)
+			for _, re := range patterns {
+				if m := re.FindString(src); m != "" {
+					t.Errorf("%s: %q names a seeded bug", path, m)
+				}
+			}
+			for p := range pages {
+				for _, q := range []string{`"` + p + `"`, `"` + p + `/`, `"` + p + `?`} {
+					if strings.Contains(src, q) {
+						t.Errorf("%s: %s is a page of a test app", path, q)
+					}
+				}
+			}
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	assert.Greater(t, scanned, 40)
+}
