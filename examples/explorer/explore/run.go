@@ -677,6 +677,11 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	if !ok || mr.bugSeen[b.Fingerprint] {
 		return Bug{}, false
 	}
+	if f.Kind == FindDuplicateRow && mr.sw != nil && mr.sw.typed.ownRepeat(f.Evidence) {
+		// Two records the explorer made with the same values: no bug.
+		mr.trace.Info("duplicate row of the explorer's own values", "evidence", clip(f.Evidence, 200))
+		return Bug{}, false
+	}
 	fp, page, evidence := b.Fingerprint, b.URL, b.Evidence
 	mr.bugSeen[fp] = true
 	mr.bugs++

@@ -2,7 +2,9 @@ package explore
 
 import (
 	"fmt"
+	"html"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -32,6 +34,8 @@ type sweep struct {
 	// revisit holds the pages to open after a record was submitted, so
 	// what was typed is seen wherever the app shows it.
 	revisit []string
+	// typed counts what the mission typed.
+	typed typedValues
 }
 
 // pendingTarget is a target whose macro is being played: the transition
@@ -45,7 +49,7 @@ type pendingTarget struct {
 }
 
 func newSweep() *sweep {
-	return &sweep{model: personas.NewModel(personas.Limits{}), done: map[string]int{}}
+	return &sweep{model: personas.NewModel(personas.Limits{}), done: map[string]int{}, typed: typedValues{}}
 }
 
 // doneKeys are the keys of sweep.done a target counts under.
@@ -240,6 +244,9 @@ func targetMacro(m *member, v *view, a personas.Action, in personas.Input) []ste
 		i := indexOf(v.Els, el.Ref)
 		macro := fillOthers(v, el, i)
 		val := in.Value
+		if in.Class == personas.ClassValid {
+			val = validFor(el, v.Rand) // free text made unique: records stay apart
+		}
 		macro = append(macro, step{in: fillRef(el.Ref, val), why: fmt.Sprintf("coverage: %s (%s)", what, clip(val, 40))})
 		last := i
 		for j := i + 1; j < len(v.Els); j++ {
@@ -426,4 +433,47 @@ func (c *Coverage) markdown() string {
 		b.WriteString("\n### State graph\n\n```mermaid\n" + c.Graph + "```\n")
 	}
 	return b.String()
+}
+
+// typedValues counts the texts the mission typed, so a table row that
+// repeats because the explorer itself entered the same values twice is
+// told from a row the app stored twice for one submission.
+type typedValues map[string]int
+
+func (tv typedValues) add(v string) {
+	if v = strings.TrimSpace(v); v != "" {
+		tv[v]++
+	}
+}
+
+var reCell = regexp.MustCompile(`(?is)<t[dh]\b[^>]*>(.*?)(?:</t[dh]>|$)`)
+
+// ownRepeat reports whether the duplicated row in evidence (its HTML) is
+// the explorer's own doing: some cell holds a value it typed more than
+// once, and none a value it typed only once (which, shown twice, would
+// mean one submission stored twice). Cells the explorer did not type are
+// not evidence either way; a cut cell matches the value it starts.
+func (tv typedValues) ownRepeat(evidence string) bool {
+	many := false
+	for _, m := range reCell.FindAllStringSubmatch(evidence, -1) {
+		cell := strings.TrimSpace(html.UnescapeString(reTag.ReplaceAllString(m[1], "")))
+		if cell == "" {
+			continue
+		}
+		n := tv[cell]
+		if n == 0 && len(cell) >= 12 {
+			for v, c := range tv {
+				if strings.HasPrefix(v, cell) {
+					n = max(n, c)
+				}
+			}
+		}
+		switch {
+		case n == 1:
+			return false
+		case n > 1:
+			many = true
+		}
+	}
+	return many
 }

@@ -355,6 +355,9 @@ func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) (
 		st.before()
 	}
 	res := mr.sess.Do(ctx, st.in)
+	if mr.sw != nil && st.in.Action == browser.ActFill && res.OK {
+		mr.sw.typed.add(st.in.ValueOrEmpty())
+	}
 	if mr.sw != nil && mr.sw.acted(res.OK) {
 		m.q = nil
 	}
