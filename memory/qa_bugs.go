@@ -73,6 +73,9 @@ type BugReport struct {
 	ThreadID   string
 	TapeIndex  int    // index of the action in the session's tape; -1 unknown
 	Screenshot string // path of a screenshot, if any
+	// Cause, when set, is the bug's identity instead of its page and
+	// evidence: findings with one cause on many pages are one bug.
+	Cause string
 }
 
 // BugEntry is one bug of the catalog: every sighting with the same
@@ -127,6 +130,9 @@ func (q *QA) RecordBug(ctx context.Context, r BugReport) (BugRecorded, error) {
 		return BugRecorded{}, fmt.Errorf("record bug: %w", err)
 	}
 	fp := Fingerprint(kind, page, r.Evidence)
+	if r.Cause != "" {
+		fp = Fingerprint(kind, "", r.Cause)
+	}
 	sample := qaTruncateRunes(strings.TrimSpace(r.Evidence), maxEvidenceSample)
 
 	q.mu.Lock()

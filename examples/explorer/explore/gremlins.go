@@ -631,7 +631,7 @@ func findingBug(f browser.Finding, pageURL string) (Bug, bool) {
 	title, ok := bugKinds[f.Kind]
 	// The collector reports every 5xx with its body; the browser's copy
 	// without one is skipped.
-	if !ok || (f.Kind == browser.FindServerError && !strings.Contains(f.Evidence, "body:")) {
+	if !ok || (f.Kind == browser.FindServerError && !strings.Contains(f.Evidence, "body:")) || echoOfLoad(f) {
 		return Bug{}, false
 	}
 	page := f.URL
@@ -639,7 +639,8 @@ func findingBug(f browser.Finding, pageURL string) (Bug, bool) {
 		page = pageURL
 	}
 	evidence := bugEvidence(f)
-	return Bug{Fingerprint: memory.Fingerprint(string(f.Kind), pathOf(page), evidence), Kind: string(f.Kind),
+	cause := rootCause(f, page)
+	return Bug{Fingerprint: memory.Fingerprint(string(f.Kind), "", cause), Cause: cause, Kind: string(f.Kind), Severity: severityOf(string(f.Kind)),
 		Title: title + " on " + pathOf(page) + ": " + clip(f.Message, 120), URL: page, Evidence: evidence, New: true, SeenCount: 1}, true
 }
 

@@ -146,9 +146,9 @@ func markdown(r MissionResult) string {
 	if r.Analysis != "" {
 		fmt.Fprintf(&b, "\n## Analysis (written by the reporter model)\n\n%s\n", r.Analysis)
 	}
-	b.WriteString("\n## Findings\n\n| id | kind | page | persona | new | reproduction |\n|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Findings\n\n| id | severity | kind | page | persona | new | reproduction |\n|---|---|---|---|---|---|---|\n")
 	for _, bug := range r.Bugs {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %v | %s |\n", bug.ID, bug.Kind, pathQuery(bug.URL), bug.Persona, bug.New, bug.Spec)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %v | %s |\n", bug.ID, bug.Severity, bug.Kind, pathQuery(bug.URL), bug.Persona, bug.New, bug.Spec)
 	}
 	for _, bug := range r.Bugs {
 		fmt.Fprintf(&b, "\n### %s — %s\n\n- Page: %s\n- Found by %s at step %d (tape #%d)\n", bug.ID, bug.Title, bug.URL, bug.Persona, bug.Step, bug.TapeSeq)
@@ -161,6 +161,9 @@ func markdown(r MissionResult) string {
 				fmt.Fprintf(&b, ", minimised from %d", bug.ReproFullSteps)
 			}
 			b.WriteString(")\n")
+		}
+		for _, sy := range bug.Symptoms {
+			fmt.Fprintf(&b, "- Also seen: %s\n", sy)
 		}
 		fmt.Fprintf(&b, "\nEvidence:\n\n```\n%s\n```\n", strings.ReplaceAll(bug.Evidence, "```", "'''"))
 	}
@@ -185,8 +188,8 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{"pq
 {{with .R.Coverage}}<li>Coverage: {{.States}} states, {{.Targets}} targets, {{.Tried}} tried ({{.Failed}} failed), {{.Transitions}} transitions</li><li>Ended: {{.Stopped}}</li>{{end}}</ul>
 <h2>Findings</h2>
 {{range .R.Bugs}}<section class="bug" id="{{.ID}}"><h3>{{.ID}}: {{.Title}}</h3>
-<p>Kind {{.Kind}} · page {{pq .URL}} · found by {{.Persona}} at step {{.Step}}{{if .New}} · <strong>new</strong>{{end}}{{if .Spec}} · reproduction <code>{{.Spec}}</code> ({{.ReproSteps}} steps){{end}}</p>
-<pre>{{.Evidence}}</pre>{{if .Screenshot}}<img src="{{.Screenshot}}" alt="screenshot when {{.ID}} was found">{{end}}</section>
+<p>Severity {{.Severity}} · kind {{.Kind}} · page {{pq .URL}} · found by {{.Persona}} at step {{.Step}}{{if .New}} · <strong>new</strong>{{end}}{{if .Spec}} · reproduction <code>{{.Spec}}</code> ({{.ReproSteps}} steps){{end}}</p>
+{{if .Symptoms}}<ul>{{range .Symptoms}}<li>also seen: {{.}}</li>{{end}}</ul>{{end}}<pre>{{.Evidence}}</pre>{{if .Screenshot}}<img src="{{.Screenshot}}" alt="screenshot when {{.ID}} was found">{{end}}</section>
 {{else}}<p>No bugs found.</p>{{end}}
 <h2>Timeline</h2>
 <table><thead><tr><th>#</th><th>time</th><th>persona</th><th>action</th><th>target</th><th>page</th><th>result</th></tr></thead><tbody>
@@ -252,7 +255,7 @@ func writeJUnit(path string, res Result) error {
 		s.Cases = append(s.Cases, c)
 		for _, b := range m.Bugs {
 			s.Cases = append(s.Cases, junitCase{Name: b.ID + ": " + b.Title, Class: "explorer." + m.Mission.ThreadID,
-				Failure: &junitFailure{Message: b.Title, Type: b.Kind, Text: b.Evidence}})
+				Failure: &junitFailure{Message: "[" + b.Severity + "] " + b.Title, Type: b.Kind, Text: b.Evidence}})
 		}
 		for _, c := range s.Cases {
 			if c.Failure != nil {

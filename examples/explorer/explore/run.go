@@ -677,6 +677,11 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	if !ok || mr.bugSeen[b.Fingerprint] {
 		return Bug{}, false
 	}
+	if f.Kind == browser.FindErrorBanner && validationMessage(firstNonEmpty(f.Evidence, f.Message)) {
+		// The app answering input with a validation message: no bug.
+		mr.trace.Info("observation: validation message", "text", clip(firstNonEmpty(f.Evidence, f.Message), 200))
+		return Bug{}, false
+	}
 	if f.Kind == FindDuplicateRow && mr.sw != nil && mr.sw.typed.ownRepeat(f.Evidence) {
 		// Two records the explorer made with the same values: no bug.
 		mr.trace.Info("duplicate row of the explorer's own values", "evidence", clip(f.Evidence, 200))
@@ -693,7 +698,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	// the checkpoint) is not recorded twice.
 	if prev, ok := mr.recorded[fp]; ok {
 		b.New, b.SeenCount, b.Fingerprint = prev.New, prev.SeenCount, prev.Fingerprint
-	} else if rec, err := mr.qa.RecordBug(ctx, memory.BugReport{Kind: b.Kind, URL: memURL(pathQuery(page), "", mr.qa.Origin()), Title: reNum.ReplaceAllString(b.Title, "#"), Evidence: clip(reNum.ReplaceAllString(evidence, "#"), 600), Persona: m.p.Name, ThreadID: mr.m.ThreadID, TapeIndex: int(e.Seq)}); err == nil {
+	} else if rec, err := mr.qa.RecordBug(ctx, memory.BugReport{Kind: b.Kind, Severity: memorySeverity(b.Severity), Cause: b.Cause, URL: memURL(pathQuery(page), "", mr.qa.Origin()), Title: reNum.ReplaceAllString(b.Title, "#"), Evidence: clip(reNum.ReplaceAllString(evidence, "#"), 600), Persona: m.p.Name, ThreadID: mr.m.ThreadID, TapeIndex: int(e.Seq)}); err == nil {
 		b.New = rec.New || rec.Reopened
 		b.SeenCount = rec.Entry.SeenCount
 		if !rec.New && rec.Entry.Fingerprint != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,17 +54,25 @@ type Bug struct {
 	ID          string `json:"id"`
 	Fingerprint string `json:"fingerprint"`
 	Kind        string `json:"kind"`
-	Title       string `json:"title"`
-	URL         string `json:"url"`
-	Evidence    string `json:"evidence"`
-	Persona     string `json:"persona"`
-	Step        int    `json:"step"`
-	TapeSeq     int64  `json:"tape_seq"`
-	Screenshot  string `json:"screenshot,omitempty"`
-	Spec        string `json:"spec,omitempty"`
-	ReproSteps  int    `json:"repro_steps,omitempty"`
-	New         bool   `json:"new"`
-	SeenCount   int    `json:"seen_count"`
+	// Severity: critical, major or minor (see severityOf).
+	Severity string `json:"severity"`
+	// Cause is the root-cause key the bug is deduplicated by (see cause.go).
+	Cause string `json:"cause,omitempty"`
+	// Symptoms are the other findings of the same cause in the same
+	// action (the banner showing a failing request's body, its console
+	// echo), each as "kind: message".
+	Symptoms   []string `json:"symptoms,omitempty"`
+	Title      string   `json:"title"`
+	URL        string   `json:"url"`
+	Evidence   string   `json:"evidence"`
+	Persona    string   `json:"persona"`
+	Step       int      `json:"step"`
+	TapeSeq    int64    `json:"tape_seq"`
+	Screenshot string   `json:"screenshot,omitempty"`
+	Spec       string   `json:"spec,omitempty"`
+	ReproSteps int      `json:"repro_steps,omitempty"`
+	New        bool     `json:"new"`
+	SeenCount  int      `json:"seen_count"`
 
 	// ReproFullSteps is the length of the full tape up to the bug, which
 	// the minimiser cut down to ReproSteps in ReproReplays replays (both
@@ -397,14 +406,27 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 // drained from the session (mr.late) are reported too.
 func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs []browser.Finding, out *State) []Bug {
 	var bugs []Bug
+	primary := -1 // the action's server or uncaught error in out.Bugs
 	for len(fs) > 0 || len(mr.late) > 0 {
 		fs = append(fs, pageFindings(mr.late)...)
 		mr.late = nil
+		sortByCause(fs)
 		f := fs[0]
 		fs = fs[1:]
+		if primary >= 0 && slices.Contains(symptomKinds, f.Kind) {
+			// A symptom of the action's error: listed on it.
+			b := &out.Bugs[primary]
+			if len(b.Symptoms) < 8 {
+				b.Symptoms = append(b.Symptoms, string(f.Kind)+": "+clip(firstNonEmpty(f.Message, f.Evidence), 200))
+			}
+			continue
+		}
 		if b, ok := mr.bug(ctx, m, f, e); ok {
 			out.Bugs = append(out.Bugs, b)
 			bugs = append(bugs, b)
+			if f.Kind == browser.FindServerError || f.Kind == browser.FindPageError {
+				primary = len(out.Bugs) - 1
+			}
 		}
 	}
 	return bugs

@@ -1,0 +1,175 @@
+package explore
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/personas"
+)
+
+// One report per root cause. A finding's cause is what makes two findings
+// one bug, wherever and however often they show:
+//
+//   - a server error: the error its body names (numbers and ids
+//     normalised), else the method, route template and status;
+//   - an uncaught error or a console error: its message, normalised;
+//   - an accessibility violation: the axe rule and the element (its tag
+//     and attributes, normalised), not the page (a logo without a name
+//     on every page is one bug);
+//   - a broken link: its path template; a slow response: its method and
+//     path template;
+//   - a dead control, an executed script: the element;
+//   - an error banner and a stack trace: the text shown.
+//
+// Within one action, the banner, the stack trace and the console's
+// "Failed to load resource" echo of a failing request are symptoms of the
+// request's bug (or of an uncaught error), listed on it, not bugs of
+// their own. A console echo of a failed load is never a bug by itself:
+// the response oracles see the response. A banner that reads like a
+// validation message ("Name is required.") and shows no error signature
+// (an exception, a stack, SQL, a status code) is the app answering bad
+// input as it should: an observation in traces.log, not a bug.
+
+var (
+	reURL        = regexp.MustCompile(`https?://[^\s"'<>)]+`)
+	reLineCol    = regexp.MustCompile(`:\d+(:\d+)?\b`)
+	reDigits     = regexp.MustCompile(`\d+`)
+	reSpace      = regexp.MustCompile(`\s+`)
+	reStartTagEv = regexp.MustCompile(`<[a-zA-Z][^>]*>`)
+	reLoadEcho   = regexp.MustCompile(`(?i)^failed to load resource: the server responded with a status of \d+`)
+	// reErrorSign marks text that reports a failure, not a validation.
+	reErrorSign = regexp.MustCompile(`(?i)exception|traceback|stack|\bat [\w.$<>]+ ?\(|\bsql|sqlstate|syntax error|unexpected|undefined|null\b|nil\b|panic|fatal|internal|(?:status|error|http|code)\W{0,3}5\d\d\b|\b5\d\d (?:internal|server|bad gateway|service)|errno|failed|failure|crash`)
+	// reValidation marks the wording of a validation message.
+	reValidation = regexp.MustCompile(`(?i)\b(required|must|invalid|please|enter|between|at least|at most|too (long|short)|format|whole[- ]number|allowed|cannot be (empty|blank)|can't be (empty|blank)|not valid|should)\b`)
+)
+
+// norm flattens text for comparison: URLs, line:column and numbers go,
+// space collapses, case folds; at most n runes.
+func norm(s string, n int) string {
+	s = reURL.ReplaceAllString(s, "<url>")
+	s = reLineCol.ReplaceAllString(s, "")
+	s = reDigits.ReplaceAllString(s, "#")
+	s = strings.ToLower(strings.TrimSpace(reSpace.ReplaceAllString(s, " ")))
+	return clip(s, n)
+}
+
+// elementSig is the first start tag of an evidence's HTML, normalised.
+func elementSig(evidence string) string {
+	if t := reStartTagEv.FindString(evidence); t != "" {
+		return norm(t, 200)
+	}
+	return norm(evidence, 120)
+}
+
+// echoOfLoad reports a console error that only echoes a failed response.
+func echoOfLoad(f browser.Finding) bool {
+	return f.Kind == browser.FindConsoleError && reLoadEcho.MatchString(strings.TrimSpace(f.Message))
+}
+
+// validationMessage reports banner text that reads like a validation
+// message and carries no error signature.
+func validationMessage(text string) bool {
+	return reValidation.MatchString(text) && !reErrorSign.MatchString(text)
+}
+
+// rootCause is the cause key of a finding on page.
+func rootCause(f browser.Finding, page string) string {
+	ev := bugEvidence(f)
+	switch f.Kind {
+	case browser.FindServerError:
+		if _, body, ok := strings.Cut(f.Evidence, "body:"); ok && strings.TrimSpace(body) != "" {
+			return "5xx|" + norm(body, 160)
+		}
+		return "5xx|" + norm(f.Message, 160)
+	case browser.FindPageError, browser.FindConsoleError:
+		msg := f.Message
+		if msg == "" {
+			msg = ev
+		}
+		if i := strings.Index(msg, "\n"); i > 0 {
+			msg = msg[:i]
+		}
+		return "js|" + norm(msg, 200)
+	case FindA11y:
+		rule := ""
+		if m := reRule.FindStringSubmatch(ev); m != nil {
+			rule = m[1]
+		}
+		return "a11y|" + rule + "|" + elementSig(f.Evidence)
+	case browser.FindNotFound:
+		return "404|" + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
+	case FindSlow:
+		return "slow|" + norm(strings.SplitN(f.Message, " ", 3)[0], 10) + " " + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
+	case FindDeadControl, FindXSS, FindDuplicateRow:
+		return string(f.Kind) + "|" + elementSig(f.Evidence)
+	case browser.FindErrorBanner, browser.FindStackTrace:
+		return "text|" + norm(firstNonEmpty(f.Evidence, f.Message), 160)
+	}
+	return string(f.Kind) + "|" + personas.URLTemplate(pathOf(page)) + "|" + norm(f.Message, 160)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// symptomKinds are the kinds that, in the same action as a server error
+// or an uncaught error, are that error's symptoms.
+var symptomKinds = []browser.FindingKind{browser.FindErrorBanner, browser.FindStackTrace, browser.FindConsoleError}
+
+// causeRank orders one action's findings: the most specific symptom of a
+// cause first, so it names the bug and the others join it.
+func causeRank(k browser.FindingKind) int {
+	switch k {
+	case browser.FindServerError:
+		return 0
+	case browser.FindPageError:
+		return 1
+	case browser.FindStackTrace:
+		return 3
+	case browser.FindErrorBanner:
+		return 4
+	case browser.FindConsoleError:
+		return 5
+	}
+	return 2
+}
+
+// sortByCause orders fs by causeRank (stable).
+func sortByCause(fs []browser.Finding) {
+	slices.SortStableFunc(fs, func(a, b browser.Finding) int { return causeRank(a.Kind) - causeRank(b.Kind) })
+}
+
+// Severity of a bug.
+const (
+	SeverityCritical = "critical" // data loss, a server error, an executed script
+	SeverityMajor    = "major"    // an uncaught error, a dead control, a double submission, a broken link, an error shown
+	SeverityMinor    = "minor"    // console noise, a slow page, an accessibility violation
+)
+
+// severityOf is a bug kind's severity.
+func severityOf(kind string) string {
+	switch browser.FindingKind(kind) {
+	case browser.FindServerError, FindXSS:
+		return SeverityCritical
+	case browser.FindPageError, FindDeadControl, FindDuplicate, FindDuplicateRow, browser.FindNotFound,
+		browser.FindErrorBanner, browser.FindStackTrace:
+		return SeverityMajor
+	}
+	return SeverityMinor
+}
+
+// memorySeverity maps a severity onto memory's scale.
+func memorySeverity(s string) string {
+	switch s {
+	case SeverityCritical:
+		return "critical"
+	case SeverityMajor:
+		return "high"
+	}
+	return "low"
+}

@@ -1,0 +1,56 @@
+package explore
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/agentgraph/agentgraph/browser"
+)
+
+func TestRootCause(t *testing.T) {
+	logo := `Links must have discernible text (rule link-name)`
+	a := browser.Finding{Kind: FindA11y, Message: logo, Evidence: `<a class="brand" href="/" id="logo"><svg aria-hidden="true"></svg></a>`}
+	assert.Equal(t, rootCause(a, "http://x/a"), rootCause(a, "http://x/b/7"), "one element's violation on every page is one cause")
+	b := a
+	b.Evidence = `<a class="nav" href="/help"></a>`
+	assert.NotEqual(t, rootCause(a, "/"), rootCause(b, "/"))
+
+	s1 := browser.Finding{Kind: browser.FindServerError, Message: "server error 500 on GET /events/3", Evidence: "GET /events/3 → 500; body: AttributeError: 'NoneType' object has no attribute 'seats' (row 17)"}
+	s2 := browser.Finding{Kind: browser.FindServerError, Message: "server error 500 on GET /events/export", Evidence: "GET /events/export → 500; body: AttributeError: 'NoneType' object has no attribute 'seats' (row 3)"}
+	assert.Equal(t, rootCause(s1, ""), rootCause(s2, ""), "the same error, numbers aside")
+	s2.Evidence = "GET /x → 500; body: ZeroDivisionError: division by zero"
+	assert.NotEqual(t, rootCause(s1, ""), rootCause(s2, ""))
+
+	p1 := browser.Finding{Kind: browser.FindPageError, Message: "TypeError: Cannot read properties of null (reading 'x')\n    at http://127.0.0.1:4000/a:12:5"}
+	p2 := browser.Finding{Kind: browser.FindPageError, Message: "TypeError: Cannot read properties of null (reading 'x')\n    at http://127.0.0.1:5111/b:99:1"}
+	assert.Equal(t, rootCause(p1, ""), rootCause(p2, ""))
+
+	n1 := browser.Finding{Kind: browser.FindNotFound, URL: "http://x/archive/7"}
+	n2 := browser.Finding{Kind: browser.FindNotFound, URL: "http://x/archive/9"}
+	assert.Equal(t, rootCause(n1, ""), rootCause(n2, ""))
+}
+
+func TestEchoAndValidation(t *testing.T) {
+	assert.True(t, echoOfLoad(browser.Finding{Kind: browser.FindConsoleError, Message: "Failed to load resource: the server responded with a status of 500 (Internal Server Error)"}))
+	assert.False(t, echoOfLoad(browser.Finding{Kind: browser.FindConsoleError, Message: "Error: could not render the chart"}))
+	_, ok := findingBug(browser.Finding{Kind: browser.FindConsoleError, Message: "Failed to load resource: the server responded with a status of 404 (Not Found)"}, "http://x/")
+	assert.False(t, ok, "a load echo is never a bug of its own")
+
+	for _, v := range []string{"Name and a whole-number quantity are required.", "Please enter a valid email address.", "Quantity must be between 1 and 500."} {
+		assert.True(t, validationMessage(v), v)
+	}
+	for _, e := range []string{"Export failed: Traceback (most recent call last): File \"/srv/app/views.py\"", "Error 500: internal error",
+		"System.NullReferenceException: Object reference not set", "Unexpected error, please try again", "pq: syntax error at or near \"'\""} {
+		assert.False(t, validationMessage(e), e)
+	}
+}
+
+func TestSeverity(t *testing.T) {
+	assert.Equal(t, SeverityCritical, severityOf(string(browser.FindServerError)))
+	assert.Equal(t, SeverityCritical, severityOf(string(FindXSS)))
+	assert.Equal(t, SeverityMajor, severityOf(string(browser.FindPageError)))
+	assert.Equal(t, SeverityMajor, severityOf(string(FindDeadControl)))
+	assert.Equal(t, SeverityMinor, severityOf(string(FindA11y)))
+	assert.Equal(t, SeverityMinor, severityOf(string(browser.FindConsoleError)))
+}
