@@ -1,7 +1,9 @@
 package explore
 
 import (
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"html"
 	"net/url"
 	"regexp"
@@ -476,4 +478,33 @@ func (tv typedValues) ownRepeat(evidence string) bool {
 		}
 	}
 	return many
+}
+
+// snapshot is the model as JSON for the graph state (nil without one).
+func (sw *sweep) snapshot() []byte {
+	if sw == nil || len(sw.model.States) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(sw.model)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// restore takes the model back from the graph state after a resume, when
+// this process has none yet; a model that does not read back is left
+// out (said in the trace) and the mission builds a new one.
+func (sw *sweep) restore(b []byte, trace *slog.Logger) {
+	if sw == nil || len(b) == 0 || len(sw.model.States) > 0 {
+		return
+	}
+	m := personas.NewModel(personas.Limits{})
+	if err := json.Unmarshal(b, m); err != nil {
+		if trace != nil {
+			trace.Warn("resume: app model left out", "err", err)
+		}
+		return
+	}
+	sw.model = m
 }

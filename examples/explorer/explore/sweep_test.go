@@ -161,3 +161,25 @@ func TestSweepChromeOnce(t *testing.T) {
 	require.True(t, ok)
 	assert.True(t, strings.Contains(st.why, "Refresh"), "the page's own control before the chrome seen elsewhere: %s", st.why)
 }
+
+// The model goes into the graph state and comes back on resume.
+func TestSweepSnapshotRestore(t *testing.T) {
+	sw := newSweep()
+	assert.Nil(t, sw.snapshot(), "nothing seen yet")
+	v := formView()
+	sw.observe(v.URL, v.Els)
+	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	_, ok := sw.next(m, v)
+	require.True(t, ok)
+	sw.acted(false) // one target failed
+	b := sw.snapshot()
+	require.NotEmpty(t, b)
+
+	back := newSweep()
+	back.restore([]byte("{not json"), nil)
+	assert.Empty(t, back.model.States, "a damaged model is left out")
+	back.restore(b, nil)
+	assert.Equal(t, sw.model.Stats(), back.model.Stats())
+	back.restore([]byte(`{}`), nil)
+	assert.Equal(t, sw.model.Stats(), back.model.Stats(), "a model in hand is kept")
+}

@@ -47,6 +47,9 @@ type State struct {
 	Explored []string
 	// Turns counts persona turns.
 	Turns int
+	// AppModel is the app model (personas.Model as JSON) as the latest
+	// persona turn left it, so a resumed mission continues its coverage.
+	AppModel []byte `json:",omitempty"`
 }
 
 // Bug is one finding the team reported, deduplicated within a mission.
@@ -206,6 +209,7 @@ func (mr *missionRun) restore(s State) {
 	if mr.steps < s.Steps {
 		mr.steps = s.Steps
 	}
+	mr.sw.restore(s.AppModel, mr.trace)
 }
 
 func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
@@ -257,6 +261,7 @@ func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
 			mr.idle[m.p.Name]++
 		}
 		out.Steps = s.Steps + did
+		out.AppModel = mr.sw.snapshot()
 		out.Messages = append(out.Messages, state.Message{ID: state.NewID(), Role: state.RoleAI, Name: m.p.Name,
 			Content: fmt.Sprintf("%s: %d steps, %d new bugs, %d new pages; %s.", m.p.Name, did, len(out.Bugs), len(out.Explored), verdict)})
 		return out, nil
