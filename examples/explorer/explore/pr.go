@@ -136,7 +136,7 @@ func (g GHCLI) FetchPR(ctx context.Context, ref PRRef) (PullRequest, error) {
 		Title        string `json:"title"`
 		Body         string `json:"body"`
 		ChangedFiles int    `json:"changedFiles"`
-		Files []struct {
+		Files        []struct {
 			Path      string `json:"path"`
 			Additions int    `json:"additions"`
 			Deletions int    `json:"deletions"`
