@@ -1,7 +1,10 @@
 package explore
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"image/png"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -127,7 +130,7 @@ func TestModelDrivenRun(t *testing.T) {
 
 	// The persona model had the browser and memory tools and the persona's prompt.
 	require.Len(t, personaCalls, 7, "six tool calls, then the summary")
-	assert.ElementsMatch(t, []string{"execute_browser_command", "get_dom_snapshot", "capture_screenshot", "recall_past_findings", "record_observation"},
+	assert.ElementsMatch(t, []string{"execute_browser_command", "get_dom_snapshot", "capture_screenshot", "capture_bug_screenshot", "analyze_visual_state", "recall_past_findings", "record_observation"},
 		personaCalls[0].ToolNames())
 	assert.Contains(t, personaCalls[0].System(), "You are power_user")
 	results := personaCalls[6].ToolResults()
@@ -365,4 +368,93 @@ func TestModelPersonaProviderError(t *testing.T) {
 	assert.Contains(t, m.Err, "persona adversarial: model:")
 	assert.Contains(t, m.Err, "model not found")
 	assert.Equal(t, ExitSetup, ExitCode(res, nil, FailOnNew))
+}
+
+// TestModelPersonaVision: a model persona asks analyze_visual_state about
+// an element and saves bug evidence with capture_bug_screenshot; the
+// screenshot reaches the (fake, OpenAI-wire) vision model as a PNG data
+// URL, cropped to the element, and the evidence file lands in the
+// mission's screenshots/bugs.
+func TestModelPersonaVision(t *testing.T) {
+	var routes counter
+	var mu sync.Mutex
+	var images []string
+	persona := []llmfake.Reply{
+		llmfake.CallTool("analyze_visual_state", `{"question":"Is the heading readable?","target":"role=heading"}`),
+		llmfake.CallTool("capture_bug_screenshot", `{"name":"heading check","target":"role=heading","note":"how the heading looks"}`),
+	}
+	srv := llmfake.New(func(r llmfake.Request) llmfake.Reply {
+		switch {
+		case r.HasTool(llm.ChooseTool):
+			if routes.next() == 0 {
+				return llmfake.CallTool(llm.ChooseTool, `{"choice":"new_user","reason":"look at the start page"}`)
+			}
+			return llmfake.CallTool(llm.ChooseTool, `{"choice":"FINISH","reason":"done"}`)
+		case r.HasTool("execute_browser_command"):
+			if k := len(r.ToolResults()); k < len(persona) {
+				return persona[k]
+			}
+			return llmfake.Text("looked at the heading")
+		case strings.Contains(string(r.Raw), `"image_url"`):
+			var req struct {
+				Messages []struct {
+					Content []struct {
+						Type     string `json:"type"`
+						ImageURL struct {
+							URL string `json:"url"`
+						} `json:"image_url"`
+					} `json:"content"`
+				} `json:"messages"`
+			}
+			if err := json.Unmarshal(r.Raw, &req); err != nil {
+				return llmfake.Error(400, err.Error())
+			}
+			for _, m := range req.Messages {
+				for _, c := range m.Content {
+					if c.Type == "image_url" {
+						mu.Lock()
+						images = append(images, c.ImageURL.URL)
+						mu.Unlock()
+					}
+				}
+			}
+			return llmfake.Text("VISION: the heading is readable, dark on light")
+		default:
+			return llmfake.Text("report")
+		}
+	})
+	defer srv.Close()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Config{Budget: 10, TurnSteps: 4, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)})
+	require.NoError(t, err)
+	require.Len(t, res.Missions, 1)
+	require.Empty(t, res.Missions[0].Err)
+
+	mu.Lock()
+	require.Len(t, images, 1, "one screenshot went to the vision model")
+	img := images[0]
+	mu.Unlock()
+	require.True(t, strings.HasPrefix(img, "data:image/png;base64,"))
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(img, "data:image/png;base64,"))
+	require.NoError(t, err)
+	cfg, err := png.DecodeConfig(bytes.NewReader(raw))
+	require.NoError(t, err, "a real PNG")
+	assert.Less(t, cfg.Height, 200, "cropped to the heading, not the viewport")
+
+	var last llmfake.Request
+	for _, r := range srv.Requests() {
+		if r.HasTool("execute_browser_command") {
+			last = r
+		}
+	}
+	results := last.ToolResults()
+	require.Len(t, results, 2)
+	assert.Contains(t, results[0].Text(), "VISION: the heading is readable")
+	assert.Contains(t, results[1].Text(), "bug evidence saved as screenshots/bugs/heading_check-")
+	shots, err := filepath.Glob(filepath.Join(dir, "explore", "screenshots", "bugs", "heading_check-*.png"))
+	require.NoError(t, err)
+	require.Len(t, shots, 1)
+	assert.FileExists(t, strings.TrimSuffix(shots[0], ".png")+".json")
 }
