@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/llmfake"
 	"github.com/agentgraph/agentgraph/llm"
@@ -93,12 +94,64 @@ func TestModelDrivenRun(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Budget: 30, TurnSteps: 8, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)})
+	var rec observe.Recorder
+	events, err := observe.CreateJSONL(filepath.Join(t.TempDir(), "events.jsonl"))
 	require.NoError(t, err)
+	var progress bytes.Buffer
+	res, err := Run(ctx, Config{Budget: 30, TurnSteps: 8, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv),
+		Observer: observe.Multi(&rec, events), Progress: &progress})
+	require.NoError(t, err)
+	require.NoError(t, events.Close())
 	require.Len(t, res.Missions, 1)
 	m := res.Missions[0]
 	require.Empty(t, m.Err)
 	mdir := filepath.Join(dir, "explore")
+
+	// The observers saw the run: goal start, the persona's tool calls and
+	// results in pairs, its steps, the bug, its summary, goal complete.
+	evs := rec.Events()
+	require.NotEmpty(t, evs)
+	assert.Equal(t, observe.GoalStart, evs[0].Kind)
+	assert.Equal(t, DefaultMission().Prompt, evs[0].Text)
+	last := evs[len(evs)-1]
+	assert.Equal(t, observe.GoalComplete, last.Kind)
+	assert.Equal(t, m.Steps, last.Steps)
+	assert.Equal(t, len(m.Bugs), last.Bugs)
+	calls, toolResults := rec.Of(observe.ToolCall), rec.Of(observe.ToolResult)
+	require.Len(t, calls, 6)
+	require.Len(t, toolResults, 6)
+	assert.Equal(t, "execute_browser_command", calls[4].Tool)
+	assert.Contains(t, calls[4].Args, "/projects?sort=budget")
+	assert.Equal(t, "power_user", calls[4].Persona)
+	assert.Contains(t, toolResults[4].Result+toolResults[4].Error, "Recorded as bugs")
+	assert.Len(t, rec.Of(observe.StepStart), 5, "each execute_browser_command")
+	assert.Len(t, rec.Of(observe.Step), m.Steps, "a step event per browser step")
+	texts := rec.Of(observe.AgentText)
+	require.Len(t, texts, 1)
+	assert.Equal(t, personaSummary, texts[0].Text)
+	var bugEv *observe.Event
+	for _, ev := range rec.Of(observe.BugFound) {
+		if strings.Contains(ev.Bug.URL, "/projects?sort=budget") {
+			bugEv = &ev
+		}
+	}
+	require.NotNil(t, bugEv, "bug_found for the sort crash")
+	assert.Equal(t, "power_user", bugEv.Bug.Persona)
+	for _, ev := range evs {
+		assert.Equal(t, "explore", ev.Goal)
+		assert.False(t, ev.Time.IsZero())
+	}
+	// the JSON-lines log holds the same events
+	f, err := os.Open(events.Path())
+	require.NoError(t, err)
+	logged, err := observe.ReadJSONL(f)
+	f.Close()
+	require.NoError(t, err)
+	assert.Len(t, logged, len(evs))
+	// the progress line is the console observer's
+	lines := strings.Split(strings.TrimSpace(progress.String()), "\n")
+	assert.Contains(t, lines, observe.ProgressLine(rec.Of(observe.Step)[0]))
+	assert.Contains(t, progress.String(), "[1/1 explore] step 6/30 power_user     bugs ")
 
 	// Routing came from the model's tool calls.
 	reqs := srv.Requests()

@@ -13,6 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/personas"
 	"github.com/agentgraph/agentgraph/state"
@@ -100,6 +101,12 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 		summary = "(no summary)"
 	}
 	mr.trace.Info("turn end", "persona", m.p.Name, "steps", t.did, "model_calls", res.Steps, "tool_calls", len(res.ToolCalls), "verdict", verdict)
+	if strings.TrimSpace(res.Final) != "" {
+		mr.emit(observe.Event{Kind: observe.AgentText, Persona: m.p.Name, Text: res.Final, Step: mr.steps})
+	}
+	if mr.resetPending && t.did >= limit {
+		mr.emit(observe.Event{Kind: observe.StepLimit, Persona: m.p.Name, Step: t.did, Budget: limit, Text: "turn step limit"})
+	}
 	out.Messages = append(out.Messages, state.Message{ID: state.NewID(), Role: state.RoleAI, Name: m.p.Name,
 		Content: fmt.Sprintf("%s: %d steps, %d new bugs, %d new pages; %s. %s", m.p.Name, t.did, len(out.Bugs), len(out.Explored), verdict, clip(summary, 600))})
 	return out, nil
@@ -172,6 +179,9 @@ func (t *turn) registry() (*tools.Registry, error) {
 		}
 	}
 	ts = append(ts, t.mr.qa.RecallTool(), t.mr.qa.ObservationTool(t.m.p.Name, t.mr.m.ThreadID))
+	for i := range ts {
+		ts[i] = observedTool{Tool: ts[i], mr: t.mr, persona: t.m.p.Name}
+	}
 	return tools.NewRegistry(ts...)
 }
 
@@ -253,6 +263,7 @@ func (t *turn) execute(ctx context.Context, raw json.RawMessage) (string, error)
 		mr.trace.Info("loop detected", "persona", t.m.p.Name, "intent", in.JSON())
 		return "", fmt.Errorf("loop detected: this is the same action on the same page for the third time (%s); it was not run. Go elsewhere, e.g. navigate to %s", in.JSON(), hint)
 	}
+	mr.emit(observe.Event{Kind: observe.StepStart, Step: mr.steps + 1, Budget: mr.budget, Persona: t.m.p.Name, Action: string(in.Action)})
 	res, bugs := mr.act(ctx, t.m, step{in: in, why: "model: " + t.m.p.Name}, t.out)
 	text := res.Text()
 	if v, err := mr.look(ctx, t.out); err == nil {

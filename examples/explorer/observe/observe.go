@@ -301,6 +301,7 @@ func cut(s string, n int) string {
 // buffered and flushed after every event; the first write error is kept
 // (Err) and later events are dropped.
 type JSONL struct {
+	path   string
 	mu     sync.Mutex
 	w      *bufio.Writer
 	closer io.Closer
@@ -321,7 +322,7 @@ func CreateJSONL(path string) (*JSONL, error) {
 		return nil, fmt.Errorf("observe: %w", err)
 	}
 	j := NewJSONL(f)
-	j.closer = f
+	j.closer, j.path = f, path
 	return j, nil
 }
 
@@ -353,6 +354,9 @@ func (j *JSONL) Observe(ev Event) {
 	}
 	j.err = j.w.Flush()
 }
+
+// Path is the file CreateJSONL created ("" for NewJSONL).
+func (j *JSONL) Path() string { return j.path }
 
 // Err is the first error writing an event.
 func (j *JSONL) Err() error {
