@@ -94,8 +94,8 @@ type PRSource interface {
 
 // GHCLI fetches pull requests with the gh CLI (`gh pr view URL --json
 // title,body,files,changedFiles` and `gh pr diff URL`), which must be
-// installed and signed in. gh lists at most 100 files; changedFiles gives
-// the true count (TotalFiles).
+// installed and signed in. gh may list only the first 100 files
+// (cli/cli#5368); changedFiles gives the true count (TotalFiles).
 type GHCLI struct {
 	// Path of the gh binary ("": gh on PATH).
 	Path string
