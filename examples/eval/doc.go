@@ -30,7 +30,8 @@
 //     C2 = (0.03·255)², after resizing to the reference and cropping to the
 //     region, plus a pixel-mismatch ratio; records a missing reference with
 //     its date and viewport when asked), GradeJudge (three votes, a strict
-//     yes/no rubric, majority wins).
+//     yes/no rubric, majority wins; with judge.screenshot the final page's
+//     PNG goes with the question as an image part).
 //   - The gate (Decide): pass = DOM AND (visual OR judge) by default;
 //     Gate.Evidence "all" or "none" and Gate.DOM false change it.
 //   - Runner: N trials per task, a Row per trial, a TaskSummary per task

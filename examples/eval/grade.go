@@ -279,6 +279,9 @@ type JudgeInput struct {
 	Claim    string // the agent's answer or claim
 	URL      string
 	PageText string
+	// Screenshot, when set, is a PNG of the final page, sent to the judge
+	// as an image part after the text.
+	Screenshot []byte
 }
 
 // GradeJudge asks model JudgeVotes times and passes on a majority of
@@ -291,9 +294,14 @@ func GradeJudge(ctx context.Context, model llms.Model, in JudgeInput) JudgeResul
 	}
 	prompt := fmt.Sprintf("Task given to the agent: %s\nQuestion: %s\nReference answer: %s\nAgent's claim: %s\nFinal page URL: %s\nFinal page text:\n%s\n\nAnswer yes or no.",
 		in.Task, in.Question, in.Ref, in.Claim, in.URL, text)
+	human := llms.TextParts(llms.ChatMessageTypeHuman, prompt)
+	if len(in.Screenshot) > 0 {
+		human.Parts[0] = llms.TextContent{Text: prompt + "\nA screenshot of the final page follows."}
+		human.Parts = append(human.Parts, llms.BinaryContent{MIMEType: "image/png", Data: in.Screenshot})
+	}
 	msgs := []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeSystem, JudgeRubric),
-		llms.TextParts(llms.ChatMessageTypeHuman, prompt),
+		human,
 	}
 	for range JudgeVotes {
 		resp, err := model.GenerateContent(ctx, msgs, llms.WithTemperature(0))

@@ -217,7 +217,14 @@ func (r *Runner) grade(ctx context.Context, t Task, page playwright.Page, row Ro
 	if j := t.Checks.Judge; j != nil && r.Judge != nil {
 		text, _ := page.Locator("body").InnerText(playwright.LocatorInnerTextOptions{Timeout: playwright.Float(2000)})
 		claim := fmt.Sprintf("success=%v answer=%q", row.Claimed, row.Answer)
-		jr := GradeJudge(ctx, r.Judge, JudgeInput{Task: t.Task, Question: j.Question, Ref: j.Reference, Claim: claim, URL: page.URL(), PageText: text})
+		in := JudgeInput{Task: t.Task, Question: j.Question, Ref: j.Reference, Claim: claim, URL: page.URL(), PageText: text}
+		if j.Screenshot {
+			shot, err := page.Screenshot(playwright.PageScreenshotOptions{Timeout: playwright.Float(5000), Animations: playwright.ScreenshotAnimationsDisabled, Caret: playwright.ScreenshotCaretHide})
+			if err == nil {
+				in.Screenshot = shot
+			}
+		}
+		jr := GradeJudge(ctx, r.Judge, in)
 		row.JudRes, row.Judge = &jr, verdict(jr.Pass)
 	}
 	row.Pass = Decide(gate, row.DOM, row.Visual, row.Judge) && row.Error == ""

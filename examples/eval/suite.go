@@ -222,6 +222,9 @@ type JudgeCheck struct {
 	Question string `yaml:"question"`
 	// Reference is the correct answer the judge compares with.
 	Reference string `yaml:"reference"`
+	// Screenshot also shows the judge a PNG of the final page (the
+	// viewport), for judge models that accept images.
+	Screenshot bool `yaml:"screenshot"`
 }
 
 // Evidence says how the visual and judge graders combine in the gate.
