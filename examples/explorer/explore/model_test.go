@@ -359,10 +359,15 @@ func TestModelTurnLimitAndLoop(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Budget: 30, TurnSteps: 4, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)})
+	var rec observe.Recorder
+	res, err := Run(ctx, Config{Budget: 30, TurnSteps: 4, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv), Observer: &rec})
 	require.NoError(t, err)
 	m := res.Missions[0]
 	require.Empty(t, m.Err)
+	limits := rec.Of(observe.StepLimit)
+	require.Len(t, limits, 1, "the observer hears of the turn's step limit")
+	assert.Equal(t, "new_user", limits[0].Persona)
+	assert.Equal(t, 4, limits[0].Budget)
 
 	var turn1 []llmfake.Request
 	var turn2 int
