@@ -208,6 +208,7 @@ func TestPRCut300Files(t *testing.T) {
 	for _, i := range cut {
 		assert.Greater(t, lines[fmt.Sprintf("web/a%03d.go", i)], 1, "only the larger files are cut, never a one-line change")
 	}
+	t.Logf("diff %d of %d bytes; %d files cut; the six huge files (400 lines changed each) show %v of their added lines", len(got.Diff), len(pr.Diff), len(cut), hugeShown)
 	require.Len(t, hugeShown, 6, "every huge file is cut")
 	for _, n := range hugeShown {
 		assert.InDelta(t, hugeShown[0], n, 2, "the huge files share equally")
