@@ -78,6 +78,12 @@
 //     the TypeScript as an escaped string literal.
 //   - Tools exposes it all as tools.Tool values: execute_browser_command,
 //     get_dom_snapshot, capture_screenshot, generate_reproduction_spec.
+//   - VisionTools adds capture_bug_screenshot (a named PNG and its JSON
+//     record in <ArtifactDir>/bugs, SaveBugShot) and, given a VisionFunc
+//     (llm.VisionFunc(model)), analyze_visual_state: a screenshot of the
+//     viewport, the whole page or one element (Session.CaptureImage) and a
+//     question go to a vision model (Session.AnalyzeVisual). Neither is an
+//     action on the tape.
 //   - Harness hooks, not agent actions: Config.InitScripts run in every
 //     document of every user context before the page's own scripts
 //     (instrumentation, or a monkey tester such as gremlins.js), and

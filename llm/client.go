@@ -65,7 +65,7 @@ func NewProviderModel(ctx context.Context, det Detection, cfg RoleConfig, hc *ht
 		if err != nil {
 			return nil, fmt.Errorf("llm: openai client: %w", redactErr(err, det.APIKey))
 		}
-		return m, nil
+		return &openAIImages{m}, nil
 	case Google:
 		// option.WithHTTPClient makes the Google client send no credentials
 		// of its own, so the key goes in as a header on our transport.
@@ -94,7 +94,7 @@ func NewProviderModel(ctx context.Context, det Detection, cfg RoleConfig, hc *ht
 			if err != nil {
 				return nil, fmt.Errorf("llm: ollama (openai-compatible) client: %w", redactErr(err, det.APIKey))
 			}
-			return m, nil
+			return &openAIImages{m}, nil
 		}
 		m, err := ollama.New(ollama.WithModel(model), ollama.WithHTTPClient(hc), ollama.WithServerURL(host))
 		if err != nil {

@@ -106,6 +106,16 @@
 // llms.MessageContent are interface values that encoding/json cannot decode.
 // ToLLM and FromLLM convert between the two.
 //
+// # Vision
+//
+// AskImage sends an image and a question as one multi-part human message
+// (text + llms.BinaryContent) and returns the answer; VisionFunc binds it to
+// a model for browser.VisionTools. The OpenAI-compatible clients that
+// NewProviderModel builds send image parts as image_url data URLs
+// (ImagesAsDataURLs), since langchaingo v0.1.14's openai client would
+// marshal BinaryContent in a shape the API does not read; Anthropic, Google
+// and native Ollama clients put BinaryContent on their wires themselves.
+//
 // # Tests and embedding
 //
 // Scripted is an llms.Model answering from a queue of Reply values or from

@@ -10,9 +10,13 @@
 // # Pieces
 //
 //   - A suite (ParseSuite, LoadSuite; strict YAML, errors name the line):
-//     tasks with a start URL, a step budget and checks — DOM assertions
-//     (visible, hidden, text_equals, text_contains, count, attribute,
-//     url_matches), a reference screenshot with a region and an SSIM
+//     tasks with a start URL, a step budget, set-up steps (intents or
+//     JavaScript run before the agent, not counted as its steps; RunSetup)
+//     and checks — DOM assertions (visible, hidden, text_equals,
+//     text_contains, count, attribute, url_matches, and js: a JavaScript
+//     expression evaluated in the final page, such as a task page's own
+//     reward variable, compared with equals as JSON or else tested for
+//     truthiness), a reference screenshot with a region and an SSIM
 //     threshold (default 0.92), and an LLM-judge question with a reference
 //     answer.
 //   - Harness: one Chromium for agent and graders. The agent acts through a
@@ -26,7 +30,8 @@
 //     C2 = (0.03·255)², after resizing to the reference and cropping to the
 //     region, plus a pixel-mismatch ratio; records a missing reference with
 //     its date and viewport when asked), GradeJudge (three votes, a strict
-//     yes/no rubric, majority wins).
+//     yes/no rubric, majority wins; with judge.screenshot the final page's
+//     PNG goes with the question as an image part).
 //   - The gate (Decide): pass = DOM AND (visual OR judge) by default;
 //     Gate.Evidence "all" or "none" and Gate.DOM false change it.
 //   - Runner: N trials per task, a Row per trial, a TaskSummary per task

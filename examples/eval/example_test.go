@@ -28,7 +28,7 @@ tasks:
 	fmt.Println(err)
 	// Output:
 	// subscribe 10 #thanks visible 0.92
-	// line 5: task "x": dom check 1: set exactly one of visible, hidden, text_equals, text_contains, count, attribute, url_matches
+	// line 5: task "x": dom check 1: set exactly one of visible, hidden, text_equals, text_contains, count, attribute, url_matches, js
 }
 
 func ExampleSSIM() {

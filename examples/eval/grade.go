@@ -42,6 +42,9 @@ func GradeDOM(ctx context.Context, page playwright.Page, checks []DOMCheck) []DO
 }
 
 func domCheck(page playwright.Page, c DOMCheck) (bool, string) {
+	if c.JS != "" {
+		return jsCheck(page, c)
+	}
 	if c.URLMatches != "" {
 		re := c.url
 		if re == nil {
@@ -97,6 +100,69 @@ func domCheck(page playwright.Page, c DOMCheck) (bool, string) {
 		return v == c.Attribute.Equals, fmt.Sprintf("%s=%q", c.Attribute.Name, v)
 	}
 	return false, "empty check"
+}
+
+// jsCheck evaluates c.JS in page within JSTimeout and compares the value
+// with c.Equals as JSON (truthiness without Equals).
+func jsCheck(page playwright.Page, c DOMCheck) (bool, string) {
+	type result struct {
+		v   any
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := page.Evaluate(c.JS)
+		done <- result{v, err}
+	}()
+	var res result
+	timer := time.NewTimer(JSTimeout)
+	defer timer.Stop()
+	select {
+	case res = <-done:
+	case <-timer.C:
+		return false, fmt.Sprintf("js: no value within %v", JSTimeout)
+	}
+	if res.err != nil {
+		return false, "js: " + firstLine(res.err)
+	}
+	got := jsonValue(res.v)
+	gotText, _ := json.Marshal(got)
+	if c.Equals == nil {
+		return truthy(got), "value " + string(gotText)
+	}
+	want := jsonValue(c.Equals)
+	wantText, _ := json.Marshal(want)
+	return string(gotText) == string(wantText), "value " + string(gotText)
+}
+
+// jsonValue normalises v through JSON (numbers become float64, maps
+// map[string]any) so that a page's value and a YAML value compare.
+func jsonValue(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return string(b)
+	}
+	return out
+}
+
+// truthy is JavaScript's truthiness of a JSON value (undefined arrives as
+// nil).
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	}
+	return true
 }
 
 func firstLine(err error) string {
@@ -213,6 +279,9 @@ type JudgeInput struct {
 	Claim    string // the agent's answer or claim
 	URL      string
 	PageText string
+	// Screenshot, when set, is a PNG of the final page, sent to the judge
+	// as an image part after the text.
+	Screenshot []byte
 }
 
 // GradeJudge asks model JudgeVotes times and passes on a majority of
@@ -225,9 +294,14 @@ func GradeJudge(ctx context.Context, model llms.Model, in JudgeInput) JudgeResul
 	}
 	prompt := fmt.Sprintf("Task given to the agent: %s\nQuestion: %s\nReference answer: %s\nAgent's claim: %s\nFinal page URL: %s\nFinal page text:\n%s\n\nAnswer yes or no.",
 		in.Task, in.Question, in.Ref, in.Claim, in.URL, text)
+	human := llms.TextParts(llms.ChatMessageTypeHuman, prompt)
+	if len(in.Screenshot) > 0 {
+		human.Parts[0] = llms.TextContent{Text: prompt + "\nA screenshot of the final page follows."}
+		human.Parts = append(human.Parts, llms.BinaryContent{MIMEType: "image/png", Data: in.Screenshot})
+	}
 	msgs := []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeSystem, JudgeRubric),
-		llms.TextParts(llms.ChatMessageTypeHuman, prompt),
+		human,
 	}
 	for range JudgeVotes {
 		resp, err := model.GenerateContent(ctx, msgs, llms.WithTemperature(0))

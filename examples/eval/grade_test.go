@@ -1,15 +1,18 @@
 package eval
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -17,6 +20,7 @@ import (
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms"
 )
 
 // fixture serves a small app; third counts requests to a second origin
@@ -230,6 +234,16 @@ func TestGradeJudge(t *testing.T) {
 			require.Len(t, calls, JudgeVotes)
 		})
 	}
+	// with a screenshot, the judge's message carries it as a PNG part
+	shot := []byte("\x89PNG\r\n\x1a\nrest")
+	m := llm.NewScripted(llm.Say("yes"), llm.Say("yes"), llm.Say("yes"))
+	withShot := in
+	withShot.Screenshot = shot
+	assert.True(t, GradeJudge(context.Background(), m, withShot).Pass)
+	human := m.Calls()[0].Messages[1]
+	require.Len(t, human.Parts, 2)
+	assert.Contains(t, human.Parts[0].(llms.TextContent).Text, "A screenshot of the final page follows.")
+	assert.Equal(t, llms.BinaryContent{MIMEType: "image/png", Data: shot}, human.Parts[1])
 	// an erroring model fails the judge without panicking
 	res := GradeJudge(context.Background(), llm.NewScripted(), in)
 	assert.False(t, res.Pass)
@@ -258,4 +272,29 @@ func TestJudgeOnFinalPage(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Fail, rep.Rows[0].Judge)
 	assert.True(t, rep.Rows[0].FalseClaim)
+
+	// judge.screenshot: the judge also gets the final page as a PNG
+	var images [][]byte
+	var mu sync.Mutex
+	looking := llm.NewScriptedFunc(func(_ context.Context, msgs []llmsMessages, _ llmsCallOptions) (llm.Reply, error) {
+		for _, p := range msgs[len(msgs)-1].Parts {
+			if b, ok := p.(llms.BinaryContent); ok && b.MIMEType == "image/png" {
+				mu.Lock()
+				images = append(images, b.Data)
+				mu.Unlock()
+			}
+		}
+		return llm.Say(judgeFromPage(msgs)), nil
+	})
+	s.Tasks[0].Checks.Judge.Screenshot = true
+	r = &Runner{Harness: testHarness, Suite: s, Agent: honest, BaseURL: f.app.URL, Judge: looking}
+	rep, err = r.Run(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, Pass, rep.Rows[0].Judge)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, images, JudgeVotes, "every vote saw the screenshot")
+	cfg, err := png.DecodeConfig(bytes.NewReader(images[0]))
+	require.NoError(t, err)
+	assert.Equal(t, s.Viewport.Width, cfg.Width)
 }

@@ -153,9 +153,11 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	return rep, nil
 }
 
-func (r *Runner) trial(ctx context.Context, t Task, n int, gate Gate) Row {
+// trial runs and grades one trial. row is a named result so that the
+// deferred timing reaches the returned value on every path.
+func (r *Runner) trial(ctx context.Context, t Task, n int, gate Gate) (row Row) {
 	start := time.Now()
-	row := Row{Task: t.ID, Trial: n, DOM: NA, Visual: NA, Judge: NA}
+	row = Row{Task: t.ID, Trial: n, DOM: NA, Visual: NA, Judge: NA}
 	defer func() { row.Millis = time.Since(start).Milliseconds() }()
 	startURL, err := r.Suite.StartURL(t, r.BaseURL)
 	if err != nil {
@@ -171,6 +173,11 @@ func (r *Runner) trial(ctx context.Context, t Task, n int, gate Gate) Row {
 	defer eng.Close()
 	if res := sess.Do(ctx, browser.Intent{Action: browser.ActNavigate, URL: startURL}); !res.OK {
 		row.Error = "start: " + res.Error
+		return row
+	}
+	if err := RunSetup(ctx, sess, t.Setup); err != nil {
+		row.Error = err.Error()
+		row.FinalURL = page.URL()
 		return row
 	}
 	claim, err := r.Agent.Attempt(ctx, Stage{Task: t, StartURL: startURL, Session: sess, Page: page})
@@ -210,11 +217,40 @@ func (r *Runner) grade(ctx context.Context, t Task, page playwright.Page, row Ro
 	if j := t.Checks.Judge; j != nil && r.Judge != nil {
 		text, _ := page.Locator("body").InnerText(playwright.LocatorInnerTextOptions{Timeout: playwright.Float(2000)})
 		claim := fmt.Sprintf("success=%v answer=%q", row.Claimed, row.Answer)
-		jr := GradeJudge(ctx, r.Judge, JudgeInput{Task: t.Task, Question: j.Question, Ref: j.Reference, Claim: claim, URL: page.URL(), PageText: text})
+		in := JudgeInput{Task: t.Task, Question: j.Question, Ref: j.Reference, Claim: claim, URL: page.URL(), PageText: text}
+		if j.Screenshot {
+			shot, err := page.Screenshot(playwright.PageScreenshotOptions{Timeout: playwright.Float(5000), Animations: playwright.ScreenshotAnimationsDisabled, Caret: playwright.ScreenshotCaretHide})
+			if err == nil {
+				in.Screenshot = shot
+			}
+		}
+		jr := GradeJudge(ctx, r.Judge, in)
 		row.JudRes, row.Judge = &jr, verdict(jr.Pass)
 	}
 	row.Pass = Decide(gate, row.DOM, row.Visual, row.Judge) && row.Error == ""
 	return row
+}
+
+// RunSetup runs a task's set-up steps on sess, in order, before the agent
+// acts: intents through Session.Run (recorded on the session's tape like any
+// action, but not counted as the agent's steps), JavaScript through
+// Session.Evaluate bounded by JSTimeout. The first failure stops it.
+func RunSetup(ctx context.Context, sess *browser.Session, steps []SetupStep) error {
+	for i, st := range steps {
+		if st.JS != "" {
+			jctx, cancel := context.WithTimeout(ctx, JSTimeout)
+			_, err := sess.Evaluate(jctx, st.JS, nil)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("setup step %d (%s): %v", i+1, clipText(st.String(), 120), err)
+			}
+			continue
+		}
+		if res := sess.Run(ctx, st.Intent); !res.OK {
+			return fmt.Errorf("setup step %d (%s): %s", i+1, clipText(st.String(), 120), res.Error)
+		}
+	}
+	return nil
 }
 
 // Decide applies the gate to the graders' verdicts: DOM (when required and

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentgraph/agentgraph/browser"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -59,8 +61,13 @@ type Task struct {
 	// suite's base URL.
 	Start string `yaml:"start"`
 	// Steps is the step budget, a hard limit (default 10).
-	Steps  int    `yaml:"steps"`
-	Checks Checks `yaml:"checks"`
+	Steps int `yaml:"steps"`
+	// Setup runs before the agent, after the start page loaded: browser
+	// intents ({action: click, target: "#start"}) or JavaScript
+	// ({js: "window.seed(42)"}). Its steps are not the agent's: they do not
+	// count against Steps. A failing setup step fails the trial.
+	Setup  []SetupStep `yaml:"setup"`
+	Checks Checks      `yaml:"checks"`
 	// Line is the task's line in the suite file.
 	Line int `yaml:"-"`
 
@@ -70,7 +77,51 @@ type Task struct {
 // checkLines are the lines of a task's checks, for error messages.
 type checkLines struct {
 	dom           []int
+	setup         []int
 	visual, judge int
+}
+
+// SetupStep is one action run before the agent: a browser intent (the JSON
+// intent's fields as YAML) or, with js, a JavaScript expression evaluated
+// in the page (a returned Promise is awaited).
+type SetupStep struct {
+	// JS is a JavaScript expression; when set, the step is no intent.
+	JS string `json:"js,omitempty"`
+	// Intent is the browser intent as JSON (validated by browser.ParseIntent).
+	Intent json.RawMessage `json:"intent,omitempty"`
+}
+
+// UnmarshalYAML reads {js: "…"} or an intent's fields.
+func (st *SetupStep) UnmarshalYAML(n *yaml.Node) error {
+	var m map[string]any
+	if err := n.Decode(&m); err != nil {
+		return fmt.Errorf("setup step: want a mapping (an intent or {js: …})")
+	}
+	if js, ok := m["js"]; ok {
+		s, isStr := js.(string)
+		if len(m) != 1 || !isStr || strings.TrimSpace(s) == "" {
+			return fmt.Errorf("line %d: setup step: js takes a non-empty string and no other key", n.Line)
+		}
+		st.JS = s
+		return nil
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("line %d: setup step: %v", n.Line, err)
+	}
+	if _, err := browser.ParseIntent(raw); err != nil {
+		return fmt.Errorf("line %d: setup step: %v", n.Line, err)
+	}
+	st.Intent = raw
+	return nil
+}
+
+// String describes the step in one line.
+func (st SetupStep) String() string {
+	if st.JS != "" {
+		return "js " + st.JS
+	}
+	return string(st.Intent)
 }
 
 // Checks are a task's graders.
@@ -81,9 +132,15 @@ type Checks struct {
 }
 
 // DOMCheck is one assertion on the final page. Exactly one of Visible,
-// Hidden, TextEquals, TextContains, Count, Attribute (all with Locator) or
-// URLMatches (without) is set. Locator is a Playwright selector (CSS,
+// Hidden, TextEquals, TextContains, Count, Attribute (all with Locator),
+// URLMatches or JS (without) is set. Locator is a Playwright selector (CSS,
 // text=…, role=…, data-testid=…).
+//
+// JS is a JavaScript expression evaluated in the final page, such as a
+// task page's own reward variable ("window.WOB_REWARD_GLOBAL"); with
+// Equals the check passes when the value equals it (compared as JSON:
+// 1 and 1.0 are equal), without Equals when the value is truthy. The
+// evaluation is bounded by JSTimeout.
 type DOMCheck struct {
 	Locator      string          `yaml:"locator" json:"locator,omitempty"`
 	Visible      bool            `yaml:"visible" json:"visible,omitempty"`
@@ -94,9 +151,17 @@ type DOMCheck struct {
 	Attribute    *AttributeCheck `yaml:"attribute" json:"attribute,omitempty"`
 	// URLMatches is a regular expression the final URL must match.
 	URLMatches string `yaml:"url_matches" json:"url_matches,omitempty"`
+	// JS is a JavaScript expression evaluated in the page.
+	JS string `yaml:"js" json:"js,omitempty"`
+	// Equals is the value JS must produce (any YAML scalar, list or map).
+	Equals any `yaml:"equals" json:"equals,omitempty"`
 
 	url *regexp.Regexp
 }
+
+// JSTimeout bounds a JS check's evaluation (a Promise that never settles
+// fails the check).
+const JSTimeout = 5 * time.Second
 
 // AttributeCheck asserts an attribute's value on the first match.
 type AttributeCheck struct {
@@ -109,6 +174,12 @@ func (c DOMCheck) String() string {
 	switch {
 	case c.URLMatches != "":
 		return fmt.Sprintf("url matches %q", c.URLMatches)
+	case c.JS != "":
+		if c.Equals != nil {
+			b, _ := json.Marshal(c.Equals)
+			return fmt.Sprintf("js %s == %s", c.JS, b)
+		}
+		return fmt.Sprintf("js %s is truthy", c.JS)
 	case c.Visible:
 		return fmt.Sprintf("%s visible", c.Locator)
 	case c.Hidden:
@@ -151,6 +222,9 @@ type JudgeCheck struct {
 	Question string `yaml:"question"`
 	// Reference is the correct answer the judge compares with.
 	Reference string `yaml:"reference"`
+	// Screenshot also shows the judge a PNG of the final page (the
+	// viewport), for judge models that accept images.
+	Screenshot bool `yaml:"screenshot"`
 }
 
 // Evidence says how the visual and judge graders combine in the gate.
@@ -284,6 +358,11 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 
 func linesOf(task *yaml.Node) checkLines {
 	var cl checkLines
+	if setup := mapValue(task, "setup"); setup != nil {
+		for _, c := range setup.Content {
+			cl.setup = append(cl.setup, c.Line)
+		}
+	}
 	checks := mapValue(task, "checks")
 	if dom := mapValue(checks, "dom"); dom != nil {
 		for _, c := range dom.Content {
@@ -411,13 +490,28 @@ func (s *Suite) validate() error {
 
 func (c *DOMCheck) validate() error {
 	n := 0
-	for _, set := range []bool{c.Visible, c.Hidden, c.TextEquals != nil, c.TextContains != nil, c.Count != nil, c.Attribute != nil, c.URLMatches != ""} {
+	for _, set := range []bool{c.Visible, c.Hidden, c.TextEquals != nil, c.TextContains != nil, c.Count != nil, c.Attribute != nil, c.URLMatches != "", c.JS != ""} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return errors.New("set exactly one of visible, hidden, text_equals, text_contains, count, attribute, url_matches")
+		return errors.New("set exactly one of visible, hidden, text_equals, text_contains, count, attribute, url_matches, js")
+	}
+	if c.Equals != nil && c.JS == "" {
+		return errors.New("equals goes with js")
+	}
+	if c.JS != "" {
+		if c.Locator != "" {
+			return errors.New("js takes no locator")
+		}
+		if strings.TrimSpace(c.JS) == "" {
+			return errors.New("js: empty expression")
+		}
+		if _, err := json.Marshal(c.Equals); err != nil {
+			return fmt.Errorf("equals: %v", err)
+		}
+		return nil
 	}
 	if c.URLMatches != "" {
 		if c.Locator != "" {

@@ -62,6 +62,10 @@ func TestParseSuiteErrors(t *testing.T) {
 		{"bad evidence", "gate: {evidence: maybe}\n" + head + "    checks: {dom: [{url_matches: x}]}\n", "gate.evidence", 1},
 		{"wrong type", "trials: many\n" + head, "cannot unmarshal", 1},
 		{"empty", "", "empty suite", 1},
+		{"js with locator", head + "    checks: {dom: [{js: window.x, locator: a}]}\n", "js takes no locator", 6},
+		{"equals without js", head + "    checks: {dom: [{locator: a, visible: true, equals: 1}]}\n", "equals goes with js", 6},
+		{"bad setup intent", head + "    setup:\n      - {action: fly}\n    checks: {dom: [{js: window.x}]}\n", "setup step", 7},
+		{"setup js with more", head + "    setup:\n      - {js: x, action: click}\n    checks: {dom: [{js: window.x}]}\n", "js takes a non-empty string", 7},
 		{"duplicate", head + "    checks: {dom: [{url_matches: x}]}\n  - id: t\n    task: again\n    start: /\n    checks: {dom: [{url_matches: x}]}\n", "duplicate", 7},
 	}
 	for _, c := range cases {
@@ -96,4 +100,28 @@ func TestDecide(t *testing.T) {
 	for i, c := range cases {
 		assert.Equal(t, c.want, Decide(c.gate, c.dom, c.vis, c.judge), "case %d", i)
 	}
+}
+
+func TestParseSuiteJSAndSetup(t *testing.T) {
+	s, err := ParseSuite([]byte(`tasks:
+  - id: wob
+    task: click it
+    start: /t
+    setup:
+      - {action: click, target: "#sync-task-cover"}
+      - {js: "window.seed = 7"}
+    checks:
+      dom:
+        - {js: window.WOB_REWARD_GLOBAL, equals: 1}
+        - {js: "document.title.length > 0"}
+        - {js: window.state, equals: {done: true, items: [1, 2]}}
+`))
+	require.NoError(t, err)
+	tk := s.Tasks[0]
+	require.Len(t, tk.Setup, 2)
+	assert.JSONEq(t, `{"action":"click","target":"#sync-task-cover"}`, string(tk.Setup[0].Intent))
+	assert.Equal(t, "window.seed = 7", tk.Setup[1].JS)
+	assert.Equal(t, "js window.WOB_REWARD_GLOBAL == 1", tk.Checks.DOM[0].String())
+	assert.Equal(t, "js document.title.length > 0 is truthy", tk.Checks.DOM[1].String())
+	assert.Equal(t, `js window.state == {"done":true,"items":[1,2]}`, tk.Checks.DOM[2].String())
 }

@@ -27,6 +27,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/examples/explorer/config"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -96,6 +97,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 	if !s.Quiet {
 		cfg.Progress = stdout
 		cfg.TTY = !s.Plain && isTTY(stdout)
+	}
+	if s.Events != "" {
+		events, err := observe.CreateJSONL(s.Events)
+		if err != nil {
+			fmt.Fprintln(stderr, "explorer: --events:", err)
+			return explore.ExitSetup
+		}
+		defer func() {
+			if err := events.Close(); err != nil {
+				fmt.Fprintln(stderr, "explorer: --events:", err)
+			}
+		}()
+		cfg.Observer = events
 	}
 	res, err := explore.Run(ctx, cfg)
 	if cfg.TTY {

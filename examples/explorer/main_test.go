@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/examples/explorer/config"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 )
 
 func TestUsageErrorsExitTwo(t *testing.T) {
@@ -207,4 +208,43 @@ func TestExploreConfig(t *testing.T) {
 	s.Missions = filepath.Join(t.TempDir(), "none.yaml")
 	_, err = exploreConfig(s, mapEnv(nil))
 	assert.Error(t, err)
+}
+
+// TestMainTemplateMissionsAndEvents runs the program offline on the demo
+// app with a missions file made of a goal template and --events: the
+// template's missions run and every event lands in the JSON-lines log.
+func TestMainTemplateMissionsAndEvents(t *testing.T) {
+	dir := t.TempDir()
+	missions := filepath.Join(dir, "missions.yaml")
+	require.NoError(t, os.WriteFile(missions, []byte("missions:\n  - template: simulate_all_users\n    params:\n      users: [{name: new_user}, {name: adversarial}]\n      budget: 3\n"), 0o644))
+	events := filepath.Join(dir, "events.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	code := run(ctx, []string{"--offline", "--missions", missions, "--events", events, "--reports", dir, "--db", "", "--plain",
+		"--fail-on", "none", "--minimize-replays", "-1"}, &out, &errOut, mapEnv(nil))
+	require.Equal(t, explore.ExitClean, code, "stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	assert.Contains(t, out.String(), "[1/2 user-new_user] step 1/3")
+	assert.Contains(t, out.String(), "[2/2 user-adversarial] step 3/3")
+	f, err := os.Open(events)
+	require.NoError(t, err)
+	defer f.Close()
+	evs, err := observe.ReadJSONL(f)
+	require.NoError(t, err)
+	var starts, ends, steps []observe.Event
+	for _, ev := range evs {
+		switch ev.Kind {
+		case observe.GoalStart:
+			starts = append(starts, ev)
+		case observe.GoalComplete:
+			ends = append(ends, ev)
+		case observe.Step:
+			steps = append(steps, ev)
+		}
+	}
+	require.Len(t, starts, 2)
+	assert.Equal(t, "user-new_user", starts[0].Goal)
+	assert.Contains(t, starts[1].Text, "Simulate the user adversarial")
+	require.Len(t, ends, 2)
+	assert.Len(t, steps, ends[0].Steps+ends[1].Steps)
 }

@@ -11,6 +11,14 @@
 //	go run ./examples/webeval -record         # record missing reference screenshots
 //	go run ./examples/webeval -agent model -trials 3
 //	go run ./examples/webeval -gate           # exit status 2 unless every task passes
+//	go run ./examples/webeval -suite my.yaml -base http://localhost:8080   # any suite file
+//
+// With -suite the tasks come from that file (see eval.ParseSuite); relative
+// start URLs resolve against -base, else the file's base_url, else the
+// example's own pages. Reference screenshots resolve against the file's
+// directory (or -refs). The offline scripted agent knows only the built-in
+// suite's tasks: on another suite it claims failure without acting, so use
+// -agent model there.
 //
 // It prints the table and writes report.json and report.md to -out.
 package main
@@ -47,6 +55,10 @@ type options struct {
 	Refs   string // directory holding refs/ (default: this example's)
 	Headed bool
 	Gate   bool // exit 2 unless every task passes
+	// Suite is a suite file to run instead of the built-in one.
+	Suite string
+	// Base overrides the base URL relative start URLs resolve against.
+	Base string
 	// Evidence overrides the suite's gate evidence (any, all, none).
 	Evidence string
 	// Harness, when set, is used instead of launching Chromium.
@@ -66,6 +78,8 @@ func main() {
 	flag.BoolVar(&o.Headed, "headed", false, "show the browser")
 	flag.StringVar(&o.Evidence, "evidence", "", "how visual and judge combine after DOM: any (default), all or none")
 	flag.BoolVar(&o.Gate, "gate", false, "exit with status 2 unless every task passes (for CI)")
+	flag.StringVar(&o.Suite, "suite", "", "run this suite file (YAML) instead of the built-in 12 tasks")
+	flag.StringVar(&o.Base, "base", "", "base URL for relative start URLs (default: the suite's base_url, else the built-in pages)")
 	flag.Parse()
 	o.Env, o.Stdout = os.LookupEnv, os.Stdout
 	o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -82,7 +96,13 @@ func main() {
 }
 
 func run(ctx context.Context, o options) (*eval.Report, error) {
-	suite, err := eval.ParseSuite(suiteYAML)
+	var suite *eval.Suite
+	var err error
+	if o.Suite != "" {
+		suite, err = eval.LoadSuite(o.Suite)
+	} else {
+		suite, err = eval.ParseSuite(suiteYAML)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +113,9 @@ func run(ctx context.Context, o options) (*eval.Report, error) {
 	default:
 		return nil, fmt.Errorf("-evidence %q: want any, all or none", o.Evidence)
 	}
-	suite.Dir = o.Refs
+	if o.Refs != "" || o.Suite == "" {
+		suite.Dir = o.Refs
+	}
 	if suite.Dir == "" {
 		wd, _ := os.Getwd()
 		if p, ok := browser.FindUp(wd, "examples/webeval/suite.yaml"); ok {
@@ -110,6 +132,12 @@ func run(ctx context.Context, o options) (*eval.Report, error) {
 	go func() { _ = srv.Serve(l) }()
 	defer srv.Close()
 	base := "http://" + l.Addr().String()
+	switch {
+	case o.Base != "":
+		base = o.Base
+	case o.Suite != "" && suite.BaseURL != "":
+		base = "" // the suite's own base_url
+	}
 
 	agent, judge, meter, err := pickAgent(ctx, o)
 	if err != nil {

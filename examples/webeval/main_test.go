@@ -54,6 +54,9 @@ func TestSuiteOffline(t *testing.T) {
 			assert.GreaterOrEqual(t, r.VisRes.SSIM, 0.92, r.Task)
 		}
 	}
+	for _, r := range rep.Rows {
+		assert.Positive(t, r.Millis, "%s: a trial's duration reaches the report", r.Task)
+	}
 	assert.Contains(t, stdout.String(), "| table-sort | FAIL | 0/1 (0%)")
 	assert.Contains(t, stdout.String(), "self-reported success that was wrong: 1")
 	data, err := os.ReadFile(filepath.Join(out, "report.json"))
@@ -80,8 +83,7 @@ func TestPickAgent(t *testing.T) {
 // as the agent it replays the scripted intents one per step (so the model
 // path runs over real HTTP through langchaingo), as the judge it answers
 // yes when the reference answer is on the page or in the claim.
-func fakeOpenAI(t *testing.T, suite *eval.Suite) *httptest.Server {
-	scripts := scripted().Scripts
+func fakeOpenAI(t *testing.T, suite *eval.Suite, scripts map[string]eval.Script) *httptest.Server {
 	byText := map[string]eval.Task{}
 	for _, tk := range suite.Tasks {
 		byText[tk.Task] = tk
@@ -146,7 +148,7 @@ func fakeOpenAI(t *testing.T, suite *eval.Suite) *httptest.Server {
 func TestSuiteWithModel(t *testing.T) {
 	suite, err := eval.ParseSuite(suiteYAML)
 	require.NoError(t, err)
-	srv := fakeOpenAI(t, suite)
+	srv := fakeOpenAI(t, suite, scripted().Scripts)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var stdout bytes.Buffer
@@ -168,4 +170,79 @@ func TestSuiteWithModel(t *testing.T) {
 	assert.Equal(t, 2, judged)
 	assert.Greater(t, rep.Total.CostPerSuccess, 0.0, "model cost is metered")
 	assert.Contains(t, stdout.String(), "model usage:")
+}
+
+// TestSuiteFileJSReward runs a suite file (-suite) of third-party-style task
+// pages whose success lives in a JavaScript variable of the page
+// (MiniWoB's WOB_REWARD_GLOBAL, a WebArena-like state object), with set-up
+// steps that start the episode before the agent acts. The agent is the
+// model agent over a local OpenAI-compatible wire server, replaying one
+// intent per step.
+func TestSuiteFileJSReward(t *testing.T) {
+	pages := httptest.NewServer(http.FileServer(http.Dir("testdata/wob")))
+	t.Cleanup(pages.Close)
+	suite, err := eval.LoadSuite("testdata/wob/suite.yaml")
+	require.NoError(t, err)
+	click := func(t string) browser.Intent { return browser.Intent{Action: browser.ActClick, Target: t} }
+	scripts := map[string]eval.Script{
+		"click-button":          {Intents: []browser.Intent{click(`role=button[name="ONE"]`)}, Claim: true},
+		"click-button-wrong":    {Intents: []browser.Intent{click(`role=button[name="ONE"]`)}, Claim: true}, // the wrong button, claimed
+		"click-button-no-setup": {Intents: []browser.Intent{click(`role=button[name="ONE"]`)}, Claim: true},
+		"enter-text":            {Intents: []browser.Intent{{Action: browser.ActFill, Target: "#tt", Value: val("Ada Lovelace")}, click("#subbtn")}, Claim: true},
+		"shop":                  {Intents: []browser.Intent{click(`role=button[name="Add mug"]`), click("#checkout")}, Claim: true},
+	}
+	srv := fakeOpenAI(t, suite, scripts)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var stdout bytes.Buffer
+	out := t.TempDir()
+	env := llm.MapEnv(map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": srv.URL + "/v1"})
+	rep, err := run(ctx, options{Agent: "model", Suite: "testdata/wob/suite.yaml", Base: pages.URL, Out: out, Harness: testHarness, Env: env, Stdout: &stdout})
+	require.NoError(t, err)
+	assert.Equal(t, "wob-style", rep.Suite)
+	byTask := map[string]eval.Row{}
+	for _, r := range rep.Rows {
+		byTask[r.Task] = r
+		assert.Empty(t, r.Error, r.Task)
+		assert.Positive(t, r.Millis, r.Task)
+		assert.Equal(t, len(scripts[r.Task].Intents), r.Steps, "%s: set-up steps are not the agent's", r.Task)
+	}
+	require.Len(t, byTask, 5, stdout.String())
+	assert.True(t, byTask["click-button"].Pass, "%+v", byTask["click-button"].DOMRes)
+	assert.True(t, byTask["enter-text"].Pass, "%+v", byTask["enter-text"].DOMRes)
+	assert.True(t, byTask["shop"].Pass, "%+v", byTask["shop"].DOMRes)
+	wrong := byTask["click-button-wrong"]
+	assert.False(t, wrong.Pass)
+	assert.True(t, wrong.FalseClaim)
+	require.Len(t, wrong.DOMRes, 1)
+	assert.Equal(t, "value -1", wrong.DOMRes[0].Got, "the page's own reward said no")
+	nosetup := byTask["click-button-no-setup"]
+	assert.False(t, nosetup.Pass)
+	assert.Equal(t, "value 0", nosetup.DOMRes[0].Got, "without the set-up step the episode never started")
+	assert.Len(t, rep.FalseClaims, 2)
+
+	// report.json carries each trial's duration
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	require.NoError(t, err)
+	var back struct {
+		Rows []struct {
+			Task string `json:"task"`
+			MS   int64  `json:"ms"`
+		} `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal(data, &back))
+	require.Len(t, back.Rows, 5)
+	for _, r := range back.Rows {
+		assert.Positive(t, r.MS, r.Task)
+	}
+}
+
+func TestSuiteFileErrors(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("tasks:\n  - id: a\n    task: x\n    start: /\n    checks: {dom: [{js: 1 +, locator: b}]}\n"), 0o644))
+	_, err := run(context.Background(), options{Agent: "scripted", Suite: bad, Harness: testHarness, Stdout: &bytes.Buffer{}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bad.yaml:5")
+	_, err = run(context.Background(), options{Agent: "scripted", Suite: filepath.Join(t.TempDir(), "missing.yaml"), Harness: testHarness, Stdout: &bytes.Buffer{}})
+	assert.ErrorContains(t, err, "missing.yaml")
 }

@@ -33,6 +33,7 @@ type Settings struct {
 	Headed          bool
 	PRURL           string
 	MCPConfig       string
+	Events          string
 	MissionRetries  int
 	MinimizeReplays int
 	MinimizeTime    time.Duration
@@ -163,6 +164,7 @@ func Fields() []Field {
 		{Key: "headed", Usage: "show the browser", ptr: boo(func(s *Settings) *bool { return &s.Headed })},
 		{Key: "pr_url", Usage: "missions from a GitHub pull request (https://github.com/OWNER/REPO/pull/N)", ptr: str(func(s *Settings) *string { return &s.PRURL }), check: checkPRURL},
 		{Key: "mcp_config", Usage: "mcp_servers.json whose \"github\" server fetches pr_url (empty: ./mcp_servers.json if present, else the gh CLI)", ptr: str(func(s *Settings) *string { return &s.MCPConfig })},
+		{Key: "events", Usage: "write every run event (goal start and end, steps, tool calls and results, bugs, step limits) as JSON lines to this file (empty: none)", ptr: str(func(s *Settings) *string { return &s.Events })},
 		{Key: "mission_retries", Usage: "continue a mission from its checkpoint this often after transient model errors (0: never)", ptr: num(func(s *Settings) *int { return &s.MissionRetries })},
 		{Key: "minimize_replays", Usage: "replays to shorten one bug's reproduction (negative: off)", ptr: num(func(s *Settings) *int { return &s.MinimizeReplays })},
 		{Key: "minimize_time", Usage: "time to shorten one mission's reproductions", ptr: func(s *Settings) any { return &s.MinimizeTime }},

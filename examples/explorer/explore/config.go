@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -128,8 +129,15 @@ type Config struct {
 	// open): test binaries share one Chromium this way.
 	Browser *browser.Browser
 	// Progress receives a line per step (nil: none); TTY rewrites one line.
+	// The line is an observe.Console's rendering of the step event.
 	Progress io.Writer
 	TTY      bool
+	// Observer receives the run's events (goal start and completion, steps,
+	// the model personas' tool calls, results and summaries, bugs, step
+	// limits); nil: only the progress line. Mix observers with
+	// observe.Multi.
+	Observer observe.Observer
+	progress *observe.Console // the progress line, built by defaults
 	// Models drive the team with a model (supervisor, personas, reporter);
 	// nil explores offline. ModelsFromFactory builds them from the
 	// environment.
@@ -187,6 +195,9 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
+	if c.Progress != nil && c.progress == nil {
+		c.progress = observe.NewConsole(c.Progress, observe.ConsoleOptions{TTY: c.TTY})
+	}
 	if c.Budget <= 0 {
 		c.Budget = 200
 	}

@@ -185,13 +185,17 @@
 // MCP server named "github" in Config.MCPConfig (the official
 // github-mcp-server: its pull_request_read tool, or get_pull_request,
 // get_pull_request_files and get_pull_request_diff in older versions; see
-// MCPPRSource), else from the gh CLI (`gh pr view URL --json
-// title,body,files` and `gh pr diff URL`; GHCLI), else from
+// MCPPRSource; the files are read 100 a page up to the PR's
+// changed_files), else from the gh CLI (`gh pr view URL --json
+// title,body,files,changedFiles` and `gh pr diff URL`; GHCLI), else from
 // Config.PRSource. A missing gh or a failing fetch is a *SetupError (exit
 // 2). PullRequest.Cut keeps them within DefaultPRBudget: description 8 KiB,
-// 80 files, diff 40 KiB shared fairly between files (small diffs whole,
-// large ones cut at a line end to an equal share, the largest left out when
-// there are too many), every cut marked in the text and listed in Cuts.
+// 80 files listed, diff 40 KiB shared per file (cutDiff): every file keeps
+// its header, then every file's changed lines share the rest fairly (small
+// files keep all of theirs, the largest are cut first, with a marker), and
+// only budget left over brings back context lines; every cut is marked in
+// the text and listed in Cuts. Every generated mission prompt is capped at
+// MaxPRMissionPrompt (1200 bytes).
 //
 // With Config.PlannerModel (any langchaingo llms.Model) PlanPR asks the
 // model for the missions as JSON, which is checked like a missions file
@@ -257,6 +261,21 @@
 // own DOM. With one seed, the pages the gremlins reach repeat; the split of
 // actions by species can vary by a few when a touch gesture logs late or
 // the app navigates from script.
+//
+// # Observers and goal templates
+//
+// Config.Observer (package examples/explorer/observe) receives the run's
+// events: goal start and completion, every step (the progress line on
+// Config.Progress is an observe.Console rendering them), a model persona's
+// step starts, tool calls and results, turn summaries and turn step limits,
+// and every bug found. Goal templates build missions from parameters:
+// CreateTests, CompareVariants, SimulateAllUsers and FullSeed from Go,
+// ExpandTemplate from a YAML node, and in a missions file an item
+// {template: NAME, params: {…}} expands in place (see ParseMissions).
+//
+// Model personas also get browser.VisionTools: capture_bug_screenshot
+// (saved under the mission's screenshots/bugs) and analyze_visual_state,
+// answered by Models.Vision, else the persona model.
 //
 // RunGremlins runs the gremlins' side alone on any origin
 // (GremlinsConfig.Target, with Credentials for its sign-in form) and scores

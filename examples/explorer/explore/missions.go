@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -39,7 +40,9 @@ type missionsFile struct {
 }
 
 // ParseMissions parses `missions: [{thread_id, prompt, team?, budget?,
-// start_url?}]` strictly: text that is not UTF-8, a second YAML document,
+// start_url?}]` strictly. An item may instead name a goal template with its
+// parameters, `{template: simulate_all_users, params: {…}}`, which expands
+// to that template's missions (ExpandTemplate) in its place. It checks text that is not UTF-8, a second YAML document,
 // unknown keys, wrong types, missing or duplicate thread ids, empty
 // prompts, unknown teams, negative budgets and start URLs that are not
 // paths or http(s) URLs are errors naming their line. An absolute start
@@ -48,6 +51,11 @@ func ParseMissions(name string, data []byte) ([]Mission, error) {
 	e := &MissionsError{File: name}
 	if p := invalidUTF8(data); p != "" {
 		e.Problems = append(e.Problems, p)
+		return nil, e
+	}
+	if ms, ok := parseTemplated(e, data); ok {
+		return ms, nil
+	} else if len(e.Problems) > 0 {
 		return nil, e
 	}
 	var doc missionsFile
@@ -87,8 +95,18 @@ func ParseMissions(name string, data []byte) ([]Mission, error) {
 		e.Problems = append(e.Problems, "line 1: no missions: want `missions:` with at least one {thread_id, prompt}")
 		return nil, e
 	}
+	validateMissions(e, doc.Missions, lines)
+	if len(e.Problems) > 0 {
+		return nil, e
+	}
+	return doc.Missions, nil
+}
+
+// validateMissions checks each mission as a missions file's (lines[i] is
+// mission i's line; 0 when unknown), adding problems to e.
+func validateMissions(e *MissionsError, ms []Mission, lines []int) {
 	seen := map[string]int{}
-	for i, m := range doc.Missions {
+	for i, m := range ms {
 		ln := 0
 		if i < len(lines) {
 			ln = lines[i]
@@ -125,10 +143,6 @@ func ParseMissions(name string, data []byte) ([]Mission, error) {
 			}
 		}
 	}
-	if len(e.Problems) > 0 {
-		return nil, e
-	}
-	return doc.Missions, nil
 }
 
 // missionLines returns the line of each item of the missions sequence.
@@ -217,4 +231,101 @@ func origin(u *url.URL) string {
 		host += ":" + port
 	}
 	return scheme + "://" + host
+}
+
+// missionKeys are the keys of a mission in a missions file.
+var missionKeys = []string{"thread_id", "prompt", "team", "budget", "start_url"}
+
+// parseTemplated parses a missions file that uses goal templates: ok is
+// false, with no problem added, when no item names a template (the plain
+// parser then reads the file).
+func parseTemplated(e *MissionsError, data []byte) ([]Mission, bool) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil || root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
+		return nil, false
+	}
+	top := root.Content[0]
+	seq := mapValue(top, "missions")
+	if seq == nil || seq.Kind != yaml.SequenceNode || !slices.ContainsFunc(seq.Content, func(n *yaml.Node) bool { return mapValue(n, "template") != nil }) {
+		return nil, false
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		e.Problems = append(e.Problems, fmt.Sprintf("line %d: a second YAML document starts here (---); it would be ignored: put every mission in the one `missions:` list", extra.Line))
+		return nil, false
+	}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if k := top.Content[i]; k.Value != "missions" {
+			e.Problems = append(e.Problems, fmt.Sprintf("line %d: field %s not found in type explore.missionsFile", k.Line, k.Value))
+		}
+	}
+	var ms []Mission
+	var lines []int
+	for i, item := range seq.Content {
+		bad := func(line int, format string, args ...any) {
+			e.Problems = append(e.Problems, fmt.Sprintf("line %d: mission %d: ", line, i+1)+fmt.Sprintf(format, args...))
+		}
+		if item.Kind != yaml.MappingNode {
+			bad(item.Line, "want a mapping ({thread_id, prompt} or {template, params})")
+			continue
+		}
+		if t := mapValue(item, "template"); t != nil {
+			for k := 0; k+1 < len(item.Content); k += 2 {
+				if key := item.Content[k]; key.Value != "template" && key.Value != "params" {
+					bad(key.Line, "field %s: a template item takes only template and params", key.Value)
+				}
+			}
+			got, err := ExpandTemplate(TemplateName(t.Value), mapValue(item, "params"))
+			if err != nil {
+				bad(item.Line, "template %s: %v", t.Value, err)
+				continue
+			}
+			for _, m := range got {
+				ms, lines = append(ms, m), append(lines, item.Line)
+			}
+			continue
+		}
+		unknown := false
+		for k := 0; k+1 < len(item.Content); k += 2 {
+			if key := item.Content[k]; !slices.Contains(missionKeys, key.Value) {
+				e.Problems = append(e.Problems, fmt.Sprintf("line %d: field %s not found in type explore.Mission", key.Line, key.Value))
+				unknown = true
+			}
+		}
+		var m Mission
+		if err := item.Decode(&m); err != nil {
+			var te *yaml.TypeError
+			if errors.As(err, &te) {
+				e.Problems = append(e.Problems, te.Errors...)
+			} else {
+				bad(item.Line, "%v", err)
+			}
+			continue
+		}
+		if !unknown {
+			ms, lines = append(ms, m), append(lines, item.Line)
+		}
+	}
+	if len(ms) == 0 && len(e.Problems) == 0 {
+		e.Problems = append(e.Problems, "line 1: no missions: the templates made none")
+	}
+	validateMissions(e, ms, lines)
+	if len(e.Problems) > 0 {
+		return nil, false
+	}
+	return ms, true
+}
+
+// mapValue is the value node of key in a mapping node, or nil.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }

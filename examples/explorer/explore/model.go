@@ -21,6 +21,10 @@ type Models struct {
 	Supervisor llms.Model
 	Persona    llms.Model
 	Reporter   llms.Model
+	// Vision answers the personas' analyze_visual_state calls (a
+	// screenshot and a question); nil uses Persona, which must then accept
+	// images.
+	Vision llms.Model
 	// Meter, when the models record into it (llm.Factory's models do),
 	// gives each mission's and the batch's usage and cost in summary.json.
 	Meter *llm.Meter
@@ -51,6 +55,16 @@ func (ms *Models) supervisor() llms.Model {
 		return nil
 	}
 	return ms.Supervisor
+}
+
+func (ms *Models) vision() llms.Model {
+	if ms == nil {
+		return nil
+	}
+	if ms.Vision != nil {
+		return ms.Vision
+	}
+	return ms.Persona
 }
 
 func (ms *Models) persona() llms.Model {

@@ -1,8 +1,11 @@
 package explore
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/llmfake"
 	"github.com/agentgraph/agentgraph/llm"
@@ -90,12 +94,64 @@ func TestModelDrivenRun(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Budget: 30, TurnSteps: 8, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)})
+	var rec observe.Recorder
+	events, err := observe.CreateJSONL(filepath.Join(t.TempDir(), "events.jsonl"))
 	require.NoError(t, err)
+	var progress bytes.Buffer
+	res, err := Run(ctx, Config{Budget: 30, TurnSteps: 8, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv),
+		Observer: observe.Multi(&rec, events), Progress: &progress})
+	require.NoError(t, err)
+	require.NoError(t, events.Close())
 	require.Len(t, res.Missions, 1)
 	m := res.Missions[0]
 	require.Empty(t, m.Err)
 	mdir := filepath.Join(dir, "explore")
+
+	// The observers saw the run: goal start, the persona's tool calls and
+	// results in pairs, its steps, the bug, its summary, goal complete.
+	evs := rec.Events()
+	require.NotEmpty(t, evs)
+	assert.Equal(t, observe.GoalStart, evs[0].Kind)
+	assert.Equal(t, DefaultMission().Prompt, evs[0].Text)
+	last := evs[len(evs)-1]
+	assert.Equal(t, observe.GoalComplete, last.Kind)
+	assert.Equal(t, m.Steps, last.Steps)
+	assert.Equal(t, len(m.Bugs), last.Bugs)
+	calls, toolResults := rec.Of(observe.ToolCall), rec.Of(observe.ToolResult)
+	require.Len(t, calls, 6)
+	require.Len(t, toolResults, 6)
+	assert.Equal(t, "execute_browser_command", calls[4].Tool)
+	assert.Contains(t, calls[4].Args, "/projects?sort=budget")
+	assert.Equal(t, "power_user", calls[4].Persona)
+	assert.Contains(t, toolResults[4].Result+toolResults[4].Error, "Recorded as bugs")
+	assert.Len(t, rec.Of(observe.StepStart), 5, "each execute_browser_command")
+	assert.Len(t, rec.Of(observe.Step), m.Steps, "a step event per browser step")
+	texts := rec.Of(observe.AgentText)
+	require.Len(t, texts, 1)
+	assert.Equal(t, personaSummary, texts[0].Text)
+	var bugEv *observe.Event
+	for _, ev := range rec.Of(observe.BugFound) {
+		if strings.Contains(ev.Bug.URL, "/projects?sort=budget") {
+			bugEv = &ev
+		}
+	}
+	require.NotNil(t, bugEv, "bug_found for the sort crash")
+	assert.Equal(t, "power_user", bugEv.Bug.Persona)
+	for _, ev := range evs {
+		assert.Equal(t, "explore", ev.Goal)
+		assert.False(t, ev.Time.IsZero())
+	}
+	// the JSON-lines log holds the same events
+	f, err := os.Open(events.Path())
+	require.NoError(t, err)
+	logged, err := observe.ReadJSONL(f)
+	f.Close()
+	require.NoError(t, err)
+	assert.Len(t, logged, len(evs))
+	// the progress line is the console observer's
+	lines := strings.Split(strings.TrimSpace(progress.String()), "\n")
+	assert.Contains(t, lines, observe.ProgressLine(rec.Of(observe.Step)[0]))
+	assert.Contains(t, progress.String(), "[1/1 explore] step 6/30 power_user     bugs ")
 
 	// Routing came from the model's tool calls.
 	reqs := srv.Requests()
@@ -127,7 +183,7 @@ func TestModelDrivenRun(t *testing.T) {
 
 	// The persona model had the browser and memory tools and the persona's prompt.
 	require.Len(t, personaCalls, 7, "six tool calls, then the summary")
-	assert.ElementsMatch(t, []string{"execute_browser_command", "get_dom_snapshot", "capture_screenshot", "recall_past_findings", "record_observation"},
+	assert.ElementsMatch(t, []string{"execute_browser_command", "get_dom_snapshot", "capture_screenshot", "capture_bug_screenshot", "analyze_visual_state", "recall_past_findings", "record_observation"},
 		personaCalls[0].ToolNames())
 	assert.Contains(t, personaCalls[0].System(), "You are power_user")
 	results := personaCalls[6].ToolResults()
@@ -303,10 +359,15 @@ func TestModelTurnLimitAndLoop(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Budget: 30, TurnSteps: 4, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)})
+	var rec observe.Recorder
+	res, err := Run(ctx, Config{Budget: 30, TurnSteps: 4, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv), Observer: &rec})
 	require.NoError(t, err)
 	m := res.Missions[0]
 	require.Empty(t, m.Err)
+	limits := rec.Of(observe.StepLimit)
+	require.Len(t, limits, 1, "the observer hears of the turn's step limit")
+	assert.Equal(t, "new_user", limits[0].Persona)
+	assert.Equal(t, 4, limits[0].Budget)
 
 	var turn1 []llmfake.Request
 	var turn2 int
@@ -365,4 +426,93 @@ func TestModelPersonaProviderError(t *testing.T) {
 	assert.Contains(t, m.Err, "persona adversarial: model:")
 	assert.Contains(t, m.Err, "model not found")
 	assert.Equal(t, ExitSetup, ExitCode(res, nil, FailOnNew))
+}
+
+// TestModelPersonaVision: a model persona asks analyze_visual_state about
+// an element and saves bug evidence with capture_bug_screenshot; the
+// screenshot reaches the (fake, OpenAI-wire) vision model as a PNG data
+// URL, cropped to the element, and the evidence file lands in the
+// mission's screenshots/bugs.
+func TestModelPersonaVision(t *testing.T) {
+	var routes counter
+	var mu sync.Mutex
+	var images []string
+	persona := []llmfake.Reply{
+		llmfake.CallTool("analyze_visual_state", `{"question":"Is the heading readable?","target":"role=heading"}`),
+		llmfake.CallTool("capture_bug_screenshot", `{"name":"heading check","target":"role=heading","note":"how the heading looks"}`),
+	}
+	srv := llmfake.New(func(r llmfake.Request) llmfake.Reply {
+		switch {
+		case r.HasTool(llm.ChooseTool):
+			if routes.next() == 0 {
+				return llmfake.CallTool(llm.ChooseTool, `{"choice":"new_user","reason":"look at the start page"}`)
+			}
+			return llmfake.CallTool(llm.ChooseTool, `{"choice":"FINISH","reason":"done"}`)
+		case r.HasTool("execute_browser_command"):
+			if k := len(r.ToolResults()); k < len(persona) {
+				return persona[k]
+			}
+			return llmfake.Text("looked at the heading")
+		case strings.Contains(string(r.Raw), `"image_url"`):
+			var req struct {
+				Messages []struct {
+					Content []struct {
+						Type     string `json:"type"`
+						ImageURL struct {
+							URL string `json:"url"`
+						} `json:"image_url"`
+					} `json:"content"`
+				} `json:"messages"`
+			}
+			if err := json.Unmarshal(r.Raw, &req); err != nil {
+				return llmfake.Error(400, err.Error())
+			}
+			for _, m := range req.Messages {
+				for _, c := range m.Content {
+					if c.Type == "image_url" {
+						mu.Lock()
+						images = append(images, c.ImageURL.URL)
+						mu.Unlock()
+					}
+				}
+			}
+			return llmfake.Text("VISION: the heading is readable, dark on light")
+		default:
+			return llmfake.Text("report")
+		}
+	})
+	defer srv.Close()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Config{Budget: 10, TurnSteps: 4, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)})
+	require.NoError(t, err)
+	require.Len(t, res.Missions, 1)
+	require.Empty(t, res.Missions[0].Err)
+
+	mu.Lock()
+	require.Len(t, images, 1, "one screenshot went to the vision model")
+	img := images[0]
+	mu.Unlock()
+	require.True(t, strings.HasPrefix(img, "data:image/png;base64,"))
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(img, "data:image/png;base64,"))
+	require.NoError(t, err)
+	cfg, err := png.DecodeConfig(bytes.NewReader(raw))
+	require.NoError(t, err, "a real PNG")
+	assert.Less(t, cfg.Height, 200, "cropped to the heading, not the viewport")
+
+	var last llmfake.Request
+	for _, r := range srv.Requests() {
+		if r.HasTool("execute_browser_command") {
+			last = r
+		}
+	}
+	results := last.ToolResults()
+	require.Len(t, results, 2)
+	assert.Contains(t, results[0].Text(), "VISION: the heading is readable")
+	assert.Contains(t, results[1].Text(), "bug evidence saved as screenshots/bugs/heading_check-")
+	shots, err := filepath.Glob(filepath.Join(dir, "explore", "screenshots", "bugs", "heading_check-*.png"))
+	require.NoError(t, err)
+	require.Len(t, shots, 1)
+	assert.FileExists(t, strings.TrimSuffix(shots[0], ".png")+".json")
 }

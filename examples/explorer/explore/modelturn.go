@@ -13,6 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/personas"
 	"github.com/agentgraph/agentgraph/state"
@@ -20,7 +21,7 @@ import (
 )
 
 // personaTask is the per-turn instruction of a persona model.
-const personaTask = `You have at most %d browser actions this turn (every execute_browser_command, get_dom_snapshot or capture_screenshot call is one).
+const personaTask = `You have at most %d browser actions this turn (every execute_browser_command, get_dom_snapshot, capture_screenshot, capture_bug_screenshot or analyze_visual_state call is one).
 The page is now %s.%s
 Explore toward the mission; every action reports health findings, and the explorer records each one as a bug with its evidence,
 so you need not re-report them. Use recall_past_findings to check what earlier sessions found and record_observation for notes worth keeping.
@@ -100,6 +101,12 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 		summary = "(no summary)"
 	}
 	mr.trace.Info("turn end", "persona", m.p.Name, "steps", t.did, "model_calls", res.Steps, "tool_calls", len(res.ToolCalls), "verdict", verdict)
+	if strings.TrimSpace(res.Final) != "" {
+		mr.emit(observe.Event{Kind: observe.AgentText, Persona: m.p.Name, Text: res.Final, Step: mr.steps})
+	}
+	if mr.resetPending && t.did >= limit {
+		mr.emit(observe.Event{Kind: observe.StepLimit, Persona: m.p.Name, Step: t.did, Budget: limit, Text: "turn step limit"})
+	}
 	out.Messages = append(out.Messages, state.Message{ID: state.NewID(), Role: state.RoleAI, Name: m.p.Name,
 		Content: fmt.Sprintf("%s: %d steps, %d new bugs, %d new pages; %s. %s", m.p.Name, t.did, len(out.Bugs), len(out.Explored), verdict, clip(summary, 600))})
 	return out, nil
@@ -139,7 +146,9 @@ func (r routed) Call(ctx context.Context, args json.RawMessage) (string, error) 
 
 // registry holds the turn's tools: execute_browser_command, get_dom_snapshot
 // and capture_screenshot (browser.Tools' definitions, dispatched through
-// act), recall_past_findings and record_observation.
+// act), capture_bug_screenshot and analyze_visual_state
+// (browser.VisionTools' definitions, on the mission's session),
+// recall_past_findings and record_observation.
 func (t *turn) registry() (*tools.Registry, error) {
 	calls := map[string]func(context.Context, json.RawMessage) (string, error){
 		"execute_browser_command": t.execute,
@@ -155,7 +164,24 @@ func (t *turn) registry() (*tools.Registry, error) {
 	if len(ts) != len(calls) {
 		return nil, fmt.Errorf("explore: browser tools: want %d, found %d", len(calls), len(ts))
 	}
+	// Vision: capture_bug_screenshot, and analyze_visual_state when a
+	// model can look (Models.Vision, else the persona model).
+	var ask browser.VisionFunc
+	if vm := t.mr.cfg.Models.vision(); vm != nil {
+		ask = llm.VisionFunc(vm)
+	}
+	for _, vt := range browser.VisionTools(t.mr.engine, t.mr.sess.User(), ask) {
+		switch vt.Name() {
+		case "capture_bug_screenshot":
+			ts = append(ts, routed{Tool: vt, call: t.bugScreenshot})
+		case "analyze_visual_state":
+			ts = append(ts, routed{Tool: vt, call: func(ctx context.Context, raw json.RawMessage) (string, error) { return t.analyzeVisual(ctx, ask, raw) }})
+		}
+	}
 	ts = append(ts, t.mr.qa.RecallTool(), t.mr.qa.ObservationTool(t.m.p.Name, t.mr.m.ThreadID))
+	for i := range ts {
+		ts[i] = observedTool{Tool: ts[i], mr: t.mr, persona: t.m.p.Name}
+	}
 	return tools.NewRegistry(ts...)
 }
 
@@ -237,6 +263,7 @@ func (t *turn) execute(ctx context.Context, raw json.RawMessage) (string, error)
 		mr.trace.Info("loop detected", "persona", t.m.p.Name, "intent", in.JSON())
 		return "", fmt.Errorf("loop detected: this is the same action on the same page for the third time (%s); it was not run. Go elsewhere, e.g. navigate to %s", in.JSON(), hint)
 	}
+	mr.emit(observe.Event{Kind: observe.StepStart, Step: mr.steps + 1, Budget: mr.budget, Persona: t.m.p.Name, Action: string(in.Action)})
 	res, bugs := mr.act(ctx, t.m, step{in: in, why: "model: " + t.m.p.Name}, t.out)
 	text := res.Text()
 	if v, err := mr.look(ctx, t.out); err == nil {
@@ -299,6 +326,55 @@ func (t *turn) screenshot(ctx context.Context, raw json.RawMessage) (string, err
 		text = fmt.Sprintf("ok: screenshot saved as %s\npage: %q %s", rel, res.Title, res.URL)
 	}
 	return text + bugText(bugs) + t.done(), nil
+}
+
+// bugScreenshot saves a named screenshot as bug evidence in the mission's
+// screenshots/bugs directory. It counts as a browser action of the turn.
+func (t *turn) bugScreenshot(ctx context.Context, raw json.RawMessage) (string, error) {
+	var args browser.BugShotArgs
+	if err := decodeStrict(raw, &args); err != nil {
+		return "", err
+	}
+	if err := t.checkUser(args.User); err != nil {
+		return "", err
+	}
+	if err := t.spend(); err != nil {
+		return "", err
+	}
+	sess := t.mr.sess
+	png, err := sess.CaptureImage(ctx, args.Target, args.FullPage)
+	if err != nil {
+		return "", errors.New(err.Error() + t.done())
+	}
+	rec, err := browser.SaveBugShot(filepath.Join(t.mr.dir, "screenshots", "bugs"), png, browser.BugShot{
+		Name: args.Name, URL: sess.URL(), User: t.m.p.Name, Target: args.Target, Note: clip(args.Note, 1000)})
+	if err != nil {
+		return "", errors.New(err.Error() + t.done())
+	}
+	rel, _ := filepath.Rel(t.mr.dir, rec.File)
+	t.mr.trace.Info("bug screenshot", "persona", t.m.p.Name, "file", rel, "url", rec.URL, "note", clip(args.Note, 200))
+	return fmt.Sprintf("ok: bug evidence saved as %s (%d bytes PNG of %s)", rel, rec.Bytes, rec.URL) + t.done(), nil
+}
+
+// analyzeVisual asks the vision model about the page as it looks. It
+// counts as a browser action of the turn.
+func (t *turn) analyzeVisual(ctx context.Context, ask browser.VisionFunc, raw json.RawMessage) (string, error) {
+	var args browser.VisualArgs
+	if err := decodeStrict(raw, &args); err != nil {
+		return "", err
+	}
+	if err := t.checkUser(args.User); err != nil {
+		return "", err
+	}
+	if err := t.spend(); err != nil {
+		return "", err
+	}
+	answer, err := t.mr.sess.AnalyzeVisual(ctx, ask, args)
+	t.mr.trace.Info("visual question", "persona", t.m.p.Name, "question", clip(args.Question, 200), "target", args.Target, "answer", clip(answer, 300))
+	if err != nil {
+		return "", errors.New(err.Error() + t.done())
+	}
+	return answer + t.done(), nil
 }
 
 func bugText(bugs []Bug) string {

@@ -93,8 +93,9 @@ type PRSource interface {
 }
 
 // GHCLI fetches pull requests with the gh CLI (`gh pr view URL --json
-// title,body,files` and `gh pr diff URL`), which must be installed and
-// signed in.
+// title,body,files,changedFiles` and `gh pr diff URL`), which must be
+// installed and signed in. gh may list only the first 100 files
+// (cli/cli#5368); changedFiles gives the true count (TotalFiles).
 type GHCLI struct {
 	// Path of the gh binary ("": gh on PATH).
 	Path string
@@ -127,14 +128,15 @@ func (g GHCLI) FetchPR(ctx context.Context, ref PRRef) (PullRequest, error) {
 		}
 		return stdout.Bytes(), nil
 	}
-	out, err := run("pr", "view", ref.URL(), "--json", "title,body,files")
+	out, err := run("pr", "view", ref.URL(), "--json", "title,body,files,changedFiles")
 	if err != nil {
 		return PullRequest{}, err
 	}
 	var view struct {
-		Title string `json:"title"`
-		Body  string `json:"body"`
-		Files []struct {
+		Title        string `json:"title"`
+		Body         string `json:"body"`
+		ChangedFiles int    `json:"changedFiles"`
+		Files        []struct {
 			Path      string `json:"path"`
 			Additions int    `json:"additions"`
 			Deletions int    `json:"deletions"`
@@ -151,6 +153,7 @@ func (g GHCLI) FetchPR(ctx context.Context, ref PRRef) (PullRequest, error) {
 	for _, f := range view.Files {
 		pr.Files = append(pr.Files, PRFile(f))
 	}
+	pr.TotalFiles = max(view.ChangedFiles, len(pr.Files))
 	return pr, nil
 }
 
@@ -158,11 +161,19 @@ func (g GHCLI) FetchPR(ctx context.Context, ref PRRef) (PullRequest, error) {
 // --pr-url uses when it is configured.
 const GitHubMCPServer = "github"
 
+// The GitHub REST API lists a pull request's files at most 100 a page and
+// 3000 in all.
+const (
+	prFilesPerPage = 100
+	prMaxFilePages = 30
+)
+
 // MCPPRSource fetches pull requests through the official GitHub MCP server
 // (github/github-mcp-server): its pull_request_read tool (methods get,
 // get_files, get_diff), or, in older versions, get_pull_request,
 // get_pull_request_files and get_pull_request_diff; all take owner, repo
-// and pullNumber.
+// and pullNumber. The files are read page by page (perPage 100) until a
+// short page or the pull request's changed_files count.
 type MCPPRSource struct {
 	Session *mcp.Session
 }
@@ -189,17 +200,20 @@ func (s MCPPRSource) FetchPR(ctx context.Context, ref PRRef) (PullRequest, error
 		}
 		return out, nil
 	}
-	var getPR, getFiles, getDiff func() (string, error)
+	var getPR, getDiff func() (string, error)
+	var getFiles func(page int) (string, error)
 	switch {
 	case have["pull_request_read"]:
 		getPR = func() (string, error) { return call("pull_request_read", map[string]any{"method": "get"}) }
-		getFiles = func() (string, error) {
-			return call("pull_request_read", map[string]any{"method": "get_files", "perPage": 100})
+		getFiles = func(page int) (string, error) {
+			return call("pull_request_read", map[string]any{"method": "get_files", "perPage": prFilesPerPage, "page": page})
 		}
 		getDiff = func() (string, error) { return call("pull_request_read", map[string]any{"method": "get_diff"}) }
 	case have["get_pull_request"] && have["get_pull_request_files"] && have["get_pull_request_diff"]:
 		getPR = func() (string, error) { return call("get_pull_request", map[string]any{}) }
-		getFiles = func() (string, error) { return call("get_pull_request_files", map[string]any{"perPage": 100}) }
+		getFiles = func(page int) (string, error) {
+			return call("get_pull_request_files", map[string]any{"perPage": prFilesPerPage, "page": page})
+		}
 		getDiff = func() (string, error) { return call("get_pull_request_diff", map[string]any{}) }
 	default:
 		return PullRequest{}, &SetupError{Err: fmt.Errorf("--pr-url: MCP server %q has neither pull_request_read nor get_pull_request, get_pull_request_files and get_pull_request_diff", s.Session.Name)}
@@ -210,28 +224,37 @@ func (s MCPPRSource) FetchPR(ctx context.Context, ref PRRef) (PullRequest, error
 		return PullRequest{}, err
 	}
 	var head struct {
-		Title string `json:"title"`
-		Body  string `json:"body"`
+		Title        string `json:"title"`
+		Body         string `json:"body"`
+		ChangedFiles int    `json:"changed_files"`
 	}
 	if err := json.Unmarshal([]byte(text), &head); err != nil {
 		return PullRequest{}, &SetupError{Err: fmt.Errorf("--pr-url: MCP server %q: pull request: not JSON: %v", s.Session.Name, err)}
 	}
 	pr.Title, pr.Body = head.Title, head.Body
-	if text, err = getFiles(); err != nil {
-		return PullRequest{}, err
+	// The files come 100 a page: read pages until a short one, the PR's
+	// changed_files count, or GitHub's own limit of 3000 files.
+	for page := 1; page <= prMaxFilePages; page++ {
+		if text, err = getFiles(page); err != nil {
+			return PullRequest{}, err
+		}
+		// The REST API's file objects ({filename, additions, deletions, …}).
+		var files []struct {
+			Filename  string `json:"filename"`
+			Additions int    `json:"additions"`
+			Deletions int    `json:"deletions"`
+		}
+		if err := json.Unmarshal([]byte(text), &files); err != nil {
+			return PullRequest{}, &SetupError{Err: fmt.Errorf("--pr-url: MCP server %q: files page %d: not a JSON list: %v", s.Session.Name, page, err)}
+		}
+		for _, f := range files {
+			pr.Files = append(pr.Files, PRFile{Path: f.Filename, Additions: f.Additions, Deletions: f.Deletions})
+		}
+		if len(files) < prFilesPerPage || (head.ChangedFiles > 0 && len(pr.Files) >= head.ChangedFiles) {
+			break
+		}
 	}
-	// The REST API's file objects ({filename, additions, deletions, …}).
-	var files []struct {
-		Filename  string `json:"filename"`
-		Additions int    `json:"additions"`
-		Deletions int    `json:"deletions"`
-	}
-	if err := json.Unmarshal([]byte(text), &files); err != nil {
-		return PullRequest{}, &SetupError{Err: fmt.Errorf("--pr-url: MCP server %q: files: not a JSON list: %v", s.Session.Name, err)}
-	}
-	for _, f := range files {
-		pr.Files = append(pr.Files, PRFile{Path: f.Filename, Additions: f.Additions, Deletions: f.Deletions})
-	}
+	pr.TotalFiles = max(head.ChangedFiles, len(pr.Files))
 	if pr.Diff, err = getDiff(); err != nil {
 		return PullRequest{}, err
 	}
@@ -253,9 +276,9 @@ func DefaultPRBudget() PRBudget { return PRBudget{Body: 8 << 10, Diff: 40 << 10,
 const minFileShare = 512
 
 // Cut returns pr within the budget, every cut marked in the text and
-// described in Cuts. The diff is shared fairly: files whose diff fits an
-// equal share of what is left are kept whole, the larger ones are cut to
-// their share at a line end.
+// described in Cuts. The diff budget is shared per file (see cutDiff):
+// every file keeps its header and as many of its changed lines as its
+// share allows; small files stay whole and the largest are cut first.
 func (pr PullRequest) Cut(b PRBudget) PullRequest {
 	out := pr
 	out.Cuts = slices.Clone(pr.Cuts)
@@ -273,58 +296,224 @@ func (pr PullRequest) Cut(b PRBudget) PullRequest {
 	}
 	if b.Diff > 0 && len(pr.Diff) > b.Diff {
 		out.Diff = cutDiff(pr.Diff, b.Diff)
-		out.Cuts = append(out.Cuts, fmt.Sprintf("diff: %d of %d bytes, shared between files", len(out.Diff), len(pr.Diff)))
+		out.Cuts = append(out.Cuts, fmt.Sprintf("diff: %d of %d bytes, shared between %d files", len(out.Diff), len(pr.Diff), len(splitDiff(pr.Diff))))
 	}
 	return out
 }
 
-// cutDiff cuts a unified diff to at most budget bytes with a fair share per
-// file.
+// diffFile is one file's section of a unified diff, taken apart.
+type diffFile struct {
+	full    string   // the section as it came
+	header  string   // the lines before the first hunk ("diff --git", index, ---/+++ …)
+	compact string   // the header's "diff --git" line and its new/deleted/rename/binary lines
+	body    string   // everything from the first hunk on
+	changed []string // the hunk headers and the added and removed lines, each with its newline
+}
+
+func parseDiffFile(sec string) diffFile {
+	f := diffFile{full: sec}
+	at := 0
+	if strings.HasPrefix(sec, "@@") {
+		at = 0
+	} else if i := strings.Index(sec, "\n@@"); i >= 0 {
+		at = i + 1
+	} else {
+		at = len(sec)
+	}
+	f.header, f.body = sec[:at], sec[at:]
+	var compact strings.Builder
+	for i, line := range strings.SplitAfter(f.header, "\n") {
+		if line == "" {
+			continue
+		}
+		if i == 0 || strings.HasPrefix(line, "new file mode") || strings.HasPrefix(line, "deleted file mode") ||
+			strings.HasPrefix(line, "rename from") || strings.HasPrefix(line, "rename to") || strings.HasPrefix(line, "Binary files") {
+			if !strings.HasSuffix(line, "\n") {
+				line += "\n"
+			}
+			compact.WriteString(line)
+		}
+	}
+	f.compact = compact.String()
+	for _, line := range strings.SplitAfter(f.body, "\n") {
+		if strings.HasPrefix(line, "@@") || strings.HasPrefix(line, "+") || strings.HasPrefix(line, "-") {
+			if !strings.HasSuffix(line, "\n") {
+				line += "\n"
+			}
+			f.changed = append(f.changed, line)
+		}
+	}
+	return f
+}
+
+// cutDiff cuts a unified diff to at most budget bytes, shared per file:
+//
+//   - Every file keeps its header: the whole header while all headers take
+//     at most half the budget, else its "diff --git" line with any
+//     new/deleted/rename/binary line. (Only when even those do not fit are
+//     the last files' headers left out, and counted in a note.)
+//   - What is left goes first to every file's changed lines (hunk headers
+//     cut to their line ranges, + and − lines), shared fairly: a file whose
+//     changed lines fit an equal share of what remains keeps them all; the
+//     larger files — cut first — get that share, in order, and end in a
+//     marker saying how many lines were shown.
+//   - Budget still left gives files that were not cut their context lines
+//     and full header back, the cheapest first. One note at the end counts
+//     the files shown without context and the files cut.
 func cutDiff(diff string, budget int) string {
 	secs := splitDiff(diff)
-	order := make([]int, len(secs))
+	files := make([]diffFile, len(secs))
+	headers := 0
+	for i, s := range secs {
+		files[i] = parseDiffFile(s)
+		headers += len(files[i].header)
+	}
+	head := func(f diffFile) string { return f.header }
+	if headers > budget/2 {
+		head = func(f diffFile) string { return f.compact }
+		headers = 0
+		for _, f := range files {
+			headers += len(f.compact)
+		}
+	}
+	kept := make([]string, len(files))
+	if headers > budget {
+		// Not even one line per file fits: headers in order, then a note.
+		var b strings.Builder
+		n := 0
+		for _, f := range files {
+			note := fmt.Sprintf("[… %d more files left out: their headers alone are over the diff budget]\n", len(files)-n)
+			if b.Len()+len(head(f))+len(note) > budget {
+				if b.Len()+len(note) <= budget {
+					b.WriteString(note)
+				}
+				break
+			}
+			b.WriteString(head(f))
+			n++
+		}
+		return b.String()
+	}
+	note := func(ctx, cut int) string {
+		return fmt.Sprintf("[… diff budget: context lines left out of %d files, %d files cut to their share]\n", ctx, cut)
+	}
+	avail := budget - headers - len(note(len(files), len(files)))
+	withNote := avail >= 0
+	if !withNote {
+		avail = budget - headers
+	}
+	// Phase 1: every file's changed lines, shared fairly: the files whose
+	// changed lines fit an equal share of what is left keep them all, the
+	// largest are cut to that share.
+	bodies := make([]string, len(files))
+	cut := make([]bool, len(files))
+	size := make([]int, len(files))
+	for i, f := range files {
+		size[i] = changedLen(f)
+	}
+	order := make([]int, len(files))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return len(secs[a]) - len(secs[b]) })
-	kept := make([]string, len(secs))
-	omittedNote := func(n int) string {
-		return fmt.Sprintf("[… diffs of %d more files left out: over the diff budget]\n", n)
-	}
-	avail := budget
-	omitted := 0
-	if n := avail / minFileShare; n < len(order) {
-		// Too many files for a useful share each: the largest are left out.
-		avail -= len(omittedNote(len(secs)))
-		n = avail / minFileShare
-		omitted = len(order) - n
-		order = order[:n]
-	}
+	slices.SortStableFunc(order, func(a, b int) int { return size[a] - size[b] })
 	for k, i := range order {
-		share := avail / (len(order) - k)
-		s := secs[i]
-		if len(s) <= share {
-			kept[i] = s
-		} else {
-			marker := fmt.Sprintf("[… cut: %d of %d bytes of this file's diff shown]\n", share, len(s))
-			head := cutUTF8(s, share-len(marker))
-			if j := strings.LastIndexByte(head, '\n'); j > 0 {
-				head = head[:j+1]
-			} else {
-				head += "\n"
-			}
-			kept[i] = head + marker
+		share := max(0, avail/(len(order)-k))
+		bodies[i], cut[i] = cutBody(files[i], share)
+		avail -= len(bodies[i])
+	}
+	// Phase 2: with budget left, files not cut get their context lines
+	// (and full header) back, the cheapest first.
+	var whole []int
+	for i := range files {
+		if !cut[i] {
+			whole = append(whole, i)
 		}
-		avail -= len(kept[i])
+	}
+	upgrade := func(i int) int { return len(files[i].full) - len(head(files[i])) - len(bodies[i]) }
+	slices.SortStableFunc(whole, func(a, b int) int { return upgrade(a) - upgrade(b) })
+	full := make([]bool, len(files))
+	for _, i := range whole {
+		if upgrade(i) > avail {
+			break
+		}
+		avail -= upgrade(i)
+		full[i] = true
+	}
+	nctx, ncut := 0, 0
+	for i, f := range files {
+		switch {
+		case full[i]:
+			kept[i] = f.full
+		case cut[i]:
+			kept[i] = head(f) + bodies[i]
+			ncut++
+		default:
+			kept[i] = head(f) + bodies[i]
+			if bodies[i] != f.body {
+				nctx++
+			}
+		}
 	}
 	var b strings.Builder
 	for _, s := range kept {
 		b.WriteString(s)
 	}
-	if omitted > 0 {
-		b.WriteString(omittedNote(omitted))
+	if nctx+ncut > 0 && withNote {
+		b.WriteString(note(nctx, ncut))
+	}
+	if b.Len() > budget { // cannot happen by construction; keep the promise anyway
+		return cutUTF8(b.String(), budget)
 	}
 	return b.String()
+}
+
+// changedLen is the size of a file's changed lines as cutBody renders them.
+func changedLen(f diffFile) int {
+	n := 0
+	for _, l := range f.changed {
+		n += len(shortHunk(l))
+	}
+	return n
+}
+
+// shortHunk cuts a hunk header to its line ranges ("@@ -1,7 +1,7 @@").
+func shortHunk(l string) string {
+	if strings.HasPrefix(l, "@@") {
+		if j := strings.Index(l[2:], "@@"); j >= 0 {
+			return l[:j+4] + "\n"
+		}
+	}
+	return l
+}
+
+// cutBody renders a file's changed lines within share bytes, hunk headers
+// shortened to their line ranges: all of them when they fit (context lines
+// left out), else the first ones and a marker (cut is true).
+func cutBody(f diffFile, share int) (body string, cut bool) {
+	lines := make([]string, len(f.changed))
+	total := 0
+	for i, l := range f.changed {
+		l = shortHunk(l)
+		lines[i] = l
+		total += len(l)
+	}
+	if total <= share {
+		return strings.Join(lines, ""), false
+	}
+	marker := func(n int) string { return fmt.Sprintf("[… cut: %d of %d changed lines]\n", n, len(lines)) }
+	var b strings.Builder
+	n := 0
+	for _, l := range lines {
+		if b.Len()+len(l)+len(marker(n+1)) > share {
+			break
+		}
+		b.WriteString(l)
+		n++
+	}
+	if b.Len()+len(marker(n)) > share {
+		return "", true // not even the marker fits: the header alone stands for the file
+	}
+	return b.String() + marker(n), true
 }
 
 // splitDiff splits a unified diff into per-file sections ("diff --git"

@@ -22,6 +22,20 @@ import (
 // MaxPRMissions bounds the missions made from one pull request.
 const MaxPRMissions = 5
 
+// MaxPRMissionPrompt bounds each generated mission's prompt, in bytes: a
+// longer prompt from the model (or one naming long paths) is cut at a rune
+// boundary and ends in "…".
+const MaxPRMissionPrompt = 1200
+
+// capPrompt cuts s to MaxPRMissionPrompt bytes.
+func capPrompt(s string) string {
+	if len(s) <= MaxPRMissionPrompt {
+		return s
+	}
+	const ell = "…"
+	return cutUTF8(s, MaxPRMissionPrompt-len(ell)) + ell
+}
+
 // PRPlan is the missions made from a pull request and how.
 type PRPlan struct {
 	PR       PullRequest `json:"pr"`
@@ -82,7 +96,7 @@ func PlanPR(ctx context.Context, pr PullRequest, model llms.Model, target string
 const prPlannerSystem = `You plan exploratory QA missions. Testers explore the running web app in a real browser, looking for what a pull request may have broken. Write 1 to 5 missions aimed at the areas the change touches.
 Answer with only a JSON object, no prose:
 {"missions": [{"thread_id": "pr-12-billing", "prompt": "what to explore and what to try", "start_url": "/billing", "team": "standard", "budget": 60}]}
-thread_id: 1-80 letters, digits, '.', '_' or '-', unique. prompt: required. start_url (optional): a path of the app. team (optional): "standard" (new user, power user, adversarial) or "advanced" (accessibility, data-heavy, impatient, returning user, explorer). budget (optional): browser steps.`
+thread_id: 1-80 letters, digits, '.', '_' or '-', unique. prompt: required, at most 1200 bytes. start_url (optional): a path of the app. team (optional): "standard" (new user, power user, adversarial) or "advanced" (accessibility, data-heavy, impatient, returning user, explorer). budget (optional): browser steps.`
 
 // prPrompt renders the pull request for the planner.
 func prPrompt(pr PullRequest, links []string) string {
@@ -139,6 +153,9 @@ func parseModelMissions(answer, target string) ([]Mission, error) {
 	}
 	if len(ms) > MaxPRMissions {
 		ms = ms[:MaxPRMissions]
+	}
+	for k := range ms {
+		ms[k].Prompt = capPrompt(ms[k].Prompt)
 	}
 	return ms, nil
 }
@@ -205,6 +222,7 @@ func PathMissions(pr PullRequest, links []string) []Mission {
 				pr.Ref.Number, clip(title, 120), a.name, strings.Join(files, ", "), more, a.name),
 			StartURL: linkFor(a.name, links),
 		}
+		m.Prompt = capPrompt(m.Prompt)
 		out = append(out, m)
 	}
 	if len(out) == 0 {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -117,23 +118,156 @@ func TestPRCut(t *testing.T) {
 		assert.True(t, strings.HasPrefix(secs[1], "diff --git a/web/huge.go"))
 		assert.True(t, strings.HasPrefix(secs[3], "diff --git a/web/mid.go"))
 		for _, i := range []int{1, 3} {
-			assert.True(t, strings.HasSuffix(secs[i], "of this file's diff shown]\n"), "big files cut with a marker")
+			assert.Contains(t, secs[i], "changed lines]\n", "big files cut with a marker")
 			assert.InDelta(t, len(secs[1]), len(secs[3]), 600, "the two big files share equally")
 		}
 		assert.Contains(t, got.Cuts[0], "diff:")
 	})
-	t.Run("many files: the biggest left out, said so", func(t *testing.T) {
+	t.Run("many files: every header kept, the biggest cut first", func(t *testing.T) {
 		var diff strings.Builder
 		for i := range 300 {
 			diff.WriteString(fileDiff(fmt.Sprintf("f%03d.go", i), 1000+i))
 		}
 		got := PullRequest{Diff: diff.String()}.Cut(b)
 		assert.LessOrEqual(t, len(got.Diff), b.Diff)
-		assert.Contains(t, got.Diff, "more files left out: over the diff budget]")
-		assert.True(t, strings.Contains(got.Diff, "diff --git a/f000.go"), "the smallest are kept")
-		assert.False(t, strings.Contains(got.Diff, "diff --git a/f299.go"), "the biggest go first")
-		assert.Greater(t, len(got.Diff), b.Diff*9/10, "the budget is used")
+		for i := range 300 {
+			assert.Contains(t, got.Diff, fmt.Sprintf("diff --git a/f%03d.go b/f%03d.go\n", i, i))
+		}
+		assert.Greater(t, len(got.Diff), b.Diff*8/10, "the budget is used")
 	})
+}
+
+// prDiffFile is one file's unified diff section with context lines around
+// each change, n changed lines in hunks of 3, and the full git header.
+func prDiffFile(name string, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "diff --git a/%s b/%s\nindex 83db48f..bf269f4 100644\n--- a/%s\n+++ b/%s\n", name, name, name, name)
+	for h := 0; h < n; h += 3 {
+		fmt.Fprintf(&b, "@@ -%d,7 +%d,7 @@ func area%d() {\n", 10*h+1, 10*h+1, h)
+		fmt.Fprintf(&b, " \tcontext before %d in %s\n \tmore context\n", h, name)
+		for k := h; k < min(h+3, n); k++ {
+			fmt.Fprintf(&b, "-\told line %d of %s\n+\tnew line %d of %s\n", k, name, k, name)
+		}
+		fmt.Fprintf(&b, " \tcontext after %d\n", h)
+	}
+	return b.String()
+}
+
+// TestPRCut300Files cuts a pull request of 300 files — a few huge, most
+// small — to the designed budget: 40 KB of diff shared per file, 8 KB of
+// description, 80 files listed.
+func TestPRCut300Files(t *testing.T) {
+	pr := PullRequest{Ref: PRRef{"acme", "shop", 300}, Title: "Big refactor", Body: strings.Repeat("Why: ", 4000)}
+	var diff strings.Builder
+	sizes := map[string]int{}
+	lines := map[string]int{}
+	for i := range 300 {
+		name := fmt.Sprintf("web/a%03d.go", i)
+		n := 1 // most files: one changed line
+		switch {
+		case i%50 == 7:
+			n = 400 // six huge files
+		case i%30 == 3:
+			n = 6 // ten middling ones
+		}
+		sec := prDiffFile(name, n)
+		sizes[name], lines[name] = len(sec), n
+		diff.WriteString(sec)
+		pr.Files = append(pr.Files, PRFile{Path: name, Additions: n, Deletions: n})
+	}
+	pr.Diff = diff.String()
+	require.Greater(t, len(pr.Diff), 200<<10)
+
+	got := pr.Cut(DefaultPRBudget())
+	assert.LessOrEqual(t, len(got.Body), 8<<10)
+	assert.Len(t, got.Files, 80)
+	assert.Equal(t, 300, got.TotalFiles)
+	assert.LessOrEqual(t, len(got.Diff), 40<<10)
+	assert.Greater(t, len(got.Diff), 36<<10, "the budget is used")
+
+	secs := splitDiff(got.Diff)
+	require.Len(t, secs, 300, "every file keeps its section, in order")
+	var cut []int
+	hugeShown := []int{}
+	for i, sec := range secs {
+		name := fmt.Sprintf("web/a%03d.go", i)
+		require.True(t, strings.HasPrefix(sec, "diff --git a/"+name+" b/"+name+"\n"), "file %d keeps its header", i)
+		assert.Contains(t, sec, "+\tnew line 0 of "+name, "file %d keeps its first changed line", i)
+		if strings.Contains(sec, "[… cut:") {
+			assert.NotContains(t, sec, "context before", "%s: changed lines come before context lines", name)
+			cut = append(cut, i)
+			if lines[name] == 400 {
+				hugeShown = append(hugeShown, strings.Count(sec, "\n+\tnew line"))
+			}
+		} else {
+			for k := range lines[name] {
+				assert.Contains(t, sec, fmt.Sprintf("+\tnew line %d of %s", k, name), "%s keeps every changed line", name)
+			}
+		}
+	}
+	for _, i := range cut {
+		assert.Greater(t, lines[fmt.Sprintf("web/a%03d.go", i)], 1, "only the larger files are cut, never a one-line change")
+	}
+	t.Logf("diff %d of %d bytes; %d files cut; the six huge files (400 lines changed each) show %v of their added lines", len(got.Diff), len(pr.Diff), len(cut), hugeShown)
+	require.Len(t, hugeShown, 6, "every huge file is cut")
+	for _, n := range hugeShown {
+		assert.InDelta(t, hugeShown[0], n, 2, "the huge files share equally")
+		assert.Greater(t, n, 5, "a cut file still shows its first changes")
+	}
+	assert.Contains(t, got.Diff, "[… diff budget: context lines left out of")
+	assert.Contains(t, strings.Join(got.Cuts, "; "), "shared between 300 files")
+	prompt := prPrompt(got, nil)
+	assert.Contains(t, prompt, "Changed files (80 of 300)")
+	assert.Less(t, len(prompt), 60<<10, "the planner's prompt stays bounded")
+}
+
+func TestCutDiffEdges(t *testing.T) {
+	// headers alone over the budget: compact headers, then a count
+	var diff strings.Builder
+	for i := range 50 {
+		diff.WriteString(prDiffFile(fmt.Sprintf("a/very/long/path/to/some/deeply/nested/file%03d.go", i), 1))
+	}
+	got := cutDiff(diff.String(), 1000)
+	assert.LessOrEqual(t, len(got), 1000)
+	assert.Contains(t, got, "more files left out: their headers alone are over the diff budget]")
+	assert.True(t, strings.HasPrefix(got, "diff --git a/a/very/long/path/to/some/deeply/nested/file000.go"))
+	// no diff --git at all, binary files, a tiny budget: no panic, within budget
+	for _, d := range []string{strings.Repeat("x", 5000), "diff --git a/i.png b/i.png\nBinary files a/i.png and b/i.png differ\n" + prDiffFile("b.go", 300)} {
+		for _, budget := range []int{0, 1, 10, 100, 1000} {
+			out := cutDiff(d, budget)
+			assert.LessOrEqual(t, len(out), max(budget, 0))
+		}
+	}
+	bin := cutDiff("diff --git a/i.png b/i.png\nBinary files a/i.png and b/i.png differ\n"+prDiffFile("b.go", 300), 2000)
+	assert.Contains(t, bin, "Binary files a/i.png and b/i.png differ")
+	assert.Contains(t, bin, "diff --git a/b.go b/b.go")
+}
+
+func TestMissionPromptCap(t *testing.T) {
+	long := strings.Repeat("ü", 2000) // 2-byte runes
+	assert.Equal(t, long[:10], capPrompt(long[:10]))
+	c := capPrompt(long)
+	assert.LessOrEqual(t, len(c), MaxPRMissionPrompt)
+	assert.True(t, strings.HasSuffix(c, "…"))
+	assert.True(t, json.Valid(mustJSON(t, c)))
+
+	// path missions naming long paths stay within the cap
+	pr := PullRequest{Ref: PRRef{"acme", "shop", 9}, Title: strings.Repeat("T", 500)}
+	for i := range 8 {
+		pr.Files = append(pr.Files, PRFile{Path: "web/projects/" + strings.Repeat(fmt.Sprintf("segment%d/", i), 30) + "projects.go", Additions: 1})
+	}
+	ms := PathMissions(pr, nil)
+	require.NotEmpty(t, ms)
+	for _, m := range ms {
+		assert.LessOrEqual(t, len(m.Prompt), MaxPRMissionPrompt)
+	}
+	// a model's long prompt is cut, not refused
+	answer := fmt.Sprintf(`{"missions": [{"thread_id": "pr-9-x", "prompt": %q}]}`, strings.Repeat("explore every form; ", 200))
+	got, err := parseModelMissions(answer, "http://127.0.0.1:1")
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.LessOrEqual(t, len(got[0].Prompt), MaxPRMissionPrompt)
+	assert.True(t, strings.HasPrefix(got[0].Prompt, "explore every form; "))
 }
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -184,7 +318,7 @@ func TestGHCLIFetch(t *testing.T) {
 		assert.Equal(t, PRFile{Path: "internal/demoapp/templates/projects.html", Additions: 40, Deletions: 3}, pr.Files[0])
 		args, err := os.ReadFile(log)
 		require.NoError(t, err)
-		assert.Equal(t, "pr view https://github.com/acme/shop/pull/42 --json title,body,files\npr diff https://github.com/acme/shop/pull/42\n", string(args))
+		assert.Equal(t, "pr view https://github.com/acme/shop/pull/42 --json title,body,files,changedFiles\npr diff https://github.com/acme/shop/pull/42\n", string(args))
 	})
 	t.Run("gh fails", func(t *testing.T) {
 		fakeGH(t, ghView, diff, "GraphQL: Could not resolve to a PullRequest with the number of 42.")
@@ -244,14 +378,35 @@ type prReadArgs struct {
 // (older versions). It returns the mcp_servers.json path.
 func fakeGitHubMCP(t *testing.T, legacy bool, diff string) string {
 	t.Helper()
+	pr := `{"number":42,"title":"Sortable projects","body":"Adds sorting.","state":"open","html_url":"https://github.com/acme/shop/pull/42"}`
+	files := `[{"filename":"web/pages/projects/index.tsx","status":"modified","additions":40,"deletions":3,"changes":43,"patch":"@@"},{"filename":"web/api/settings_handler.go","status":"modified","additions":5,"deletions":1,"changes":6}]`
+	return fakeGitHubMCPWith(t, legacy, pr, func(page, _ int) string {
+		if page > 1 {
+			return "[]"
+		}
+		return files
+	}, diff, nil)
+}
+
+// fakeGitHubMCPWith is fakeGitHubMCP with the pull request JSON, a files
+// page function (page, perPage → JSON list) and a log of the pages asked.
+func fakeGitHubMCPWith(t *testing.T, legacy bool, pr string, files func(page, perPage int) string, diff string, pages *[]int) string {
+	t.Helper()
+	var mu sync.Mutex
+	filesPage := func(page, perPage int) string {
+		mu.Lock()
+		defer mu.Unlock()
+		if pages != nil {
+			*pages = append(*pages, page)
+		}
+		return files(max(page, 1), perPage)
+	}
 	check := func(owner, repo string, n int) error {
 		if owner != "acme" || repo != "shop" || n != 42 {
 			return fmt.Errorf("no pull request %s/%s#%d", owner, repo, n)
 		}
 		return nil
 	}
-	pr := `{"number":42,"title":"Sortable projects","body":"Adds sorting.","state":"open","html_url":"https://github.com/acme/shop/pull/42"}`
-	files := `[{"filename":"web/pages/projects/index.tsx","status":"modified","additions":40,"deletions":3,"changes":43,"patch":"@@"},{"filename":"web/api/settings_handler.go","status":"modified","additions":5,"deletions":1,"changes":6}]`
 	var ts []tools.Tool
 	if legacy {
 		ts = append(ts,
@@ -259,7 +414,7 @@ func fakeGitHubMCP(t *testing.T, legacy bool, diff string) string {
 				return pr, check(a.Owner, a.Repo, a.PullNumber)
 			}),
 			tools.New("get_pull_request_files", "Get the files changed in a pull request", func(_ context.Context, a prPageArgs) (string, error) {
-				return files, check(a.Owner, a.Repo, a.PullNumber)
+				return filesPage(a.Page, a.PerPage), check(a.Owner, a.Repo, a.PullNumber)
 			}),
 			tools.New("get_pull_request_diff", "Get the diff of a pull request", func(_ context.Context, a prArgs) (string, error) {
 				return diff, check(a.Owner, a.Repo, a.PullNumber)
@@ -273,7 +428,7 @@ func fakeGitHubMCP(t *testing.T, legacy bool, diff string) string {
 			case "get":
 				return pr, nil
 			case "get_files":
-				return files, nil
+				return filesPage(a.Page, a.PerPage), nil
 			case "get_diff":
 				return diff, nil
 			}
@@ -288,6 +443,55 @@ func fakeGitHubMCP(t *testing.T, legacy bool, diff string) string {
 	cfgPath := filepath.Join(t.TempDir(), "mcp_servers.json")
 	require.NoError(t, os.WriteFile(cfgPath, fmt.Appendf(nil, `{"mcpServers": {"github": {"url": %q}}}`, hs.URL+"/mcp"), 0o644))
 	return cfgPath
+}
+
+// TestMCPPRSource300Files reads a pull request of 300 files over MCP: the
+// files come 100 a page, so the source pages until the count is reached,
+// and the cut keeps 80 of them listed and every file's diff header.
+func TestMCPPRSource300Files(t *testing.T) {
+	var all []map[string]any
+	var diff strings.Builder
+	for i := range 300 {
+		name := fmt.Sprintf("web/pages/area%03d/view.go", i)
+		all = append(all, map[string]any{"filename": name, "status": "modified", "additions": 1, "deletions": 1, "changes": 2})
+		diff.WriteString(prDiffFile(name, 1+(i%7)*20))
+	}
+	pr := `{"number":42,"title":"Big","body":"` + strings.Repeat("b", 20<<10) + `","changed_files":300}`
+	for _, legacy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
+			var pages []int
+			cfgPath := fakeGitHubMCPWith(t, legacy, pr, func(page, perPage int) string {
+				if perPage <= 0 {
+					perPage = 30 // GitHub's default
+				}
+				lo, hi := min((page-1)*perPage, len(all)), min(page*perPage, len(all))
+				return string(mustJSON(t, all[lo:hi]))
+			}, diff.String(), &pages)
+			src, done, err := (&Config{MCPConfig: cfgPath}).prSource(context.Background())
+			require.NoError(t, err)
+			defer done()
+			got, err := src.FetchPR(context.Background(), PRRef{"acme", "shop", 42})
+			require.NoError(t, err)
+			assert.Equal(t, []int{1, 2, 3}, pages, "100 a page, past the first hundred")
+			require.Len(t, got.Files, 300)
+			assert.Equal(t, "web/pages/area299/view.go", got.Files[299].Path)
+			assert.Equal(t, 300, got.TotalFiles)
+
+			cut := got.Cut(DefaultPRBudget())
+			assert.Len(t, cut.Files, 80)
+			assert.LessOrEqual(t, len(cut.Body), 8<<10)
+			assert.LessOrEqual(t, len(cut.Diff), 40<<10)
+			for i := range 300 {
+				assert.Contains(t, cut.Diff, fmt.Sprintf("diff --git a/web/pages/area%03d/view.go", i))
+			}
+			plan, err := PlanPR(context.Background(), cut, nil, "http://127.0.0.1:1", nil, nil)
+			require.NoError(t, err)
+			require.NotEmpty(t, plan.Missions)
+			for _, m := range plan.Missions {
+				assert.LessOrEqual(t, len(m.Prompt), MaxPRMissionPrompt)
+			}
+		})
+	}
 }
 
 func TestMCPPRSource(t *testing.T) {

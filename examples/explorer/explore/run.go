@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/llm"
@@ -394,6 +395,8 @@ type missionRun struct {
 func (mr *missionRun) run(ctx context.Context) MissionResult {
 	t0 := time.Now()
 	r := MissionResult{Mission: mr.m, Team: mr.m.Team, Target: mr.target}
+	mr.emitGoalStart()
+	defer func() { mr.emitGoalComplete(r) }()
 	mr.dir = filepath.Join(mr.cfg.ReportDir, mr.m.ThreadID)
 	r.Dir = mr.dir
 	fail := func(err error) MissionResult {
@@ -649,18 +652,9 @@ func (mr *missionRun) progress(persona string, st step, res browser.Result) {
 		status = "error: " + clip(res.Error, 100)
 	}
 	mr.trace.Info("step", "n", mr.steps, "persona", persona, "intent", st.in.JSON(), "why", st.why, "url", pathQuery(res.URL), "status", status, "findings", len(res.Findings))
-	if mr.cfg.Progress == nil {
-		return
-	}
-	line := fmt.Sprintf("[%d/%d %s] step %d/%d %-14s bugs %d  %s %s", mr.index+1, mr.total, mr.m.ThreadID, mr.steps, mr.budget, persona, mr.bugs, st.in.Action, pathQuery(res.URL))
-	if mr.cfg.TTY {
-		if len(line) > 110 {
-			line = line[:110]
-		}
-		fmt.Fprintf(mr.cfg.Progress, "\r\033[K%s", line)
-		return
-	}
-	fmt.Fprintln(mr.cfg.Progress, line)
+	// The progress line is the console observer's rendering of this event.
+	mr.emit(observe.Event{Kind: observe.Step, Step: mr.steps, Budget: mr.budget, Persona: persona, Bugs: mr.bugs,
+		Action: string(st.in.Action), URL: pathQuery(res.URL), OK: res.OK, Error: res.Error})
 }
 
 var bugKinds = map[browser.FindingKind]string{
@@ -718,6 +712,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 		}
 	}
 	mr.trace.Warn("bug", "id", b.ID, "kind", b.Kind, "url", pathQuery(page), "evidence", clip(evidence, 300), "new", b.New)
+	mr.emitBug(b)
 	return b, true
 }
 
