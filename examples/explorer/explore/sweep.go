@@ -3,8 +3,8 @@ package explore
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"html"
+	"log/slog"
 	"net/url"
 	"regexp"
 	"slices"
