@@ -115,6 +115,16 @@ func TestExploreFixtureApp(t *testing.T) {
 	assert.Contains(t, strings.Join(rec.errs, "\n"), "stats backend unavailable")
 	assert.Contains(t, m.Explored, "/new")
 
+	// Each bug keeps a Playwright trace of its reproduction, which
+	// Playwright's own trace viewer opens: the bug's title and the app's
+	// page as the replay left it.
+	for _, b := range m.Bugs {
+		require.NotEmpty(t, b.Trace, "bug %s has no trace", b.ID)
+		require.FileExists(t, filepath.Join(dir, "notes", b.Trace))
+	}
+	viewed := viewTrace(t, filepath.Join(dir, "notes", m.Bugs[0].Trace), m.Bugs[0].ID)
+	assert.Contains(t, viewed, "iframe", "the viewer shows the DOM snapshot")
+
 	// Replay every reproduction with @playwright/test against the app.
 	cli, found := browser.FindUp(mustWD(t), ".tools/node/node_modules/@playwright/test/cli.js")
 	require.True(t, found, "@playwright/test not installed; %s", browser.SetupHint)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -1117,6 +1118,9 @@ func replayIntents(e browser.Entry, recorded, origin string) ([]browser.Intent, 
 // always does) or else the live target.
 type replayer struct {
 	mr *missionRun
+	// trace, when set, is where the replay's Playwright trace goes.
+	trace string
+	title string
 }
 
 func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (out replayed, err error) {
@@ -1163,6 +1167,16 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (o
 	s, err := eng.User(ctx, "minimise")
 	if err != nil {
 		return out, fmt.Errorf("minimise: browser context: %w", err)
+	}
+	if rp.trace != "" {
+		if err := s.StartTrace(ctx, rp.title); err != nil {
+			return out, err
+		}
+		defer func() {
+			if terr := s.StopTrace(rp.trace); terr != nil && err == nil {
+				err = terr
+			}
+		}()
 	}
 	steps = append(steps, "context "+time.Since(t0).Round(time.Millisecond).String())
 	sigs := map[string]bool{}
@@ -1272,5 +1286,45 @@ func (mr *missionRun) minimizeRepros(ctx context.Context, r *MissionResult) map[
 		fmt.Fprintf(mr.cfg.Progress, "[%d/%d %s] minimised %d reproductions: %d → %d steps, %d replays, %s\n", mr.index+1, mr.total, mr.m.ThreadID,
 			len(out), before, after, m.replays, time.Since(t0).Round(100*time.Millisecond))
 	}
+	mr.traceRepros(ctx, r, out)
 	return out
+}
+
+// Trace bounds: the bugs traced per mission and the time all their
+// replays may take.
+const (
+	maxTraces = 20
+	traceTime = 2 * time.Minute
+)
+
+// TraceName is the file of a bug's Playwright trace in its mission's
+// report directory.
+func TraceName(bugID string) string { return "trace_" + bugID + ".zip" }
+
+// traceRepros replays each bug's reproduction (minimised when it was)
+// once more with Playwright tracing on and keeps the trace beside the
+// spec: `npx playwright show-trace trace_<id>.zip` shows every step, its
+// DOM before and after, the network and the console.
+func (mr *missionRun) traceRepros(ctx context.Context, r *MissionResult, minimized map[string][]browser.Entry) {
+	ctx, cancel := context.WithTimeout(ctx, traceTime)
+	defer cancel()
+	n := 0
+	for i := range r.Bugs {
+		b := &r.Bugs[i]
+		entries, ok := minimized[b.ID]
+		if !ok {
+			entries = replayable(r.Timeline, b.TapeSeq)
+		}
+		if len(entries) == 0 || n >= maxTraces || ctx.Err() != nil {
+			continue
+		}
+		n++
+		name := TraceName(b.ID)
+		rp := replayer{mr: mr, trace: filepath.Join(r.Dir, name), title: b.ID + ": " + b.Title}
+		if _, err := rp.replay(ctx, entries, b.Kind == string(FindA11y)); err != nil {
+			mr.trace.Warn("trace", "bug", b.ID, "err", err)
+			continue
+		}
+		b.Trace = name
+	}
 }

@@ -73,9 +73,12 @@ type Bug struct {
 	TapeSeq    int64    `json:"tape_seq"`
 	Screenshot string   `json:"screenshot,omitempty"`
 	Spec       string   `json:"spec,omitempty"`
-	ReproSteps int      `json:"repro_steps,omitempty"`
-	New        bool     `json:"new"`
-	SeenCount  int      `json:"seen_count"`
+	// Trace is the bug's Playwright trace (trace_<id>.zip) in the
+	// mission's report directory: npx playwright show-trace opens it.
+	Trace      string `json:"trace,omitempty"`
+	ReproSteps int    `json:"repro_steps,omitempty"`
+	New        bool   `json:"new"`
+	SeenCount  int    `json:"seen_count"`
 
 	// ReproFullSteps is the length of the full tape up to the bug, which
 	// the minimiser cut down to ReproSteps in ReproReplays replays (both

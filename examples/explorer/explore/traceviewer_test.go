@@ -1,0 +1,73 @@
+package explore
+
+import (
+	"bufio"
+	"context"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentgraph/agentgraph/browser"
+)
+
+// viewTrace opens a trace.zip in Playwright's own trace viewer (`playwright
+// show-trace`, served on loopback) in Chromium and returns the viewer's
+// page once it shows want, failing the test if it never does.
+func viewTrace(t *testing.T, zip, want string) string {
+	t.Helper()
+	cli := os.Getenv("PLAYWRIGHT_CLI_PATH")
+	if cli == "" {
+		var ok bool
+		cli, ok = browser.FindUp(mustWD(t), ".tools/node/node_modules/playwright-core/cli.js")
+		require.True(t, ok, "playwright-core not installed; %s", browser.SetupHint)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", cli, "show-trace", "--host", "127.0.0.1", "--port", "0", zip)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if _, u, ok := strings.Cut(sc.Text(), "Listening on "); ok {
+				lines <- strings.TrimSpace(u)
+				return
+			}
+		}
+		close(lines)
+	}()
+	var viewer string
+	select {
+	case viewer = <-lines:
+	case <-time.After(30 * time.Second):
+	}
+	require.NotEmpty(t, viewer, "show-trace did not start")
+	e, err := testBrowser.NewEngine(browser.Config{Origins: []string{viewer}})
+	require.NoError(t, err)
+	defer e.Close()
+	s, err := e.User(ctx, "viewer")
+	require.NoError(t, err)
+	r := s.Do(ctx, browser.Intent{Action: browser.ActNavigate, URL: viewer + "/trace/index.html?trace=" + url.QueryEscape(viewer+"/trace/file?path="+zip)})
+	require.True(t, r.OK, r.Error)
+	var text string
+	for range 40 {
+		r = s.Do(ctx, browser.Intent{Action: browser.ActSnapshot})
+		if r.Snapshot != nil {
+			text = r.Snapshot.Text
+			if strings.Contains(text, want) {
+				return text
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Fatalf("the trace viewer never showed %q:\n%s", want, clip(text, 2000))
+	return ""
+}
