@@ -1,0 +1,3 @@
+package postgres_test
+
+const childEnv = "AGENTGRAPH_PG_CHILD"
