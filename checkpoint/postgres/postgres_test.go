@@ -16,8 +16,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) != "" {
-		os.Exit(m.Run()) // a child process of a race test: its parent owns the server
+	if role := os.Getenv(childEnv); role != "" {
+		os.Exit(runChild(role)) // a child process of a race test: its parent owns the server
 	}
 	os.Exit(pgtest.Main(m))
 }
