@@ -152,15 +152,14 @@ func (t *txn) put(cp *graph.Checkpoint, hint *loaded) (*loaded, error) {
 	var base *loaded
 	var baseWrites []graph.PendingWrite
 	if rev, ok := revs[cp.ParentID]; ok && cp.ParentID != "" && cp.ParentID != cp.ID {
-		memo := map[string]*loaded{}
-		if hint != nil && hint.id == cp.ParentID && hint.rev == rev {
-			memo[hint.id] = hint
-		}
-		if base, err = t.load(cp.ParentID, memo); err != nil {
+		if hint != nil && hint.id == cp.ParentID && hint.rev == rev && hint.cp != nil {
+			base = hint // the parent as this writer last stored or read it, unchanged since
+		} else if base, err = t.load(cp.ParentID, nil); err != nil {
 			t.c.cfg.logger.Warn("checkpoint/postgres: parent does not load; writing a full snapshot",
 				"thread", cp.ThreadID, "ns", cp.NS, "parent", cp.ParentID, "err", err)
 			base = nil
-		} else if len(cp.Writes) > 0 {
+		}
+		if base != nil && len(cp.Writes) > 0 {
 			if baseWrites, err = t.writes(cp.ParentID); err != nil {
 				return nil, err
 			}
@@ -233,13 +232,18 @@ type link struct {
 // records on it, its header and its Writes. What it materialises on the
 // way is added to memo.
 func (t *txn) load(id string, memo map[string]*loaded) (*loaded, error) {
+	// The walk stops at a checkpoint in memo (its rev is checked below).
+	stops := make([][]byte, 0, len(memo))
+	for k := range memo {
+		stops = append(stops, []byte(k))
+	}
 	rows, err := t.tx.Query(t.ctx, `WITH RECURSIVE chain(id, base, rev, depth, lvl) AS (
 			SELECT id, base, rev, depth, 0 FROM agentgraph_cp_checkpoints WHERE thread = $1 AND ns = $2 AND id = $3
 			UNION ALL
 			SELECT c.id, c.base, c.rev, c.depth, chain.lvl + 1 FROM agentgraph_cp_checkpoints c JOIN chain
 				ON c.thread = $1 AND c.ns = $2 AND c.id = chain.base
-			WHERE chain.base <> '' AND chain.lvl < $4)
-		SELECT id, base, rev, depth FROM chain ORDER BY lvl`, t.thread, t.nb, []byte(id), maxChain)
+			WHERE chain.base <> '' AND chain.lvl < $4 AND NOT (chain.id = ANY($5)))
+		SELECT id, base, rev, depth FROM chain ORDER BY lvl`, t.thread, t.nb, []byte(id), maxChain, stops)
 	if err != nil {
 		return nil, err
 	}
