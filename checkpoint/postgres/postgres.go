@@ -224,21 +224,9 @@ func (c *Checkpointer) Put(ctx context.Context, cp *graph.Checkpoint) error {
 	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
 		t := c.txn(ctx, tx, cp.ThreadID, cp.NS)
 		var err error
-		// Lock the thread's row: writers of one thread take turns.
-		if head, err = t.lockHead(); err != nil {
+		// The thread's row is locked: writers of one thread take turns.
+		if stored, head, err = t.put(cp, hint, want, known); err != nil {
 			return err
-		}
-		if conflict(head, want, known, cp) {
-			return &ConflictError{ThreadID: cp.ThreadID, NS: cp.NS, CheckpointID: cp.ID, ParentID: cp.ParentID, Expected: want, Head: head}
-		}
-		if stored, err = t.put(cp, hint); err != nil {
-			return err
-		}
-		if cp.ID > head {
-			head = cp.ID
-			if err := t.setHead(head); err != nil {
-				return err
-			}
 		}
 		return t.retain(c.cfg.keepLast)
 	})
@@ -287,23 +275,47 @@ func (c *Checkpointer) PutWrites(ctx context.Context, threadID, ns, checkpointID
 	ctx, cancel := c.ctx(ctx)
 	defer cancel()
 	want, known := c.expected(threadID, ns)
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-		t := c.txn(ctx, tx, threadID, ns)
-		head, children, err := t.headAndSharers(checkpointID)
-		if err != nil {
-			return err
-		}
+	check := func(head string) error {
 		if known && head != want {
 			return &ConflictError{ThreadID: threadID, NS: ns, CheckpointID: checkpointID, Expected: want, Head: head}
 		}
-		// A child whose Writes are these pending writes keeps its own copy.
-		for _, id := range children {
-			if err := t.detach(id); err != nil {
+		return nil
+	}
+	// Fast path, one pipelined batch: the check and the upserts, rolled
+	// back when the check fails or a child shares these pending writes.
+	errShared := errors.New("pending writes shared with a child")
+	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+		head, shared, err := c.txn(ctx, tx, threadID, ns).putWritesChecked(checkpointID, writes)
+		if err != nil {
+			return err
+		}
+		if err := check(head); err != nil {
+			return err
+		}
+		if shared {
+			return errShared
+		}
+		return nil
+	})
+	if errors.Is(err, errShared) {
+		err = pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+			t := c.txn(ctx, tx, threadID, ns)
+			head, children, err := t.headAndSharers(checkpointID)
+			if err != nil {
 				return err
 			}
-		}
-		return t.putWrites(checkpointID, writes)
-	})
+			if err := check(head); err != nil {
+				return err
+			}
+			// A child whose Writes are these pending writes keeps its own copy.
+			for _, id := range children {
+				if err := t.detach(id); err != nil {
+					return err
+				}
+			}
+			return t.putWrites(checkpointID, writes)
+		})
+	}
 	if err != nil {
 		var ce *ConflictError
 		if errors.As(err, &ce) {

@@ -32,19 +32,6 @@ func (t *txn) decodeErr(id string, err error) error {
 	return &checkpoint.DecodeError{ThreadID: t.threadID, NS: t.ns, CheckpointID: id, Err: err}
 }
 
-// lockHead locks the thread's row (creating it) and returns its head.
-func (t *txn) lockHead() (string, error) {
-	var head []byte
-	err := t.tx.QueryRow(t.ctx, `INSERT INTO agentgraph_cp_threads AS th (thread, ns, head) VALUES ($1, $2, '')
-		ON CONFLICT (thread, ns) DO UPDATE SET head = th.head RETURNING head`, t.thread, t.nb).Scan(&head)
-	return string(head), err
-}
-
-func (t *txn) setHead(head string) error {
-	_, err := t.tx.Exec(t.ctx, `UPDATE agentgraph_cp_threads SET head = $3 WHERE thread = $1 AND ns = $2`, t.thread, t.nb, []byte(head))
-	return err
-}
-
 func (t *txn) head() (string, error) {
 	var head []byte
 	err := t.tx.QueryRow(t.ctx, `SELECT head FROM agentgraph_cp_threads WHERE thread = $1 AND ns = $2`, t.thread, t.nb).Scan(&head)
@@ -110,48 +97,76 @@ func (t *txn) children(id string) ([]string, error) {
 	return strs(ids), err
 }
 
-// revs returns the rev and depth of the given ids that are stored.
-func (t *txn) revs(ids ...string) (map[string]int64, error) {
-	bs := make([][]byte, len(ids))
-	for i, id := range ids {
-		bs[i] = []byte(id)
-	}
-	rows, err := t.tx.Query(t.ctx, `SELECT id, rev FROM agentgraph_cp_checkpoints WHERE thread = $1 AND ns = $2 AND id = ANY($3)`, t.thread, t.nb, bs)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]int64{}
-	var id []byte
-	var rev int64
-	_, err = pgx.ForEachRow(rows, []any{&id, &rev}, func() error {
-		out[string(id)] = rev
+const (
+	sqlLockHead = `INSERT INTO agentgraph_cp_threads AS th (thread, ns, head) VALUES ($1, $2, '')
+		ON CONFLICT (thread, ns) DO UPDATE SET head = th.head RETURNING head`
+	sqlRevs   = `SELECT id, rev FROM agentgraph_cp_checkpoints WHERE thread = $1 AND ns = $2 AND id = ANY($3)`
+	sqlWrites = `SELECT task, node, channel, value FROM agentgraph_cp_writes
+		WHERE thread = $1 AND ns = $2 AND id = $3 ORDER BY seq, idx`
+)
+
+// scanWrites reads rows of sqlWrites.
+func scanWrites(rows pgx.Rows) ([]graph.PendingWrite, error) {
+	var out []graph.PendingWrite
+	var task, node, channel, value []byte
+	_, err := pgx.ForEachRow(rows, []any{&task, &node, &channel, &value}, func() error {
+		out = append(out, graph.PendingWrite{TaskID: string(task), Node: string(node), Channel: string(channel), Value: cloneBytes(value)})
 		return nil
 	})
 	return out, err
 }
 
-// put stores cp. hint, when not nil, is a materialised checkpoint of the
-// thread (used only when its row is unchanged).
-func (t *txn) put(cp *graph.Checkpoint, hint *loaded) (*loaded, error) {
-	revs, err := t.revs(cp.ID, cp.ParentID)
-	if err != nil {
-		return nil, err
+// put stores cp after checking that the thread's head is the one this
+// writer saw (want; known is false when it never read the thread). hint,
+// when not nil, is a materialised checkpoint of the thread (used only when
+// its row is unchanged). It returns what it stored and the new head.
+// The statements go in two pipelined batches: the thread lock with what
+// the delta needs, then the writes.
+func (t *txn) put(cp *graph.Checkpoint, hint *loaded, want string, known bool) (*loaded, string, error) {
+	var headB []byte
+	revs := map[string]int64{}
+	var parentWrites []graph.PendingWrite
+	wantWrites := cp.ParentID != "" && cp.ParentID != cp.ID && len(cp.Writes) > 0
+	b := &pgx.Batch{}
+	b.Queue(sqlLockHead, t.thread, t.nb).QueryRow(func(row pgx.Row) error { return row.Scan(&headB) })
+	b.Queue(sqlRevs, t.thread, t.nb, [][]byte{[]byte(cp.ID), []byte(cp.ParentID)}).Query(func(rows pgx.Rows) error {
+		var id []byte
+		var rev int64
+		_, err := pgx.ForEachRow(rows, []any{&id, &rev}, func() error {
+			revs[string(id)] = rev
+			return nil
+		})
+		return err
+	})
+	if wantWrites {
+		b.Queue(sqlWrites, t.thread, t.nb, []byte(cp.ParentID)).Query(func(rows pgx.Rows) error {
+			var err error
+			parentWrites, err = scanWrites(rows)
+			return err
+		})
+	}
+	if err := t.tx.SendBatch(t.ctx, b).Close(); err != nil {
+		return nil, "", err
+	}
+	head := string(headB)
+	if conflict(head, want, known, cp) {
+		return nil, "", &ConflictError{ThreadID: cp.ThreadID, NS: cp.NS, CheckpointID: cp.ID, ParentID: cp.ParentID, Expected: want, Head: head}
 	}
 	if _, ok := revs[cp.ID]; ok {
 		// Replacing: checkpoints stored relative to the old one get a full copy first.
 		kids, err := t.children(cp.ID)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		for _, id := range kids {
 			if err := t.detach(id); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 		}
 	}
 	var base *loaded
-	var baseWrites []graph.PendingWrite
 	if rev, ok := revs[cp.ParentID]; ok && cp.ParentID != "" && cp.ParentID != cp.ID {
+		var err error
 		if hint != nil && hint.id == cp.ParentID && hint.rev == rev && hint.cp != nil {
 			base = hint // the parent as this writer last stored or read it, unchanged since
 		} else if base, err = t.load(cp.ParentID, nil); err != nil {
@@ -159,39 +174,39 @@ func (t *txn) put(cp *graph.Checkpoint, hint *loaded) (*loaded, error) {
 				"thread", cp.ThreadID, "ns", cp.NS, "parent", cp.ParentID, "err", err)
 			base = nil
 		}
-		if base != nil && len(cp.Writes) > 0 {
-			if baseWrites, err = t.writes(cp.ParentID); err != nil {
-				return nil, err
-			}
-		}
 	}
-	rec, l, err := encode(cp, base, baseWrites, t.c.cfg.snapshotEvery)
+	if base == nil {
+		parentWrites = nil
+	}
+	rec, l, err := encode(cp, base, parentWrites, t.c.cfg.snapshotEvery)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	if l.rev, err = t.write(rec); err != nil {
-		return nil, err
+	b = &pgx.Batch{}
+	t.queueWrite(b, rec, &l.rev)
+	if cp.ID > head {
+		head = cp.ID
+		b.Queue(`UPDATE agentgraph_cp_threads SET head = $3 WHERE thread = $1 AND ns = $2`, t.thread, t.nb, []byte(head))
 	}
-	return l, nil
+	if err := t.tx.SendBatch(t.ctx, b).Close(); err != nil {
+		return nil, "", err
+	}
+	return l, head, nil
 }
 
-// write stores a record, replacing the row and channels of its id.
-func (t *txn) write(r *record) (int64, error) {
-	var rev int64
-	err := t.tx.QueryRow(t.ctx, `INSERT INTO agentgraph_cp_checkpoints AS c (thread, ns, id, parent, base, depth, writes_of, rev, header)
+// queueWrite queues the statements that store a record, replacing the row
+// and channels of its id; the new row's rev goes to *rev.
+func (t *txn) queueWrite(b *pgx.Batch, r *record, rev *int64) {
+	b.Queue(`INSERT INTO agentgraph_cp_checkpoints AS c (thread, ns, id, parent, base, depth, writes_of, rev, header)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, nextval('agentgraph_cp_rev'), $8)
 		ON CONFLICT (thread, ns, id) DO UPDATE SET parent = EXCLUDED.parent, base = EXCLUDED.base, depth = EXCLUDED.depth,
 			writes_of = EXCLUDED.writes_of, rev = EXCLUDED.rev, header = EXCLUDED.header
 		RETURNING rev`,
-		t.thread, t.nb, []byte(r.id), []byte(r.parent), []byte(r.base), r.depth, []byte(r.writesOf), r.header).Scan(&rev)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := t.tx.Exec(t.ctx, `DELETE FROM agentgraph_cp_channels WHERE thread = $1 AND ns = $2 AND id = $3`, t.thread, t.nb, []byte(r.id)); err != nil {
-		return 0, err
-	}
+		t.thread, t.nb, []byte(r.id), []byte(r.parent), []byte(r.base), r.depth, []byte(r.writesOf), r.header).
+		QueryRow(func(row pgx.Row) error { return row.Scan(rev) })
+	b.Queue(`DELETE FROM agentgraph_cp_channels WHERE thread = $1 AND ns = $2 AND id = $3`, t.thread, t.nb, []byte(r.id))
 	if len(r.channels) == 0 {
-		return rev, nil
+		return
 	}
 	names := make([][]byte, len(r.channels))
 	keeps := make([]int32, len(r.channels))
@@ -200,10 +215,17 @@ func (t *txn) write(r *record) (int64, error) {
 	for i, ch := range r.channels {
 		names[i], keeps[i], blobs[i], removed[i] = []byte(ch.name), int32(ch.keep), ch.blob, ch.removed
 	}
-	_, err = t.tx.Exec(t.ctx, `INSERT INTO agentgraph_cp_channels (thread, ns, id, name, keep, blob, removed)
+	b.Queue(`INSERT INTO agentgraph_cp_channels (thread, ns, id, name, keep, blob, removed)
 		SELECT $1, $2, $3, u.name, u.keep, u.blob, u.removed FROM unnest($4::bytea[], $5::integer[], $6::bytea[], $7::boolean[]) AS u(name, keep, blob, removed)`,
 		t.thread, t.nb, []byte(r.id), names, keeps, blobs, removed)
-	return rev, err
+}
+
+// write stores a record (one pipelined batch).
+func (t *txn) write(r *record) (int64, error) {
+	var rev int64
+	b := &pgx.Batch{}
+	t.queueWrite(b, r, &rev)
+	return rev, t.tx.SendBatch(t.ctx, b).Close()
 }
 
 // detach rewrites checkpoint id as a full record (its values and writes its
@@ -350,34 +372,48 @@ func (t *txn) load(id string, memo map[string]*loaded) (*loaded, error) {
 // writes returns the pending writes stored against id, grouped by task in
 // the order each task's first write was stored (nil if none).
 func (t *txn) writes(id string) ([]graph.PendingWrite, error) {
-	rows, err := t.tx.Query(t.ctx, `SELECT task, node, channel, value FROM agentgraph_cp_writes
-		WHERE thread = $1 AND ns = $2 AND id = $3 ORDER BY seq, idx`, t.thread, t.nb, []byte(id))
+	rows, err := t.tx.Query(t.ctx, sqlWrites, t.thread, t.nb, []byte(id))
 	if err != nil {
 		return nil, err
 	}
-	var out []graph.PendingWrite
-	var task, node, channel, value []byte
-	_, err = pgx.ForEachRow(rows, []any{&task, &node, &channel, &value}, func() error {
-		out = append(out, graph.PendingWrite{TaskID: string(task), Node: string(node), Channel: string(channel), Value: cloneBytes(value)})
-		return nil
-	})
-	return out, err
+	return scanWrites(rows)
 }
 
-// putWrites upserts writes, one row per task and channel: a task keeps the
-// place of its first write, a channel its place within the task.
+const sqlPutWrite = `INSERT INTO agentgraph_cp_writes AS w (thread, ns, id, task, channel, seq, idx, node, value)
+	VALUES ($1, $2, $3, $4, $5,
+		COALESCE((SELECT seq FROM agentgraph_cp_writes WHERE thread = $1 AND ns = $2 AND id = $3 AND task = $4 LIMIT 1), nextval('agentgraph_cp_rev')),
+		COALESCE((SELECT max(idx) + 1 FROM agentgraph_cp_writes WHERE thread = $1 AND ns = $2 AND id = $3 AND task = $4), 0),
+		$6, $7)
+	ON CONFLICT (thread, ns, id, task, channel) DO UPDATE SET node = EXCLUDED.node, value = EXCLUDED.value`
+
+// queuePutWrites queues the upserts of writes, one row per task and
+// channel: a task keeps the place of its first write, a channel its place
+// within the task.
+func (t *txn) queuePutWrites(b *pgx.Batch, id string, writes []graph.PendingWrite) {
+	for _, w := range writes {
+		b.Queue(sqlPutWrite, t.thread, t.nb, []byte(id), []byte(w.TaskID), []byte(w.Channel), []byte(w.Node), w.Value)
+	}
+}
+
+// putWrites upserts writes (one pipelined batch).
 func (t *txn) putWrites(id string, writes []graph.PendingWrite) error {
 	b := &pgx.Batch{}
-	for _, w := range writes {
-		b.Queue(`INSERT INTO agentgraph_cp_writes AS w (thread, ns, id, task, channel, seq, idx, node, value)
-			VALUES ($1, $2, $3, $4, $5,
-				COALESCE((SELECT seq FROM agentgraph_cp_writes WHERE thread = $1 AND ns = $2 AND id = $3 AND task = $4 LIMIT 1), nextval('agentgraph_cp_rev')),
-				COALESCE((SELECT max(idx) + 1 FROM agentgraph_cp_writes WHERE thread = $1 AND ns = $2 AND id = $3 AND task = $4), 0),
-				$6, $7)
-			ON CONFLICT (thread, ns, id, task, channel) DO UPDATE SET node = EXCLUDED.node, value = EXCLUDED.value`,
-			t.thread, t.nb, []byte(id), []byte(w.TaskID), []byte(w.Channel), []byte(w.Node), w.Value)
-	}
+	t.queuePutWrites(b, id, writes)
 	return t.tx.SendBatch(t.ctx, b).Close()
+}
+
+// putWritesChecked reads the head and whether a checkpoint shares id's
+// pending writes, and upserts writes, in one pipelined batch; the caller
+// rolls back when what it read forbids the upserts.
+func (t *txn) putWritesChecked(id string, writes []graph.PendingWrite) (head string, shared bool, err error) {
+	var headB []byte
+	b := &pgx.Batch{}
+	b.Queue(`SELECT COALESCE((SELECT head FROM agentgraph_cp_threads WHERE thread = $1 AND ns = $2), ''),
+		EXISTS (SELECT 1 FROM agentgraph_cp_checkpoints WHERE thread = $1 AND ns = $2 AND writes_of = $3)`,
+		t.thread, t.nb, []byte(id)).QueryRow(func(row pgx.Row) error { return row.Scan(&headB, &shared) })
+	t.queuePutWrites(b, id, writes)
+	err = t.tx.SendBatch(t.ctx, b).Close()
+	return string(headB), shared, err
 }
 
 // retain drops the oldest checkpoints beyond keep, oldest first, after
