@@ -142,6 +142,9 @@ const raceDelay = time.Second
 func runChild(role string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	if role == "crash-run" {
+		return runCrashChild(ctx)
+	}
 	if role != "continue" {
 		fmt.Fprintf(os.Stderr, "child: unknown role %q\n", role)
 		return 1
