@@ -259,12 +259,14 @@ func (t *txn) load(id string, memo map[string]*loaded) (*loaded, error) {
 	for k := range memo {
 		stops = append(stops, []byte(k))
 	}
-	rows, err := t.tx.Query(t.ctx, `WITH RECURSIVE chain(id, base, rev, depth, lvl) AS (
-			SELECT id, base, rev, depth, 0 FROM agentgraph_cp_checkpoints WHERE thread = $1 AND ns = $2 AND id = $3
+	// A record's depth is its distance to a full snapshot: the walk goes no
+	// further (a damaged chain that loops ends there).
+	rows, err := t.tx.Query(t.ctx, `WITH RECURSIVE chain(id, base, rev, depth, lvl, maxlvl) AS (
+			SELECT id, base, rev, depth, 0, LEAST(GREATEST(depth, 0), $4) FROM agentgraph_cp_checkpoints WHERE thread = $1 AND ns = $2 AND id = $3
 			UNION ALL
-			SELECT c.id, c.base, c.rev, c.depth, chain.lvl + 1 FROM agentgraph_cp_checkpoints c JOIN chain
+			SELECT c.id, c.base, c.rev, c.depth, chain.lvl + 1, chain.maxlvl FROM agentgraph_cp_checkpoints c JOIN chain
 				ON c.thread = $1 AND c.ns = $2 AND c.id = chain.base
-			WHERE chain.base <> '' AND chain.lvl < $4 AND NOT (chain.id = ANY($5)))
+			WHERE chain.base <> '' AND chain.lvl < chain.maxlvl AND NOT (chain.id = ANY($5)))
 		SELECT id, base, rev, depth FROM chain ORDER BY lvl`, t.thread, t.nb, []byte(id), maxChain, stops)
 	if err != nil {
 		return nil, err
@@ -294,8 +296,13 @@ func (t *txn) load(id string, memo map[string]*loaded) (*loaded, error) {
 	if base == nil {
 		last := chain[len(chain)-1]
 		if last.base != "" {
-			if len(chain) >= maxChain {
-				return nil, t.decodeErr(id, fmt.Errorf("%w: delta chain longer than %d (a loop?)", checkpoint.ErrCorrupt, maxChain))
+			for _, lk := range chain {
+				if lk.id == last.base {
+					return nil, t.decodeErr(id, fmt.Errorf("%w: delta chain loops at %q", checkpoint.ErrCorrupt, last.base))
+				}
+			}
+			if len(chain) > chain[0].depth {
+				return nil, t.decodeErr(id, fmt.Errorf("%w: delta chain longer than its depth %d", checkpoint.ErrCorrupt, chain[0].depth))
 			}
 			return nil, t.decodeErr(id, fmt.Errorf("%w: checkpoint %q, which %q is stored relative to, is missing", checkpoint.ErrCorrupt, last.base, last.id))
 		}
