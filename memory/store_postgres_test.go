@@ -30,7 +30,7 @@ func newPGPool(t testing.TB) *pgxpool.Pool {
 	return pool
 }
 
-// newPGStore returns a store on a fresh database per call: the suites
+// newPGStore returns a store on a fresh schema per call: the suites
 // expect an empty store each time.
 func newPGStore(t *testing.T) func(opts ...memory.StoreOption) graph.Store {
 	return func(opts ...memory.StoreOption) graph.Store {
@@ -68,7 +68,7 @@ func TestPostgresStoreShared(t *testing.T) {
 }
 
 // TestPostgresStoreMigrateConcurrently opens the store from many
-// goroutines on a fresh database at once: the advisory lock makes the
+// goroutines on a fresh schema at once: the advisory lock makes the
 // schema's creation happen once.
 func TestPostgresStoreMigrateConcurrently(t *testing.T) {
 	dsn := pgtest.DSN(t)

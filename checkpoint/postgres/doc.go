@@ -83,7 +83,7 @@
 // internal/pgtest: initdb and pg_ctl from Debian's postgresql package, in
 // a temporary directory, on a free loopback port, as an unprivileged user
 // when run as root) once per test binary, and give each test a fresh
-// database. Without PostgreSQL installed they fail, naming the command
+// schema. Without PostgreSQL installed they fail, naming the command
 // that installs it (scripts/setup.sh does). TestRaceTwoProcesses starts
 // the test binary twice more as two processes that continue one thread at
 // the same moment.

@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 	os.Exit(pgtest.Main(m))
 }
 
-// newPool returns a pool on a fresh database, closed when t ends.
+// newPool returns a pool on a fresh schema (pgtest.DSN), closed when t ends.
 func newPool(t testing.TB) *pgxpool.Pool {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -40,7 +40,7 @@ func newCP(t testing.TB, pool *pgxpool.Pool, opts ...postgres.Option) *postgres.
 	return cp
 }
 
-// Each sub-test of a suite gets a database of its own: the suites reuse
+// Each sub-test of a suite gets a schema of its own: the suites reuse
 // thread ids.
 func TestConformance(t *testing.T) {
 	checkpointtest.Run(t, func() graph.Checkpointer { return newCP(t, newPool(t)) })
