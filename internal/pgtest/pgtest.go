@@ -36,6 +36,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -57,6 +58,7 @@ type Server struct {
 	admin  string // DSN of the "postgres" database
 	dbSeq  atomic.Int64
 	closed atomic.Bool
+	reaper *exec.Cmd // stops the cluster if this process dies without Stop
 }
 
 // Bin returns the directory holding initdb and pg_ctl.
@@ -133,7 +135,24 @@ func Start(ctx context.Context) (*Server, error) {
 		}
 	}
 	s.admin = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.port)
+	s.startReaper()
 	return s, nil
+}
+
+// startReaper starts a small shell loop that stops the cluster and removes
+// its directory once this process is gone (a test binary killed by its
+// timeout or a signal skips TestMain's Stop). Stop ends it first.
+func (s *Server) startReaper() {
+	pgctl := fmt.Sprintf("%q stop -m immediate -w -t 30 -D %q", filepath.Join(s.bin, "pg_ctl"), filepath.Join(s.dir, "data"))
+	if s.runAs != "" {
+		pgctl = fmt.Sprintf("runuser -u %s -- %s", s.runAs, pgctl)
+	}
+	script := fmt.Sprintf("while [ -d /proc/%d ]; do sleep 1; done; %s >/dev/null 2>&1; rm -rf %q", os.Getpid(), pgctl, s.dir)
+	cmd := exec.Command("sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err == nil {
+		s.reaper = cmd
+	}
 }
 
 // unprivileged returns the user the cluster runs as when we are root.
@@ -234,6 +253,10 @@ func createSchema(ctx context.Context, dsn, name string) (string, error) {
 func (s *Server) Stop() error {
 	if s == nil || s.closed.Swap(true) {
 		return nil
+	}
+	if s.reaper != nil {
+		_ = s.reaper.Process.Kill() // the reaper shell, started by Start
+		_ = s.reaper.Wait()
 	}
 	out, err := s.run(context.Background(), 60*time.Second, "pg_ctl", "stop", "-w", "-t", "30", "-m", "immediate", "-D", filepath.Join(s.dir, "data"))
 	s.removeDir()
