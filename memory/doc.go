@@ -34,6 +34,10 @@
 // so several stores can share a database. Update locks the item's row;
 // when the key is missing, it inserts only if no one else did meanwhile
 // and otherwise runs the function again on the other writer's value.
+// Records that do not decode are reported as in the bbolt store (Get fails,
+// Search returns the rest with a *CorruptRecordsError); Check, Quarantine
+// (into the table agentgraph_store_quarantine, bytes kept) and Quarantined
+// work the same way, so QA.Check and QA.Quarantine do too.
 // The tests start a throwaway cluster (internal/pgtest) once per test
 // binary.
 //

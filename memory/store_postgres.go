@@ -51,6 +51,13 @@ var storeMigrations = []string{
 		record  bytea  NOT NULL, -- the JSON record (storeRecord)
 		PRIMARY KEY (store, nskey, key));
 	CREATE INDEX agentgraph_store_items_expires ON agentgraph_store_items (store, expires) WHERE expires <> 0;`,
+	// 2: records moved aside because they do not decode (Quarantine, and
+	// a Put over a damaged record), bytes kept.
+	`CREATE TABLE agentgraph_store_quarantine (
+		store  text   NOT NULL,
+		seq    bigserial,
+		entry  bytea  NOT NULL, -- JSON: QuarantinedRecord
+		PRIMARY KEY (store, seq));`,
 }
 
 // pgStoreTimeout bounds each operation on top of its context.
@@ -191,7 +198,12 @@ func (s *PostgresStore) Put(ctx context.Context, ns []string, key string, value 
 		if raw != nil {
 			var derr error
 			if old, derr = decodeStoreRecord(raw, ns, key); derr != nil {
-				s.cfg.logger.Warn("store: put replaces a record that does not decode", "namespace", ns, "key", key, "err", derr)
+				// A damaged old record is replaced; its bytes are kept.
+				if err := s.quarantine(ctx, tx, ns, key, raw, derr); err != nil {
+					return err
+				}
+				s.cfg.logger.Warn("store: put replaces a record that does not decode; its bytes are in the quarantine",
+					"namespace", ns, "key", key, "err", derr)
 			}
 		}
 		r := s.cfg.newRecord(ns, key, value, opts, old)
@@ -414,3 +426,138 @@ func (s *PostgresStore) Update(ctx context.Context, ns []string, key string, fn 
 		return out, nil
 	}
 }
+
+// quarantine keeps raw (the record of ns/key) in the quarantine table;
+// reason may be nil.
+func (s *PostgresStore) quarantine(ctx context.Context, tx pgx.Tx, ns []string, key string, raw []byte, reason error) error {
+	rec := QuarantinedRecord{Namespace: slices.Clone(ns), Key: key, At: s.cfg.now().UTC(), Raw: slices.Clone(raw), Reason: "replaced by a put"}
+	if reason != nil {
+		rec.Reason = reason.Error()
+	}
+	entry, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO agentgraph_store_quarantine (store, entry) VALUES ($1, $2)`, s.cfg.bucket, entry)
+	return err
+}
+
+// pgVictim is a record that does not decode, as stored.
+type pgVictim struct {
+	CorruptRecord
+	nskey, raw []byte
+}
+
+// scan decodes every record under prefix (expired ones too) and returns
+// those that fail, with their bytes.
+func (s *PostgresStore) scan(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, prefix []string) ([]pgVictim, error) {
+	lo, hi := prefixRange(prefix)
+	rows, err := q.Query(ctx, `SELECT nskey, key, record FROM agentgraph_store_items
+		WHERE store = $1 AND nskey >= $2 AND ($3::bytea IS NULL OR nskey < $3)`, s.cfg.bucket, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	var out []pgVictim
+	var nk, key, raw []byte
+	_, err = pgx.ForEachRow(rows, []any{&nk, &key, &raw}, func() error {
+		ns, err := parseNSKey(nk)
+		if err == nil {
+			_, err = decodeStoreRecord(raw, ns, string(key))
+		}
+		if err != nil {
+			out = append(out, pgVictim{CorruptRecord{Namespace: ns, Key: string(key), Err: err}, slices.Clone(nk), slices.Clone(raw)})
+		}
+		return ctx.Err()
+	})
+	return out, err
+}
+
+// Check reads every record of the store and returns nil when all decode,
+// or a *CorruptRecordsError listing each one that does not.
+func (s *PostgresStore) Check(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	victims, err := s.scan(ctx, s.pool, nil)
+	if err != nil {
+		return fmt.Errorf("store: check: %w", err)
+	}
+	var bad corruptSet
+	for _, v := range victims {
+		bad.add(v.Namespace, v.Key, v.Err)
+	}
+	return bad.err()
+}
+
+// Quarantine moves every record under prefix (nil: the whole store) that
+// does not decode into the quarantine table, keeping its bytes, and
+// returns the records it moved. Quarantined lists them.
+func (s *PostgresStore) Quarantine(ctx context.Context, prefix []string) ([]CorruptRecord, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := validateNS(prefix, true); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	var moved []CorruptRecord
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		moved = nil
+		victims, err := s.scan(ctx, tx, prefix)
+		if err != nil {
+			return err
+		}
+		for _, v := range victims {
+			if err := s.quarantine(ctx, tx, v.Namespace, v.Key, v.raw, v.Err); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `DELETE FROM agentgraph_store_items WHERE store = $1 AND nskey = $2 AND key = $3`,
+				s.cfg.bucket, v.nskey, []byte(v.Key)); err != nil {
+				return err
+			}
+			moved = append(moved, v.CorruptRecord)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: quarantine: %w", err)
+	}
+	return moved, nil
+}
+
+// Quarantined lists the quarantined records, oldest first.
+func (s *PostgresStore) Quarantined(ctx context.Context) ([]QuarantinedRecord, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, `SELECT entry FROM agentgraph_store_quarantine WHERE store = $1 ORDER BY seq`, s.cfg.bucket)
+	if err != nil {
+		return nil, fmt.Errorf("store: quarantined: %w", err)
+	}
+	var out []QuarantinedRecord
+	var entry []byte
+	_, err = pgx.ForEachRow(rows, []any{&entry}, func() error {
+		var q QuarantinedRecord
+		if err := json.Unmarshal(entry, &q); err != nil {
+			return fmt.Errorf("%w: quarantine entry: %v", ErrStoreCorrupt, err)
+		}
+		out = append(out, q)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: quarantined: %w", err)
+	}
+	return out, nil
+}
+
+var (
+	_ StoreChecker = (*PostgresStore)(nil)
+	_ Quarantiner  = (*PostgresStore)(nil)
+)

@@ -203,3 +203,69 @@ func TestQARecordBugTwoProcesses(t *testing.T) {
 	assert.Equal(t, 2*bugsPerChild, bugs[0].SeenCount)
 	assert.Equal(t, []string{"racer"}, bugs[0].Personas)
 }
+
+// TestPostgresStoreDamagedRecords: a row changed behind the store's back
+// is reported, never skipped silently or returned as a zero value: Get
+// fails, Search returns the other items with a *CorruptRecordsError, Check
+// lists it, Quarantine moves it aside with its bytes, and the QA memory
+// on the store reports and quarantines it too.
+func TestPostgresStoreDamagedRecords(t *testing.T) {
+	ctx := context.Background()
+	pool := newPGPool(t)
+	s, err := memory.NewPostgresStore(ctx, pool)
+	require.NoError(t, err)
+	ns := []string{"docs"}
+	for _, k := range []string{"a", "b", "c"} {
+		require.NoError(t, s.Put(ctx, ns, k, json.RawMessage(`{"k":"`+k+`"}`), nil))
+	}
+	_, err = pool.Exec(ctx, `UPDATE agentgraph_store_items SET record = '\x7b2276223a'::bytea WHERE key = 'b'::bytea`)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE agentgraph_store_items SET nskey = '\x393a'::bytea WHERE key = 'c'::bytea`) // a namespace key that does not parse
+	require.NoError(t, err)
+
+	_, err = s.Get(ctx, ns, "b")
+	require.ErrorIs(t, err, memory.ErrStoreCorrupt)
+	items, err := s.Search(ctx, nil, graph.SearchQuery{})
+	require.ErrorIs(t, err, memory.ErrStoreCorrupt)
+	var cre *memory.CorruptRecordsError
+	require.ErrorAs(t, err, &cre)
+	assert.Len(t, cre.Records, 2)
+	require.Len(t, items, 1)
+	assert.Equal(t, "a", items[0].Key)
+	require.ErrorAs(t, s.Check(ctx), &cre)
+	assert.Len(t, cre.Records, 2)
+	_, err = s.Update(ctx, ns, "b", storetest.Increment, nil)
+	require.ErrorIs(t, err, memory.ErrStoreCorrupt, "an update does not replace a damaged record")
+
+	moved, err := s.Quarantine(ctx, nil)
+	require.NoError(t, err)
+	assert.Len(t, moved, 2)
+	require.NoError(t, s.Check(ctx))
+	q, err := s.Quarantined(ctx)
+	require.NoError(t, err)
+	require.Len(t, q, 2)
+	raws := []string{string(q[0].Raw), string(q[1].Raw)}
+	assert.Contains(t, raws, `{"v":`)
+
+	// A Put over a damaged record keeps the old bytes too.
+	require.NoError(t, s.Put(ctx, ns, "d", json.RawMessage(`{}`), nil))
+	_, err = pool.Exec(ctx, `UPDATE agentgraph_store_items SET record = 'xx'::bytea WHERE key = 'd'::bytea`)
+	require.NoError(t, err)
+	require.NoError(t, s.Put(ctx, ns, "d", json.RawMessage(`{"fixed":true}`), nil))
+	q, err = s.Quarantined(ctx)
+	require.NoError(t, err)
+	require.Len(t, q, 3)
+	assert.Equal(t, "xx", string(q[2].Raw))
+
+	// The QA memory reports and quarantines a damaged bug entry.
+	qa, err := memory.NewQA(s, "http://shop.test")
+	require.NoError(t, err)
+	rec, err := qa.RecordBug(ctx, sameBug)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE agentgraph_store_items SET record = 'broken'::bytea WHERE key = $1`, []byte(rec.Entry.Fingerprint))
+	require.NoError(t, err)
+	require.ErrorIs(t, qa.Check(ctx), memory.ErrStoreCorrupt)
+	_, err = qa.Quarantine(ctx)
+	require.NoError(t, err)
+	require.NoError(t, qa.Check(ctx))
+}
