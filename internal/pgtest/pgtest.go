@@ -61,17 +61,24 @@ type Server struct {
 	reaper *exec.Cmd // stops the cluster if this process dies without Stop
 }
 
-// Bin returns the directory holding initdb and pg_ctl.
+// Bin returns the directory holding initdb and pg_ctl: AGENTGRAPH_PG_BIN,
+// or the newest /usr/lib/postgresql/*/bin (Debian's layout). The error
+// wraps ErrNotInstalled, which names the install command.
 func Bin() (string, error) {
 	if d := os.Getenv("AGENTGRAPH_PG_BIN"); d != "" {
 		if _, err := os.Stat(filepath.Join(d, "initdb")); err != nil {
-			return "", fmt.Errorf("pgtest: AGENTGRAPH_PG_BIN=%s: %w", d, err)
+			return "", fmt.Errorf("AGENTGRAPH_PG_BIN=%s has no initdb: %w", d, ErrNotInstalled)
 		}
 		return d, nil
 	}
-	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	return binIn("/usr/lib/postgresql")
+}
+
+// binIn finds the newest root/*/bin holding initdb.
+func binIn(root string) (string, error) {
+	found, _ := filepath.Glob(filepath.Join(root, "*", "bin", "initdb"))
 	if len(found) == 0 {
-		return "", ErrNotInstalled
+		return "", fmt.Errorf("no %s/*/bin/initdb: %w", root, ErrNotInstalled)
 	}
 	// The newest major version.
 	slices.SortFunc(found, func(a, b string) int { return pgMajor(a) - pgMajor(b) })
