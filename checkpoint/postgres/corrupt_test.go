@@ -30,12 +30,13 @@ func TestDamagedRows(t *testing.T) {
 		{"missing base", `DELETE FROM agentgraph_cp_checkpoints WHERE id = $1`, 5, 6, 4, 2},
 		{"keep past the base's value", `UPDATE agentgraph_cp_channels SET keep = 100000 WHERE id = $1 AND keep > 0`, 6, 6, 5, 2},
 		{"delta loop", `UPDATE agentgraph_cp_checkpoints SET base = id WHERE id = $1`, 5, 6, 4, 3},
-		{"depth too small", `UPDATE agentgraph_cp_checkpoints SET depth = 1 WHERE id = $1`, 6, 6, 7, 0}, // 7's own depth still reaches the snapshot
+		{"depth too small", `UPDATE agentgraph_cp_checkpoints SET depth = 1 WHERE id = $1`, 6, 6, 5, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			pool := newPool(t)
 			cp := newCP(t, pool)
+			require.NoError(t, cp.Check(ctx), "an empty database")
 			log := `["a long first message that every later value of the list starts with"`
 			for i := range 8 {
 				c := checkpointtest.Sample("t", "", i, i > 0)
@@ -43,6 +44,7 @@ func TestDamagedRows(t *testing.T) {
 				c.Values["log"] = []byte(log + "]")
 				require.NoError(t, cp.Put(ctx, c))
 			}
+			require.NoError(t, cp.Check(ctx), "a sound database")
 			tag, err := pool.Exec(ctx, tc.damage, []byte(checkpointtest.ID(tc.damaged)))
 			require.NoError(t, err)
 			require.EqualValues(t, 1, tag.RowsAffected())
@@ -55,6 +57,10 @@ func TestDamagedRows(t *testing.T) {
 			assert.Equal(t, checkpointtest.ID(tc.read), de.CheckpointID)
 			assert.Equal(t, "t", de.ThreadID)
 			require.ErrorIs(t, err, checkpoint.ErrCorrupt)
+
+			err = fresh.Check(ctx)
+			require.ErrorIs(t, err, checkpoint.ErrCorrupt, "Check reports the damage")
+			require.ErrorAs(t, err, &de)
 
 			got, _, err = fresh.Get(ctx, "t", "", checkpointtest.ID(3))
 			require.NoError(t, err, "an older checkpoint still loads")

@@ -39,6 +39,13 @@
 // gives those a full copy, so loading any checkpoint always gives back
 // exactly what was Put.
 //
+// Rows damaged behind the checkpointer's back (a garbled header, a missing
+// or looping base, a channel keeping more bytes than its base has, a depth
+// that does not fall along the chain) give a *checkpoint.DecodeError
+// wrapping checkpoint.ErrCorrupt that names the checkpoint read, never a
+// panic or a zero state; Check loads every checkpoint and lists them, and
+// checkpoint.NewestReadable walks back past them.
+//
 // Pending writes are one row per task and channel: a finished task's
 // PutWrites costs its own writes, whatever its siblings stored before;
 // tasks come back in the order their first write was stored, a task's

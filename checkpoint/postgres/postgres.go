@@ -442,3 +442,52 @@ func (c *Checkpointer) DeleteThread(ctx context.Context, threadID string) error 
 	}
 	return nil
 }
+
+// Check loads every checkpoint of every thread and namespace and returns
+// nil when all load, or every problem found (errors.Join), each a
+// *checkpoint.DecodeError naming the thread, namespace and checkpoint.
+func (c *Checkpointer) Check(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var errs []error
+	err := c.readTx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT thread, ns, array_agg(id ORDER BY id) FROM agentgraph_cp_checkpoints GROUP BY thread, ns ORDER BY thread, ns`)
+		if err != nil {
+			return err
+		}
+		type group struct {
+			thread, ns []byte
+			ids        [][]byte
+		}
+		var groups []group
+		var g group
+		if _, err := pgx.ForEachRow(rows, []any{&g.thread, &g.ns, &g.ids}, func() error {
+			groups = append(groups, group{thread: g.thread, ns: g.ns, ids: g.ids})
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, g := range groups {
+			t := c.txn(ctx, tx, string(g.thread), string(g.ns))
+			memo := map[string]*loaded{}
+			for _, id := range g.ids {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if _, err := t.load(string(id), memo); err != nil {
+					var de *checkpoint.DecodeError
+					if !errors.As(err, &de) {
+						return err
+					}
+					errs = append(errs, err)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, fmt.Errorf("checkpoint/postgres: check: %w", err))
+	}
+	return errors.Join(errs...)
+}

@@ -307,6 +307,21 @@ func (t *txn) load(id string, memo map[string]*loaded) (*loaded, error) {
 			return nil, t.decodeErr(id, fmt.Errorf("%w: checkpoint %q, which %q is stored relative to, is missing", checkpoint.ErrCorrupt, last.base, last.id))
 		}
 	}
+	// A record is deeper than its base (at least one more: a base rewritten
+	// as a snapshot leaves its children's depth as it was); a snapshot's
+	// depth is not negative. So a record's depth bounds its chain.
+	for i := range n {
+		least := 0
+		switch {
+		case i+1 < len(chain):
+			least = chain[i+1].depth + 1
+		case base != nil:
+			least = base.depth + 1
+		}
+		if chain[i].depth < least {
+			return nil, t.decodeErr(id, fmt.Errorf("%w: record %q has depth %d, its base needs at least %d", checkpoint.ErrCorrupt, chain[i].id, chain[i].depth, least))
+		}
+	}
 	if n == 0 && base.cp != nil {
 		return base, nil
 	}
