@@ -10,6 +10,17 @@ import (
 // ErrNotFound is returned by Store.Get for a missing key.
 var ErrNotFound = errors.New("store: not found")
 
+// ErrSkipUpdate, returned by an UpdateFunc, leaves the item as it is:
+// Update then returns the current item (nil when there is none) and no
+// error.
+var ErrSkipUpdate = errors.New("store: update skipped")
+
+// UpdateFunc computes an item's new value from its current one: cur is nil
+// when the key is missing or expired. It must compute from cur alone (a
+// back-end may call it more than once, when another writer got in between)
+// and must not call the store.
+type UpdateFunc func(cur *Item) (json.RawMessage, error)
+
 // Item is one value in a Store.
 type Item struct {
 	Namespace []string
@@ -66,6 +77,14 @@ type Store interface {
 	// Search returns the items whose namespace starts with prefix.
 	Search(ctx context.Context, prefix []string, q SearchQuery) ([]Item, error)
 	ListNamespaces(ctx context.Context, q NamespaceQuery) ([][]string, error)
+	// Update atomically replaces the value at ns/key by what fn returns
+	// given the current item: no other Put, Delete or Update of that key,
+	// in this process or in another sharing the store, lands between the
+	// read and the write (a read-modify-write such as a counter bumped by
+	// several processes loses no increment). opts apply to the new value as
+	// in Put. It returns the item as stored. An error from fn aborts the
+	// update and is returned wrapped; ErrSkipUpdate leaves the item as it is.
+	Update(ctx context.Context, ns []string, key string, fn UpdateFunc, opts *PutOptions) (*Item, error)
 }
 
 // PutJSON marshals v and stores it.

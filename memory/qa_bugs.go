@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -135,45 +136,59 @@ func (q *QA) RecordBug(ctx context.Context, r BugReport) (BugRecorded, error) {
 	}
 	sample := qaTruncateRunes(strings.TrimSpace(r.Evidence), maxEvidenceSample)
 
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	e, found, err := qaGet[BugEntry](ctx, q, KindBugs, fp)
+	// One read-modify-write of the entry (graph.Store.Update): processes
+	// sharing the store (a Postgres store) lose no sighting.
+	var out BugRecorded
+	ns := q.Namespace(KindBugs)
+	_, err = q.store.Update(ctx, ns, fp, func(cur *graph.Item) (json.RawMessage, error) {
+		var e BugEntry
+		out = BugRecorded{New: cur == nil}
+		if cur != nil {
+			if err := json.Unmarshal(cur.Value, &e); err != nil {
+				bad := &CorruptRecordsError{Records: []CorruptRecord{{Namespace: ns, Key: fp, Err: err}}}
+				return nil, fmt.Errorf("qa memory: decode %s/%s: %w", KindBugs, fp, bad)
+			}
+		}
+		now := q.now().UTC()
+		if cur == nil {
+			e = BugEntry{Fingerprint: fp, Kind: kind, Severity: sev, Page: page, Evidence: sample, Status: BugOpen, FirstSeen: now}
+		}
+		if e.Status == BugFixed {
+			e.Status = BugOpen
+			e.Regressions++
+			out.Reopened = true
+		}
+		if sev.rank() > e.Severity.rank() {
+			e.Severity = sev
+		}
+		if t := strings.TrimSpace(r.Title); t != "" {
+			e.Title = qaTruncateRunes(t, 200)
+		}
+		e.URL = abs
+		e.SeenCount++
+		e.LastSeen = now
+		e.Samples = qaAddBounded(e.Samples, sample, q.samples)
+		e.Payloads = qaAddBounded(e.Payloads, qaTruncateRunes(r.Payload, 200), q.samples)
+		if p := strings.TrimSpace(r.Persona); p != "" && !qaContains(e.Personas, p) {
+			e.Personas = append(e.Personas, p)
+			sort.Strings(e.Personas)
+		}
+		e.ThreadID = r.ThreadID
+		e.TapeIndex = r.TapeIndex
+		e.Screenshot = r.Screenshot
+		out.Entry = e
+		b, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("qa memory: encode %s/%s: %w", KindBugs, fp, err)
+		}
+		return b, nil
+	}, &graph.PutOptions{Index: qaBugIndex})
 	if err != nil {
-		return BugRecorded{}, err
+		return BugRecorded{}, fmt.Errorf("qa memory: record bug %s: %w", fp, err)
 	}
-	now := q.now().UTC()
-	out := BugRecorded{New: !found}
-	if !found {
-		e = BugEntry{Fingerprint: fp, Kind: kind, Severity: sev, Page: page, Evidence: sample, Status: BugOpen, FirstSeen: now}
-	}
-	if e.Status == BugFixed {
-		e.Status = BugOpen
-		e.Regressions++
-		out.Reopened = true
+	if out.Reopened {
 		q.log.Info("qa memory: fixed bug seen again, reopened", "fingerprint", fp, "kind", kind, "page", page)
 	}
-	if sev.rank() > e.Severity.rank() {
-		e.Severity = sev
-	}
-	if t := strings.TrimSpace(r.Title); t != "" {
-		e.Title = qaTruncateRunes(t, 200)
-	}
-	e.URL = abs
-	e.SeenCount++
-	e.LastSeen = now
-	e.Samples = qaAddBounded(e.Samples, sample, q.samples)
-	e.Payloads = qaAddBounded(e.Payloads, qaTruncateRunes(r.Payload, 200), q.samples)
-	if p := strings.TrimSpace(r.Persona); p != "" && !qaContains(e.Personas, p) {
-		e.Personas = append(e.Personas, p)
-		sort.Strings(e.Personas)
-	}
-	e.ThreadID = r.ThreadID
-	e.TapeIndex = r.TapeIndex
-	e.Screenshot = r.Screenshot
-	if err := q.put(ctx, KindBugs, fp, e, qaBugIndex); err != nil {
-		return BugRecorded{}, err
-	}
-	out.Entry = e
 	return out, nil
 }
 
@@ -256,17 +271,32 @@ func qaSortBugs(bugs []BugEntry) {
 }
 
 // MarkFixed marks a bug fixed; seeing it again reopens it as a regression.
+// Like RecordBug it is one atomic update of the entry (graph.Store.Update).
 func (q *QA) MarkFixed(ctx context.Context, fingerprint string) (BugEntry, error) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	e, err := q.Bug(ctx, fingerprint)
+	var e BugEntry
+	ns := q.Namespace(KindBugs)
+	_, err := q.store.Update(ctx, ns, fingerprint, func(cur *graph.Item) (json.RawMessage, error) {
+		e = BugEntry{}
+		if cur == nil {
+			return nil, fmt.Errorf("%w %q: %w", ErrUnknownBug, fingerprint, graph.ErrNotFound)
+		}
+		if err := json.Unmarshal(cur.Value, &e); err != nil {
+			bad := &CorruptRecordsError{Records: []CorruptRecord{{Namespace: ns, Key: fingerprint, Err: err}}}
+			return nil, fmt.Errorf("qa memory: decode %s/%s: %w", KindBugs, fingerprint, bad)
+		}
+		if e.Status == BugFixed {
+			return nil, graph.ErrSkipUpdate
+		}
+		e.Status = BugFixed
+		e.FixedAt = q.now().UTC()
+		b, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("qa memory: encode %s/%s: %w", KindBugs, fingerprint, err)
+		}
+		return b, nil
+	}, &graph.PutOptions{Index: qaBugIndex})
 	if err != nil {
 		return BugEntry{}, fmt.Errorf("mark fixed: %w", err)
 	}
-	if e.Status == BugFixed {
-		return e, nil
-	}
-	e.Status = BugFixed
-	e.FixedAt = q.now().UTC()
-	return e, q.put(ctx, KindBugs, fingerprint, e, qaBugIndex)
+	return e, nil
 }

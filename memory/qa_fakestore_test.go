@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -126,6 +127,45 @@ func (s *qaFakeStore) Search(_ context.Context, prefix []string, q graph.SearchQ
 
 func (s *qaFakeStore) ListNamespaces(context.Context, graph.NamespaceQuery) ([][]string, error) {
 	return nil, fmt.Errorf("fake store: ListNamespaces not needed")
+}
+
+// Update reads and writes under the fake's lock, as Get then Put would.
+func (s *qaFakeStore) Update(_ context.Context, ns []string, key string, fn graph.UpdateFunc, opts *graph.PutOptions) (*graph.Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := qaFakeKey(ns, key)
+	var cur *graph.Item
+	if it, ok := s.items[k]; ok {
+		c := it
+		c.Value = append(json.RawMessage(nil), it.Value...)
+		cur = &c
+	}
+	value, err := fn(cur)
+	if errors.Is(err, graph.ErrSkipUpdate) {
+		return cur, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.failPut != nil {
+		return nil, s.failPut
+	}
+	if !json.Valid(value) {
+		return nil, fmt.Errorf("fake store: invalid json")
+	}
+	if opts != nil {
+		s.puts = append(s.puts, *opts)
+	}
+	now := time.Now()
+	it, ok := s.items[k]
+	if !ok {
+		it = graph.Item{Namespace: append([]string(nil), ns...), Key: key, CreatedAt: now}
+	}
+	it.Value = append(json.RawMessage(nil), value...)
+	it.UpdatedAt = now
+	s.items[k] = it
+	out := it
+	return &out, nil
 }
 
 var _ graph.Store = (*qaFakeStore)(nil)

@@ -37,6 +37,14 @@ func TestBoltStoreConformance(t *testing.T) {
 	})
 }
 
+func TestBoltStoreUpdate(t *testing.T) {
+	storetest.RunUpdate(t, func(opts ...memory.StoreOption) graph.Store {
+		s, err := memory.NewBoltStore(openDB(t, "", &bolt.Options{NoSync: true}), opts...)
+		require.NoError(t, err)
+		return s
+	})
+}
+
 func TestBoltStoreReopen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")

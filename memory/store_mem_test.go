@@ -11,3 +11,7 @@ import (
 func TestInMemoryStoreConformance(t *testing.T) {
 	storetest.Run(t, func(opts ...memory.StoreOption) graph.Store { return memory.NewInMemoryStore(opts...) })
 }
+
+func TestInMemoryStoreUpdate(t *testing.T) {
+	storetest.RunUpdate(t, func(opts ...memory.StoreOption) graph.Store { return memory.NewInMemoryStore(opts...) })
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Offline set-up for agentgraph's browser pieces. Idempotent: safe to run again.
+# Offline set-up for agentgraph's browser and database pieces. Idempotent: safe to run again.
 #  - Debian chromium when no Chromium/Chrome is found
+#  - Debian postgresql when initdb/pg_ctl are not found (the Postgres back-ends' tests)
 #  - playwright-core, @playwright/test, axe-core and gremlins.js into .tools/node (project-local)
 #  - Go modules
 # Prints the environment it settled on; scripts/env.sh exports the same.
@@ -29,6 +30,32 @@ if ! chromium_path="$(find_chromium)"; then
   fi
 fi
 say "chromium: $chromium_path"
+
+# PostgreSQL for the Postgres checkpointer's and store's tests: Debian's
+# postgresql package. The tests start a throwaway cluster themselves
+# (internal/pgtest: initdb + pg_ctl in a temp dir on a loopback port, as an
+# unprivileged user when run as root); the package's own service is not used.
+find_pg_bin() {
+  if [ -n "${AGENTGRAPH_PG_BIN:-}" ] && [ -x "$AGENTGRAPH_PG_BIN/initdb" ]; then echo "$AGENTGRAPH_PG_BIN"; return 0; fi
+  local d
+  d="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+  if [ -n "$d" ] && [ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ]; then echo "$d"; return 0; fi
+  return 1
+}
+if ! pg_bin="$(find_pg_bin)"; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    say "installing Debian postgresql (apt-get)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+    pg_bin="$(find_pg_bin)" || fail "postgresql was installed but initdb was not found under /usr/lib/postgresql/*/bin"
+  else
+    fail "PostgreSQL not found; install it (apt-get update && apt-get install -y postgresql) or set AGENTGRAPH_PG_BIN to the directory of initdb and pg_ctl"
+  fi
+fi
+if [ "$(id -u)" = 0 ] && ! command -v runuser >/dev/null; then
+  fail "runuser not found (util-linux): the tests need it to run initdb as an unprivileged user when run as root"
+fi
+say "postgresql: $pg_bin"
 
 command -v node >/dev/null || fail "node not found; install Node.js 20+ (Debian: apt-get install nodejs npm)"
 command -v npm >/dev/null || fail "npm not found; install npm"
