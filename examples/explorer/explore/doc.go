@@ -17,15 +17,39 @@
 //
 // Offline (the default: Config.Models nil) the supervisor is a rule policy:
 // round robin over the personas that still see work (unexplored links,
-// forms they have not played their tricks on, a session not yet dropped),
-// with the riskiest pages from memory first in every frontier; FINISH when
-// the step budget is spent or nobody sees anything left. A persona turn has
-// a step limit (Config.TurnSteps; soft while it keeps reaching new pages,
-// hard at twice the limit), after which the next turn starts from the start
-// URL to pick a different area. A loop detector sends a persona elsewhere
-// when it repeats the same action on the same page state. The summarizer
-// keeps the first message and the last KeepMessages, replacing the middle
-// with one summary.
+// forms they have not played their tricks on, a session not yet dropped,
+// untried targets of the app model), with the riskiest pages from memory
+// first in every frontier; FINISH when the step budget is spent or every
+// discovered target was tried (the reason goes to MissionResult.Coverage).
+// A persona turn has a step limit (Config.TurnSteps; soft while it keeps
+// reaching new pages, hard at twice the limit). A loop detector sends a
+// persona elsewhere when it repeats the same action on the same page state.
+// The summarizer keeps the first message and the last KeepMessages,
+// replacing the middle with one summary.
+//
+// # The app model and coverage
+//
+// sweep.go keeps the mission's personas.Model: every look adds the page's
+// abstract state and its coverage targets (state × action × input class),
+// every finished macro its transition. When a persona's tricks and the
+// unexplored links run out, it takes Model.NextFar's best target (its
+// persona's preference added to the model's score, minus a cost per step of
+// the way) and plays it as a macro: the form's other empty fields valid,
+// the target's field with its class's value, the form's submit (button,
+// else Enter); a submit button's click and double click fill the form
+// validly first. A failed step fails the target. Controls outside the main
+// content count once per app and actions once per page template. A form
+// that made a record is followed by visits to the pages that list it. The
+// model rides in State.AppModel, is written to app_model.json, and its
+// figures, untried targets and Mermaid state graph go to the reports.
+//
+// # Root causes
+//
+// cause.go keys each finding by its root cause (see README "Findings"):
+// one bug per cause across pages and personas; within one action, banners,
+// stack traces and console echoes of a server or uncaught error are its
+// symptoms; load echoes, validation messages and repeated rows of the
+// explorer's own values are not bugs. Each bug has a severity.
 //
 // # With a model
 //
