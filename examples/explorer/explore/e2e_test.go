@@ -118,7 +118,7 @@ func TestExploreDemoApp(t *testing.T) {
 	html, err := os.ReadFile(filepath.Join(mdir, "report.html"))
 	require.NoError(t, err)
 	assert.Contains(t, string(html), "screenshots/")
-	assert.Contains(t, string(html), "<h2>Timeline</h2>")
+	assert.Contains(t, string(html), "Timeline (")
 
 	// After the batch, reflection wrote each bug-finding persona's learned
 	// supplement into the memory of the bbolt file.

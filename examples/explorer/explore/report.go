@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"html/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,39 +176,12 @@ func markdown(r MissionResult) string {
 	return b.String()
 }
 
-var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{"pq": pathQuery}).Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Explorer report: {{.R.Mission.ThreadID}}</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:4px 6px;text-align:left;vertical-align:top}
-.bug{border:1px solid #d99;border-radius:6px;padding:1em;margin:1em 0}pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}img{max-width:100%;border:1px solid #ccc}.err{color:#b00}</style></head>
-<body><h1>Explorer report: {{.R.Mission.ThreadID}}</h1>
-<p>{{.R.Mission.Prompt}}</p>
-<ul><li>Team: {{.R.Team}}</li><li>Target: {{.R.Target}}</li><li>Steps: {{.R.Steps}}</li><li>Duration: {{.Duration}}</li><li>Bugs: {{len .R.Bugs}}</li>
-{{with .R.Demo}}<li>Demo app: found {{len .Found}} of {{len .Seeded}} seeded bugs</li>{{end}}
-{{with .R.Coverage}}<li>Coverage: {{.States}} states, {{.Targets}} targets, {{.Tried}} tried ({{.Failed}} failed), {{.Transitions}} transitions</li><li>Ended: {{.Stopped}}</li>{{end}}</ul>
-<h2>Findings</h2>
-{{range .R.Bugs}}<section class="bug" id="{{.ID}}"><h3>{{.ID}}: {{.Title}}</h3>
-<p>Severity {{.Severity}} · kind {{.Kind}} · page {{pq .URL}} · found by {{.Persona}} at step {{.Step}}{{if .New}} · <strong>new</strong>{{end}}{{if .Spec}} · reproduction <code>{{.Spec}}</code> ({{.ReproSteps}} steps){{end}}</p>
-{{if .Symptoms}}<ul>{{range .Symptoms}}<li>also seen: {{.}}</li>{{end}}</ul>{{end}}<pre>{{.Evidence}}</pre>{{if .Screenshot}}<img src="{{.Screenshot}}" alt="screenshot when {{.ID}} was found">{{end}}</section>
-{{else}}<p>No bugs found.</p>{{end}}
-<h2>Timeline</h2>
-<table><thead><tr><th>#</th><th>time</th><th>persona</th><th>action</th><th>target</th><th>page</th><th>result</th></tr></thead><tbody>
-{{range .R.Timeline}}<tr><td>{{.Entry.Seq}}</td><td>{{.Entry.Time.Format "15:04:05.000"}}</td><td>{{.Persona}}</td><td>{{.Entry.Action}}</td><td>{{if .Entry.Locator}}{{.Entry.Locator}}{{else}}{{.Entry.Params.URL}}{{end}}</td><td>{{pq .Entry.URL}}</td>
-<td{{if not .Entry.OK}} class="err"{{end}}>{{if .Entry.OK}}ok{{else}}{{.Entry.Error}}{{end}}{{range .Entry.Findings}}<br>{{.Kind}}{{end}}</td></tr>
-{{end}}</tbody></table>
-{{with .R.Coverage}}{{if .Untried}}<h2>Untried targets</h2><ul>{{range .Untried}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{if .Graph}}<h2>State graph</h2><pre class="mermaid">{{.Graph}}</pre>{{end}}{{end}}</body></html>
-`))
-
 func writeHTML(path string, r MissionResult) error {
-	f, err := os.Create(path)
+	b, err := renderHTML(r)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	return reportTmpl.Execute(f, struct {
-		R        MissionResult
-		Duration time.Duration
-	}{r, r.Duration.Round(time.Millisecond)})
+	return os.WriteFile(path, b, 0o644)
 }
 
 type junitSuites struct {
