@@ -66,7 +66,9 @@ func TestHTMLReportInChromium(t *testing.T) {
 		require.NoError(t, err, js)
 		return v
 	}
-	text := func(id string) string { return eval(`document.getElementById(` + jsQuote(id) + `).textContent.trim()`).(string) }
+	text := func(id string) string {
+		return eval(`document.getElementById(` + jsQuote(id) + `).textContent.trim()`).(string)
+	}
 
 	var sum summaryJSON
 	raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
