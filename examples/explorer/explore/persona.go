@@ -389,7 +389,9 @@ func formPlan(v *view, fill func(e personas.Element) (string, bool), double bool
 		return nil
 	}
 	if double {
-		out = append(out, step{in: clickRef(b.Ref), before: hold, why: "submit on a slow network"}, step{in: browser.Intent{Action: browser.ActClick, Target: fmt.Sprintf("role=button[name=%q]", b.Name)}, why: "submit again, impatiently", chain: true})
+		// An impatient double click: two clicks a few milliseconds apart,
+		// the first answer held back as a slow network would.
+		out = append(out, step{in: browser.Intent{Action: browser.ActDblclick, Target: b.Ref}, before: hold, why: "double-click submit on a slow network"})
 	} else {
 		out = append(out, step{in: clickRef(b.Ref), why: "submit " + b.Name})
 	}
