@@ -481,13 +481,17 @@ const collectorJS = `(() => {
   // A later click within the watch (the second click of a double click
   // that toggled something back) makes the first one undecidable.
   let clicks = 0;
+  // A control whose click did something once is not dead when clicked
+  // again to no effect (a "show" button whose panel is already shown).
+  const worked = new WeakSet();
   document.addEventListener('click', (ev) => {
     const n = ++clicks;
     const el = ev.target instanceof Element ? ev.target.closest('button, [role=button]') : null;
     if (!el || el.disabled || (el.type === 'submit' && el.form)) return;
     const before = look() + own(el);
     setTimeout(() => {
-      if (n === clicks && look() + own(el) === before) {
+      if (look() + own(el) !== before) worked.add(el);
+      if (n === clicks && !worked.has(el) && look() + own(el) === before) {
         post({kind: 'dead_control', message: 'clicking "' + (el.textContent || el.getAttribute('aria-label') || '').trim() + '" changed nothing', evidence: html(el)});
       }
     }, 600);

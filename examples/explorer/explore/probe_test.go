@@ -97,3 +97,60 @@ func a11yThrough(ctx context.Context, t *testing.T, target string, axe bool, wan
 	require.NotEmpty(t, only(FindXSS), "the recorder ran")
 	return only(FindA11y)
 }
+
+// The collector's dead-control watch: a button whose click changes nothing
+// is reported; a button that did something once is not when clicked again
+// to no effect; nor a menu button a hover already opened, whose click
+// flips only its own aria-expanded; nor a toggle double-clicked back.
+func TestCollectorDeadControl(t *testing.T) {
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!doctype html><html lang="en"><head><title>Controls</title>
+<style>#menu{display:none} #wrap:hover #menu, #menu.open{display:block}</style></head><body><main>
+<button type="button" id="dead">Archive</button>
+<button type="button" id="show" onclick="document.getElementById('panel').textContent='History: created today'">Show history</button>
+<div id="panel"></div>
+<div id="wrap"><button type="button" id="more" aria-expanded="false" onclick="const m=document.getElementById('menu');m.classList.toggle('open');this.setAttribute('aria-expanded', m.classList.contains('open'))">More</button>
+<ul id="menu"><li>Export</li></ul></div>
+<button type="button" id="toggle" onclick="const p=document.getElementById('tp');p.hidden=!p.hidden">Details</button><p id="tp" hidden>Some details</p>
+</main></body></html>`))
+	}))
+	defer app.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	col, err := newCollector(app.URL, 3*time.Second, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	col.withoutAxe()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	hs := &http.Server{Handler: col, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	defer func() { _ = hs.Close() }()
+	origin := "http://" + ln.Addr().String()
+	eng, err := testBrowser.NewEngine(browser.Config{Origins: []string{origin}})
+	require.NoError(t, err)
+	defer func() { _ = eng.Close() }()
+	s, err := eng.User(ctx, "dead")
+	require.NoError(t, err)
+	require.True(t, s.Do(ctx, browser.Intent{Action: browser.ActNavigate, URL: origin + "/"}).OK)
+	var raw []browser.Finding
+	for _, in := range []browser.Intent{
+		{Action: browser.ActClick, Target: "#show"}, {Action: browser.ActClick, Target: "#show"},
+		{Action: browser.ActClick, Target: "#more"},
+		{Action: browser.ActDblclick, Target: "#toggle"},
+		{Action: browser.ActClick, Target: "#dead"},
+	} {
+		r := s.Do(ctx, in)
+		require.True(t, r.OK, r.Error)
+		raw = append(raw, r.Findings...)
+		time.Sleep(900 * time.Millisecond) // past the 600 ms watch
+		raw = append(raw, s.TakeFindings()...)
+	}
+	var dead []string
+	for _, f := range pageFindings(raw) {
+		if f.Kind == FindDeadControl {
+			dead = append(dead, cssFor(f.Evidence))
+		}
+	}
+	assert.Equal(t, []string{`button[id="dead"]`}, dead)
+}
