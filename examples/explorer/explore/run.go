@@ -371,6 +371,7 @@ type missionRun struct {
 	cov          *coverage
 	sw           *sweep // the app model and the coverage objective
 	stopWhy      string // why the supervisor ended the mission
+	lastView     *view  // the latest look
 	idle         map[string]int
 	loops        map[string]int
 	bugSeen      map[string]bool

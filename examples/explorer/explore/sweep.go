@@ -38,6 +38,13 @@ type sweep struct {
 	revisit []string
 	// typed counts what the mission typed.
 	typed typedValues
+	// made is set when the latest action submitted a form that took the
+	// browser to a record's page; recheck then holds the names of that
+	// page's own buttons, to be clicked once for the new record (an
+	// abstract state merges all records, so its targets were tried on
+	// another one).
+	made    bool
+	recheck []string
 }
 
 // pendingTarget is a target whose macro is being played: the transition
@@ -108,6 +115,16 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 			}
 		}
 	}
+	if sw.made {
+		sw.made = false
+		sw.recheck = sw.recheck[:0]
+		for _, e := range els {
+			if e.Role == "button" && e.InMain && !e.Has("disabled") && len(sw.recheck) < 4 && !slices.Contains(sw.recheck, e.Name) &&
+				!strings.Contains(strings.ToLower(e.Name), "delete") {
+				sw.recheck = append(sw.recheck, e.Name)
+			}
+		}
+	}
 	if id != "" {
 		sw.cur = id
 	}
@@ -152,6 +169,15 @@ func (sw *sweep) abandon() {
 // next picks member m's next target and returns the first step of its
 // macro (the rest go on m's queue), or false when no target is left.
 func (sw *sweep) next(m *member, v *view) (step, bool) {
+	for len(sw.recheck) > 0 {
+		name := sw.recheck[0]
+		sw.recheck = sw.recheck[1:]
+		for _, e := range v.Els {
+			if e.Role == "button" && e.InMain && e.Name == name {
+				return step{in: clickRef(e.Ref), why: "try " + name + " on the record just made", watch: 400 * time.Millisecond}, true
+			}
+		}
+	}
 	for len(sw.revisit) > 0 {
 		l := sw.revisit[0]
 		sw.revisit = sw.revisit[1:]
@@ -508,4 +534,25 @@ func (sw *sweep) restore(b []byte, trace *slog.Logger) {
 		return
 	}
 	sw.model = m
+}
+
+// submitted notes an action's outcome: a click or key press on a page with
+// form fields that took the browser to a record's page (a URL template
+// with an id) made a record there; its buttons and the pages that list
+// it come next (see next).
+func (sw *sweep) submitted(in browser.Intent, ok bool, v *view, to string) {
+	if sw == nil || !ok || v == nil || (in.Action != browser.ActClick && in.Action != browser.ActPress && in.Action != browser.ActDblclick) {
+		return
+	}
+	from := personas.URLTemplate(v.URL)
+	tpl := personas.URLTemplate(to)
+	if tpl == from || !strings.Contains(tpl, "{id}") || !hasFields(v.Els) {
+		return
+	}
+	sw.made = true
+	for _, l := range listPages(v) {
+		if !slices.Contains(sw.revisit, l) && len(sw.revisit) < 4 {
+			sw.revisit = append(sw.revisit, l)
+		}
+	}
 }

@@ -181,3 +181,33 @@ func TestSweepSnapshotRestore(t *testing.T) {
 	back.restore([]byte(`{}`), nil)
 	assert.Equal(t, sw.model.Stats(), back.model.Stats(), "a model in hand is kept")
 }
+
+// A form that took the browser to a record's page made a record: the
+// page's own buttons are clicked once for it, then the list pages opened.
+func TestSweepRecheckNewRecord(t *testing.T) {
+	sw := newSweep()
+	v := formView()
+	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e5"}, true, v, "http://app.test/things/42")
+	require.True(t, sw.made)
+	assert.Equal(t, []string{"/things", "/"}, sw.revisit)
+	rec := &view{URL: "http://app.test/things/42", Cov: v.Cov, Rand: v.Rand, Start: "/", Els: []personas.Element{
+		{Role: "button", Name: "Show history", Ref: "e7", InMain: true},
+		{Role: "button", Name: "Delete", Ref: "e8", InMain: true},
+		{Role: "link", Name: "Edit", Ref: "e9", InMain: true, URL: "/things/42/edit"},
+	}}
+	sw.observe(rec.URL, rec.Els)
+	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	st, ok := sw.next(m, rec)
+	require.True(t, ok)
+	assert.Equal(t, "e7", st.in.Target, "the new record's own button first")
+	st, ok = sw.next(m, rec)
+	require.True(t, ok)
+	assert.Equal(t, browser.ActNavigate, st.in.Action, "then the list: %s", st.why)
+	assert.Equal(t, "/things", st.in.URL)
+
+	// Staying on the form's template, or a failed click, made nothing.
+	sw2 := newSweep()
+	sw2.submitted(browser.Intent{Action: browser.ActClick}, true, v, "http://app.test/things/new?error=1")
+	sw2.submitted(browser.Intent{Action: browser.ActClick}, false, v, "http://app.test/things/7")
+	assert.False(t, sw2.made)
+}

@@ -361,6 +361,7 @@ func (mr *missionRun) observe(ctx context.Context, snap browser.Snapshot, out *S
 	v := &view{URL: snap.URL, Snap: snap, Els: els, Cov: mr.cov, Rand: mr.rand, Start: mr.start, Sweep: mr.sw,
 		Spent: float64(mr.steps) / float64(max(mr.budget, 1))}
 	mr.cov.noteForm(v)
+	mr.lastView = v
 	mr.trace.Debug("look", "url", snap.URL, "elements", len(els), "chars", len(snap.Text))
 	return v
 }
@@ -375,6 +376,7 @@ func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) (
 	if mr.sw != nil && st.in.Action == browser.ActFill && res.OK {
 		mr.sw.typed.add(st.in.ValueOrEmpty())
 	}
+	mr.sw.submitted(st.in, res.OK, mr.lastView, res.URL)
 	if mr.sw != nil && mr.sw.acted(res.OK) {
 		m.q = nil
 	}
