@@ -134,7 +134,7 @@ func (s *Session) finish(in Intent, start time.Time, res Result) Result {
 	// Secrets never leave as text: the intent records references, and a
 	// page or an error that echoes a secret is redacted too.
 	sec := s.e.secrets
-	in = sec.redactIntent(in)
+	in = sec.RedactIntent(in)
 	if s.fillRec != nil {
 		in.Value, s.fillRec = s.fillRec, nil
 	}

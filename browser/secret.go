@@ -195,8 +195,8 @@ func (s *Session) FillValue(ctx context.Context, loc playwright.Locator, value s
 	return typed, typed
 }
 
-// redactIntent replaces known secret values in an intent's free text.
-func (s *Secrets) redactIntent(in Intent) Intent {
+// RedactIntent replaces known secret values in an intent by their references.
+func (s *Secrets) RedactIntent(in Intent) Intent {
 	if s == nil || s.Len() == 0 {
 		return in
 	}

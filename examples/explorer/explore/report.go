@@ -59,14 +59,14 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 		}
 		b.Spec = SpecName(b.ID)
 		b.ReproSteps = len(repro.Entries)
-		if err := os.WriteFile(filepath.Join(r.Dir, b.Spec), []byte(spec), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(r.Dir, b.Spec), []byte(mr.secrets.Redact(spec)), 0o600); err != nil {
 			return err
 		}
 	}
 	if err := writeJSON(filepath.Join(r.Dir, "summary.json"), missionSummary(*r)); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(r.Dir, "test_report.md"), []byte(markdown(*r)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.Dir, "test_report.md"), []byte(mr.secrets.Redact(markdown(*r))), 0o600); err != nil {
 		return err
 	}
 	return writeHTML(filepath.Join(r.Dir, "report.html"), *r)
@@ -108,7 +108,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return os.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 func writeBatchSummary(path string, res Result) error {
@@ -186,7 +186,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{"pq
 `))
 
 func writeHTML(path string, r MissionResult) error {
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}
@@ -227,7 +227,7 @@ type junitFailure struct {
 // writeJUnit writes one suite per mission: a test case per bug (failed) and
 // one for the mission itself (failed when it errored).
 func writeJUnit(path string, res Result) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	var out junitSuites
@@ -256,5 +256,5 @@ func writeJUnit(path string, res Result) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
+	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o600)
 }

@@ -131,13 +131,20 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		for _, id := range demo.App.EnabledBugs() {
 			seeded = append(seeded, string(id))
 		}
+	} else if err := checkTarget(ctx, target, cfg.TargetTimeout); err != nil {
+		// Unreachable, not http(s), or answering nothing: a set-up error
+		// (exit 2), before any browser or report.
+		return res, err
 	}
+	// Secret values (the password, configured tokens, whatever is typed
+	// into a password field) are recorded as ${SECRET_n} everywhere.
+	secrets := browser.NewSecrets(append([]string{cfg.Credentials.Password}, cfg.Secrets...)...)
 
 	// Persistence: one bbolt file for checkpoints and memory.
 	var cp graph.Checkpointer = checkpoint.NewMemory()
 	var store graph.Store = memory.NewInMemoryStore()
 	if cfg.DB != "" {
-		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o700); err != nil {
 			return res, &SetupError{Err: err}
 		}
 		db, err := checkpoint.OpenBoltDB(cfg.DB, nil)
@@ -204,11 +211,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		defer b.Close()
 	}
 	engineCfg := browser.Config{Origins: []string{colURL}, Logger: log,
-		ActionTimeout: 3 * time.Second, SettleTimeout: settleTimeout, SpinnerTimeout: 3 * time.Second}
+		ActionTimeout: 3 * time.Second, SettleTimeout: settleTimeout, SpinnerTimeout: 3 * time.Second,
+		Secrets: secrets, SecretFields: cfg.SecretFields}
 
 	for i, m := range missions {
 		mr := &missionRun{cfg: cfg, m: m, browser: b, engineCfg: engineCfg, col: col, qa: qa, colURL: colURL, target: target, cp: cp, store: store,
-			log: log, index: i, total: len(missions)}
+			log: log, index: i, total: len(missions), secrets: secrets}
 		before := cfg.Models.usageSnapshot()
 		r := mr.run(ctx)
 		if demo != nil {
@@ -358,6 +366,7 @@ type missionRun struct {
 	trace        *slog.Logger
 	colURL       string
 	target       string
+	secrets      *browser.Secrets // shared by the mission's engines
 	start        string
 	dir          string
 	budget       int
@@ -392,15 +401,22 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	mr.dir = filepath.Join(mr.cfg.ReportDir, mr.m.ThreadID)
 	r.Dir = mr.dir
 	fail := func(err error) MissionResult {
-		r.Err = err.Error()
+		r.Err = mr.secrets.Redact(err.Error())
 		r.Timeline = mr.full
 		r.Duration = time.Since(t0)
+		if ctx.Err() != nil {
+			// Interrupted (SIGINT/SIGTERM): the report keeps what was found.
+			r.Err = "interrupted: " + r.Err
+			r.Steps = mr.steps
+			r.Bugs = mr.bugsSoFar()
+		}
 		return r
 	}
-	if err := os.MkdirAll(filepath.Join(mr.dir, "screenshots"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(mr.dir, "screenshots"), 0o700); err != nil {
 		return fail(err)
 	}
-	traceFile, err := os.OpenFile(filepath.Join(mr.dir, "traces.log"), traceFlags(mr.cfg.Resume != ""), 0o644)
+	_ = os.Chmod(mr.dir, 0o700)
+	traceFile, err := os.OpenFile(filepath.Join(mr.dir, "traces.log"), traceFlags(mr.cfg.Resume != ""), 0o600)
 	if err != nil {
 		return fail(err)
 	}
@@ -503,7 +519,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		mr.act(ctx, mr.team[0], step{in: nav(mr.start), why: "open the start URL"}, &pre)
 		in := State{Messages: []state.Message{first}, Tape: pre.Tape, Bugs: pre.Bugs, Steps: 1}
 		gthread = fmt.Sprintf("%s@%d", mr.m.ThreadID, time.Now().UnixNano())
-		if err := os.WriteFile(threadFile, []byte(gthread+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(threadFile, []byte(gthread+"\n"), 0o600); err != nil {
 			return fail(err)
 		}
 		out, err = app.Invoke(ctx, in, graph.Thread(gthread))
@@ -598,6 +614,7 @@ func (mr *missionRun) injectedFault(ctx context.Context, persona string) error {
 
 // record renumbers a window entry into the mission's tape and keeps it.
 func (mr *missionRun) record(e browser.Entry, persona string) browser.Entry {
+	e.Params = mr.secrets.RedactIntent(e.Params)
 	mr.seq++
 	e.Seq = mr.seq
 	e.User = persona
@@ -633,7 +650,7 @@ func (mr *missionRun) progress(persona string, st step, res browser.Result) {
 	if !res.OK {
 		status = "error: " + clip(res.Error, 100)
 	}
-	mr.trace.Info("step", "n", mr.steps, "persona", persona, "intent", st.in.JSON(), "why", st.why, "url", pathQuery(res.URL), "status", status, "findings", len(res.Findings))
+	mr.trace.Info("step", "n", mr.steps, "persona", persona, "intent", mr.secrets.Redact(st.in.JSON()), "why", mr.secrets.Redact(st.why), "url", pathQuery(res.URL), "status", mr.secrets.Redact(status), "findings", len(res.Findings))
 	if mr.cfg.Progress == nil {
 		return
 	}
@@ -662,6 +679,9 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	if !ok || mr.bugSeen[b.Fingerprint] {
 		return Bug{}, false
 	}
+	// A page (or a 5xx body) that echoes a secret does not put it in a
+	// report or in memory.
+	b.Title, b.Evidence, b.URL = mr.secrets.Redact(b.Title), mr.secrets.Redact(b.Evidence), mr.secrets.Redact(b.URL)
 	fp, page, evidence := b.Fingerprint, b.URL, b.Evidence
 	mr.bugSeen[fp] = true
 	mr.bugs++
@@ -688,12 +708,23 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	mr.late = append(mr.late, shot.Findings...)
 	if len(shot.Screenshot) > 0 {
 		rel := filepath.Join("screenshots", b.ID+".png")
-		if err := os.WriteFile(filepath.Join(mr.dir, rel), shot.Screenshot, 0o644); err == nil {
+		if err := os.WriteFile(filepath.Join(mr.dir, rel), shot.Screenshot, 0o600); err == nil {
 			b.Screenshot = rel
 		}
 	}
 	mr.trace.Warn("bug", "id", b.ID, "kind", b.Kind, "url", pathQuery(page), "evidence", clip(evidence, 300), "new", b.New)
 	return b, true
+}
+
+// bugsSoFar are the bugs this run found, in the order found, for the report
+// of an interrupted mission.
+func (mr *missionRun) bugsSoFar() []Bug {
+	var out []Bug
+	for _, b := range mr.recorded {
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(a, b Bug) int { return int(a.TapeSeq - b.TapeSeq) })
+	return out
 }
 
 // bugEvidence is a finding's evidence as a bug reports it: the message
