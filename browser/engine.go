@@ -609,6 +609,10 @@ func (s *Session) SaveStorageState(path string) error {
 	}); err != nil {
 		return fmt.Errorf("browser: storage state: %w", err)
 	}
+	// Session cookies are credentials: the file is the user's alone.
+	if err := os.Chmod(path, 0o600); err != nil {
+		return fmt.Errorf("browser: storage state: %w", err)
+	}
 	return nil
 }
 

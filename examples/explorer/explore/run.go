@@ -670,7 +670,27 @@ var bugKinds = map[browser.FindingKind]string{
 	browser.FindServerError: "Server error", browser.FindNotFound: "Broken link (404)", browser.FindErrorBanner: "Error banner",
 	browser.FindStackTrace: "Stack trace on the page", browser.FindSpinner: "Spinner never settles", FindXSS: "Cross-site scripting",
 	FindA11y: "Accessibility violation", FindDeadControl: "Dead control", FindSlow: "Slow response", FindDuplicate: "Duplicate submission accepted",
-	FindDuplicateRow: "Duplicate record",
+	FindDuplicateRow: "Duplicate record", browser.FindUnresponsive: "Page unresponsive",
+}
+
+// leaveHostile marks as explored the pages that stopped responding during
+// an action (the engine replaced the page by a fresh one; the finding
+// becomes a bug) and a navigation's path that led off the app's origin (a
+// redirect or refresh the origin guard refused), so that no persona goes
+// back to them.
+func (mr *missionRun) leaveHostile(in browser.Intent, res browser.Result) {
+	if in.Action == browser.ActNavigate && !res.OK && strings.Contains(res.Error, "outside the allowed origins") {
+		if p := pathQuery(in.URL); strings.HasPrefix(p, "/") {
+			mr.cov.visit(p)
+		}
+	}
+	for _, f := range res.Findings {
+		if f.Kind != browser.FindUnresponsive || f.URL == "" || strings.HasPrefix(f.URL, "about:") {
+			continue
+		}
+		mr.cov.visit(pathQuery(f.URL))
+		mr.trace.Warn("page unresponsive: replaced by a fresh page, not visited again", "url", pathQuery(f.URL))
+	}
 }
 
 // bug turns a finding into a Bug when it is a new one for this mission.
