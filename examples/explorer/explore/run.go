@@ -36,6 +36,11 @@ type Result struct {
 	Demo *DemoScore `json:"demo,omitempty"`
 	// Usage is the batch's model usage (nil offline).
 	Usage *Usage `json:"usage,omitempty"`
+	// SecretEnv is the environment the reproduction specs need to replay
+	// a sign-in: SECRET_n=value for each secret the run typed (specs read
+	// process.env.SECRET_n; artifacts hold only the references). Never
+	// written to a file.
+	SecretEnv []string `json:"-"`
 }
 
 // Bugs counts the bugs of all missions.
@@ -248,6 +253,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	res.Usage = cfg.Models.usageSnapshot()
 	res.Duration = time.Since(start)
+	res.SecretEnv = secrets.Env()
 	res.JUnit = filepath.Join(cfg.ReportDir, "junit.xml")
 	if err := writeJUnit(res.JUnit, res); err != nil {
 		return res, fmt.Errorf("explore: junit: %w", err)
