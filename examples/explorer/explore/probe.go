@@ -313,7 +313,7 @@ func (c *collector) rewriteLocation(resp *http.Response) {
 		if loc == "" {
 			continue
 		}
-		if p, ok := c.onTarget(resp.Request.URL, loc); ok {
+		if p, ok := c.onTarget(loc); ok {
 			resp.Header.Set(h, p)
 		} else if h == "Location" {
 			c.log.Info("explore: collector: the app redirects off its origin; the browser will refuse it", "from", resp.Request.URL.Path, "to", loc)
@@ -321,16 +321,16 @@ func (c *collector) rewriteLocation(resp *http.Response) {
 	}
 	if r := resp.Header.Get("Refresh"); r != "" {
 		if i := strings.Index(strings.ToLower(r), "url="); i >= 0 {
-			if p, ok := c.onTarget(resp.Request.URL, strings.Trim(r[i+4:], `'" `)); ok {
+			if p, ok := c.onTarget(strings.Trim(r[i+4:], `'" `)); ok {
 				resp.Header.Set("Refresh", r[:i+4]+p)
 			}
 		}
 	}
 }
 
-// onTarget resolves ref against the request's URL and, when the result is
-// on the app's origin, returns it as a path (with query and fragment).
-func (c *collector) onTarget(req *url.URL, ref string) (string, bool) {
+// onTarget returns ref as a path (with query and fragment) when it is
+// relative or on the app's origin.
+func (c *collector) onTarget(ref string) (string, bool) {
 	u, err := url.Parse(strings.TrimSpace(ref))
 	if err != nil {
 		return "", false
