@@ -621,9 +621,14 @@ func (s *Session) SaveStorageState(path string) error {
 func (s *Session) settle(ctx context.Context) {
 	start := time.Now()
 	deadline := start.Add(s.e.cfg.SettleTimeout)
-	_ = s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
-		State: playwright.LoadStateDomcontentloaded, Timeout: playwright.Float(float64(s.e.cfg.SettleTimeout.Milliseconds())),
-	})
+	p := s.page
+	if err := bounded0(ctx, s.e.cfg.SettleTimeout+callSlack, "settle", func() error {
+		return p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+			State: playwright.LoadStateDomcontentloaded, Timeout: playwright.Float(float64(s.e.cfg.SettleTimeout.Milliseconds())),
+		})
+	}); errors.Is(err, ErrTimeout) {
+		s.suspect = true
+	}
 	quiet := s.e.cfg.SettleQuiet
 	for time.Now().Before(deadline) {
 		if ctx.Err() != nil {
