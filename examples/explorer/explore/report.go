@@ -42,6 +42,7 @@ func SpecName(bugID string) string { return "reproduction_" + bugID + ".spec.ts"
 
 func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) error {
 	minimized := mr.minimizeRepros(ctx, r)
+	usesSecrets := false
 	for i := range r.Bugs {
 		b := &r.Bugs[i]
 		entries := replayable(r.Timeline, b.TapeSeq)
@@ -59,6 +60,7 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 		}
 		b.Spec = SpecName(b.ID)
 		b.ReproSteps = len(repro.Entries)
+		usesSecrets = usesSecrets || strings.Contains(spec, "secret('SECRET_")
 		if err := os.WriteFile(filepath.Join(r.Dir, b.Spec), []byte(mr.secrets.Redact(spec)), 0o600); err != nil {
 			return err
 		}
@@ -66,7 +68,13 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 	if err := writeJSON(filepath.Join(r.Dir, "summary.json"), missionSummary(*r)); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(r.Dir, "test_report.md"), []byte(mr.secrets.Redact(markdown(*r))), 0o600); err != nil {
+	md := markdown(*r)
+	if usesSecrets {
+		md += "\nSome reproductions type a secret: they read `SECRET_1`, `SECRET_2`… from the environment " +
+			"(`SECRET_1` is the configured password, if any; the others were typed into password fields, see the tape's `${SECRET_n}`). " +
+			"The values are never written to a file.\n"
+	}
+	if err := os.WriteFile(filepath.Join(r.Dir, "test_report.md"), []byte(mr.secrets.Redact(md)), 0o600); err != nil {
 		return err
 	}
 	return writeHTML(filepath.Join(r.Dir, "report.html"), *r)
