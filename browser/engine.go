@@ -220,7 +220,7 @@ func (e *Engine) User(ctx context.Context, name string) (*Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s, err := e.newSession(name)
+	s, err := e.newSession(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("browser: user %q: %w", name, err)
 	}
@@ -318,7 +318,7 @@ func (f *inflight) len() int {
 	return len(f.req)
 }
 
-func (e *Engine) newSession(user string) (*Session, error) {
+func (e *Engine) newSession(ctx context.Context, user string) (*Session, error) {
 	s := &Session{e: e, user: user, h: newHealth(), refs: map[string]bool{}}
 	guard, err := newNetGuard(e.origins, e.subres, e.cfg.Logger, s.guardBlocked)
 	if err != nil {
@@ -331,7 +331,7 @@ func (e *Engine) newSession(user string) (*Session, error) {
 	if e.cfg.StorageStatePath != "" {
 		opts.StorageStatePath = playwright.String(e.cfg.StorageStatePath)
 	}
-	bctx, err := e.b.browser.NewContext(opts)
+	bctx, err := bounded(ctx, sessionTimeout, "new context", func() (playwright.BrowserContext, error) { return e.b.browser.NewContext(opts) })
 	if err != nil {
 		_ = guard.close()
 		return nil, fmt.Errorf("new context: %w", err)
@@ -356,7 +356,7 @@ func (e *Engine) newSession(user string) (*Session, error) {
 			return fail(fmt.Errorf("init script %d of Config.InitScripts: %w", i, err))
 		}
 	}
-	page, err := bctx.NewPage()
+	page, err := bounded(ctx, sessionTimeout, "new page", func() (playwright.Page, error) { return bctx.NewPage() })
 	if err != nil {
 		return fail(fmt.Errorf("new page: %w", err))
 	}
@@ -373,6 +373,9 @@ func (e *Engine) newSession(user string) (*Session, error) {
 	s.listen(page)
 	return s, nil
 }
+
+// sessionTimeout bounds the creation of a user's context and page.
+const sessionTimeout = 30 * time.Second
 
 const popupMark = "agentgraph: popup refused: "
 
