@@ -92,6 +92,7 @@ func (s *Session) Do(ctx context.Context, in Intent) Result {
 	var pre Result
 	s.checkAlive(ctx, &pre)
 	s.navBlocked.Store(nil)
+	s.popupBlocked.Store(nil)
 	if in.Target != "" {
 		if _, err := ParseTarget(in.Target); err != nil {
 			return s.finish(in, start, Result{Action: in.Action, Error: err.Error()})
@@ -118,6 +119,9 @@ func (s *Session) Do(ctx context.Context, in Intent) Result {
 		} else if !strings.Contains(res.Error, msg) {
 			res.Error = msg + "; " + res.Error
 		}
+	}
+	if u := s.popupBlocked.Load(); u != nil && res.Error == "" {
+		res.Error = fmt.Sprintf("popup to %s refused: outside the allowed origins %s (no request reached it)", *u, strings.Join(s.e.origins, ", "))
 	}
 	if pre.Error != "" {
 		res.Findings = append(res.Findings, Finding{Kind: FindUnresponsive, Message: pre.Error, URL: res.URL})

@@ -253,11 +253,12 @@ type Session struct {
 	h     *health
 	guard *netGuard
 
-	pageMu     sync.Mutex             // guards page for readers outside mu (URL, Evaluate)
-	suspect    bool                   // a call of the current action timed out (under mu)
-	ctx        context.Context        // the context of the action in progress (under mu)
-	fillRec    *string                // the value a fill records, when it differs from the intent's (under mu)
-	navBlocked atomic.Pointer[string] // the latest navigation the origin guard refused
+	pageMu       sync.Mutex             // guards page for readers outside mu (URL, Evaluate)
+	suspect      bool                   // a call of the current action timed out (under mu)
+	ctx          context.Context        // the context of the action in progress (under mu)
+	fillRec      *string                // the value a fill records, when it differs from the intent's (under mu)
+	navBlocked   atomic.Pointer[string] // the latest navigation the origin guard refused
+	popupBlocked atomic.Pointer[string] // the latest popup refused or closed for leaving the origins
 
 	mu      sync.Mutex // one action at a time
 	refs    map[string]bool
@@ -462,7 +463,9 @@ func (s *Session) listen(p playwright.Page) {
 		case m.Type() == "error":
 			s.h.add(Finding{Kind: FindConsoleError, Message: m.Text(), URL: p.URL()})
 		case m.Type() == "warning" && strings.HasPrefix(m.Text(), popupMark):
-			s.h.add(Finding{Kind: FindBlockedPopup, Message: "popup outside the allowed origins refused", URL: strings.TrimPrefix(m.Text(), popupMark)})
+			u := strings.TrimPrefix(m.Text(), popupMark)
+			s.popupBlocked.Store(&u)
+			s.h.add(Finding{Kind: FindBlockedPopup, Message: "popup outside the allowed origins refused", URL: u})
 		}
 	})
 	p.OnRequest(func(r playwright.Request) {
@@ -545,6 +548,7 @@ func (s *Session) listen(p playwright.Page) {
 		go func() {
 			_ = pop.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateDomcontentloaded, Timeout: playwright.Float(3000)})
 			if u := pop.URL(); !s.e.Allowed(u) {
+				s.popupBlocked.Store(&u)
 				s.h.add(Finding{Kind: FindBlockedPopup, Message: "popup outside the allowed origins closed", URL: u})
 				_ = pop.Close()
 			}
