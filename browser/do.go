@@ -343,7 +343,7 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 		}
 		// A password (or a value known to be secret) is typed as itself
 		// and recorded as its reference.
-		typed, rec := s.FillValue(ctx, r.loc, in.ValueOrEmpty())
+		typed, rec := s.fillValue(ctx, r.loc, in.ValueOrEmpty())
 		s.fillRec = &rec
 		res := Result{Locator: r.js, HoverLocator: r.hoverJS, FocusLocator: r.focusJS}
 		if err := s.call(ctx, "fill", func() error { return r.loc.Fill(typed) }); err != nil {

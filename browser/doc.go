@@ -27,7 +27,7 @@
 //     Dialog and popup storms are capped.
 //   - Secrets (secret.go): values typed into password fields or
 //     Config.SecretFields are recorded as ${SECRET_n} everywhere (tape,
-//     results, specs, which read process.env); Session.FillValue is the
+//     results, specs, which read process.env); Session.fillValue is the
 //     one place an action that types into a field gets the value to type
 //     and the value to record.
 //   - ParseIntent validates an Intent (action and parameters) before it

@@ -171,12 +171,12 @@ const secretFieldJS = `(el, sels) => {
   return false;
 }`
 
-// FillValue is what a fill intent types and records: typed is the value
+// fillValue is what a fill intent types and records: typed is the value
 // for the page (a reference resolved), recorded the value for the tape (a
 // reference when the field or the value is secret). The caller holds s.mu;
 // loc is the field. Intents that type into fields (fill, and any later
 // action such as a form fill) use it for every value.
-func (s *Session) FillValue(ctx context.Context, loc playwright.Locator, value string) (typed, recorded string) {
+func (s *Session) fillValue(ctx context.Context, loc playwright.Locator, value string) (typed, recorded string) {
 	sec := s.e.secrets
 	typed, _ = sec.Resolve(value)
 	if ref, ok := sec.Ref(typed); ok {
