@@ -83,9 +83,16 @@ func (s *Session) Do(ctx context.Context, in Intent) Result {
 	start := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.ctx = ctx
+	defer func() { s.ctx = nil }()
 	if err := ctx.Err(); err != nil {
 		return s.finish(in, start, Result{Action: in.Action, Error: "not run: " + err.Error()})
 	}
+	// A page the previous action left hanging is replaced first.
+	var pre Result
+	s.checkAlive(ctx, &pre)
+	s.navBlocked.Store(nil)
+	s.popupBlocked.Store(nil)
 	if in.Target != "" {
 		if _, err := ParseTarget(in.Target); err != nil {
 			return s.finish(in, start, Result{Action: in.Action, Error: err.Error()})
@@ -102,6 +109,23 @@ func (s *Session) Do(ctx context.Context, in Intent) Result {
 		s.settle(ctx)
 		s.probe(ctx)
 	}
+	s.checkAlive(ctx, &res)
+	if u := s.navBlocked.Load(); u != nil {
+		// The page left the allowed origins (a redirect, a meta refresh, a
+		// link, a popup): the guard refused it, and the action failed.
+		msg := fmt.Sprintf("navigation to %s refused: outside the allowed origins %s (no request reached it)", *u, strings.Join(s.e.origins, ", "))
+		if res.Error == "" {
+			res.Error = msg
+		} else if !strings.Contains(res.Error, msg) {
+			res.Error = msg + "; " + res.Error
+		}
+	}
+	if u := s.popupBlocked.Load(); u != nil && res.Error == "" {
+		res.Error = fmt.Sprintf("popup to %s refused: outside the allowed origins %s (no request reached it)", *u, strings.Join(s.e.origins, ", "))
+	}
+	if pre.Error != "" {
+		res.Findings = append(res.Findings, Finding{Kind: FindUnresponsive, Message: pre.Error, URL: res.URL})
+	}
 	return s.finish(in, start, res)
 }
 
@@ -111,6 +135,20 @@ func (s *Session) finish(in Intent, start time.Time, res Result) Result {
 	res.Title = s.title()
 	res.Findings = append(res.Findings, s.h.drain()...)
 	res.Duration = time.Since(start)
+	// Secrets never leave as text: the intent records references, and a
+	// page or an error that echoes a secret is redacted too.
+	sec := s.e.secrets
+	in = sec.RedactIntent(in)
+	if s.fillRec != nil {
+		in.Value, s.fillRec = s.fillRec, nil
+	}
+	if sec.Len() > 0 {
+		res.Error, res.Output, res.Title, res.URL = sec.Redact(res.Error), sec.Redact(res.Output), sec.Redact(res.Title), sec.Redact(res.URL)
+		for i := range res.Findings {
+			f := &res.Findings[i]
+			f.Message, f.Evidence, f.URL = sec.Redact(f.Message), sec.Redact(f.Evidence), sec.Redact(f.URL)
+		}
+	}
 	e := Entry{
 		Seq: s.e.seq.Add(1), Time: start.UTC(), User: s.user, Action: in.Action, Params: in,
 		Locator: res.Locator, HoverLocator: res.HoverLocator, FocusLocator: res.FocusLocator, DropLocator: res.DropLocator, OK: res.OK, DurationMS: res.Duration.Milliseconds(),
@@ -170,7 +208,10 @@ func (s *Session) resolve(target string, needOne bool) (*resolved, error) {
 	default:
 		r.loc = s.page.Locator(t.Selector)
 	}
-	n, err := r.loc.Count()
+	n, err := bounded(s.actx(), s.e.cfg.ActionTimeout, "count "+target, r.loc.Count)
+	if timedOut(err) {
+		s.suspect = true
+	}
 	if err != nil {
 		if r.ref != "" {
 			return nil, s.staleRef(r.ref)
@@ -187,13 +228,13 @@ func (s *Session) resolve(target string, needOne bool) (*resolved, error) {
 	}
 	r.multiple = n
 	if r.hover != nil {
-		if err := r.hover.First().Hover(); err != nil {
+		if err := s.call(s.actx(), "hover", func() error { return r.hover.First().Hover() }); err != nil {
 			return nil, fmt.Errorf("hovering the row of %s: %s", r.ref, oneLine(err))
 		}
 		r.hoverJS = JSLocator(s.normalize(r.hover.First()))
 	}
 	if r.focus != nil {
-		if err := r.focus.First().Focus(); err != nil {
+		if err := s.call(s.actx(), "focus", func() error { return r.focus.First().Focus() }); err != nil {
 			return nil, fmt.Errorf("focusing the field that reveals %s: %s", r.ref, oneLine(err))
 		}
 		r.focusJS = JSLocator(s.normalize(r.focus.First()))
@@ -208,7 +249,13 @@ func (s *Session) resolve(target string, needOne bool) (*resolved, error) {
 // normalize returns the selector Playwright itself would generate for the
 // element (test id, role+name, placeholder, label, alt, text, title, id).
 func (s *Session) normalize(l playwright.Locator) string {
-	n := l.Normalize()
+	n, err := bounded(s.actx(), s.e.cfg.ActionTimeout, "normalize", func() (playwright.Locator, error) { return l.Normalize(), nil })
+	if err != nil {
+		if timedOut(err) {
+			s.suspect = true
+		}
+		return selectorOf(l)
+	}
 	if sel := selectorOf(n); sel != "" && !strings.HasPrefix(sel, "aria-ref=") && !strings.Contains(sel, refAttr) {
 		return sel
 	}
@@ -257,7 +304,10 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 		if err != nil {
 			return fail(err)
 		}
-		out, err := act(r)
+		out, err := bounded(ctx, s.e.cfg.ActionTimeout+callSlack, string(in.Action), func() (string, error) { return act(r) })
+		if timedOut(err) {
+			s.suspect = true
+		}
 		res := Result{Locator: r.js, HoverLocator: r.hoverJS, FocusLocator: r.focusJS, Output: out}
 		if err != nil {
 			res.Error = fmt.Sprintf("%s on %s failed: %s", in.Action, r.js, oneLine(err))
@@ -270,7 +320,13 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 		if err != nil {
 			return fail(err)
 		}
-		resp, err := s.page.Goto(u, playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateDomcontentloaded})
+		p := s.page
+		resp, err := bounded(ctx, s.navTimeout()+callSlack, "navigate", func() (playwright.Response, error) {
+			return p.Goto(u, playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateDomcontentloaded})
+		})
+		if timedOut(err) {
+			s.suspect = true
+		}
 		if err != nil {
 			return fail(fmt.Errorf("navigate to %s: %s", u, oneLine(err)))
 		}
@@ -281,10 +337,22 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 	case ActClick:
 		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Click() })
 	case ActFill:
-		return withTarget(true, func(r *resolved) (string, error) { return "", r.loc.Fill(in.ValueOrEmpty()) })
+		r, err := s.resolve(in.Target, true)
+		if err != nil {
+			return fail(err)
+		}
+		// A password (or a value known to be secret) is typed as itself
+		// and recorded as its reference.
+		typed, rec := s.fillValue(ctx, r.loc, in.ValueOrEmpty())
+		s.fillRec = &rec
+		res := Result{Locator: r.js, HoverLocator: r.hoverJS, FocusLocator: r.focusJS}
+		if err := s.call(ctx, "fill", func() error { return r.loc.Fill(typed) }); err != nil {
+			res.Error = fmt.Sprintf("%s on %s failed: %s", in.Action, r.js, oneLine(err))
+		}
+		return res
 	case ActPress:
 		if in.Target == "" {
-			if err := s.page.Keyboard().Press(in.Key); err != nil {
+			if err := s.call(ctx, "press", func() error { return s.page.Keyboard().Press(in.Key) }); err != nil {
 				return fail(fmt.Errorf("press %s: %s", in.Key, oneLine(err)))
 			}
 			return Result{}
@@ -316,7 +384,7 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 			return Result{Locator: src.js, Error: "drop target: " + err.Error()}
 		}
 		res := Result{Locator: src.js, HoverLocator: src.hoverJS, FocusLocator: src.focusJS, DropLocator: dst.js}
-		if err := src.loc.DragTo(dst.loc); err != nil {
+		if err := s.call(ctx, "drag", func() error { return src.loc.DragTo(dst.loc) }); err != nil {
 			res.Error = fmt.Sprintf("drag %s to %s failed: %s", src.js, dst.js, oneLine(err))
 		}
 		return res
@@ -336,7 +404,9 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 		}
 		if in.Text != "" {
 			l := s.page.GetByText(in.Text).First()
-			if err := l.WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateVisible, Timeout: &to}); err != nil {
+			if err := bounded0(ctx, time.Duration(to)*time.Millisecond+callSlack, "wait_for", func() error {
+				return l.WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateVisible, Timeout: &to})
+			}); err != nil {
 				return fail(fmt.Errorf("text %q did not appear within %.0fms", in.Text, to))
 			}
 			return Result{Locator: "getByText(" + jsString(in.Text) + ")", Output: fmt.Sprintf("text %q is visible", in.Text)}
@@ -360,7 +430,9 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 			js = JSLocator(t.Selector)
 		}
 		st := playwright.WaitForSelectorState(state)
-		if err := l.WaitFor(playwright.LocatorWaitForOptions{State: &st, Timeout: &to}); err != nil {
+		if err := bounded0(ctx, time.Duration(to)*time.Millisecond+callSlack, "wait_for", func() error {
+			return l.WaitFor(playwright.LocatorWaitForOptions{State: &st, Timeout: &to})
+		}); err != nil {
 			return Result{Locator: js, Error: fmt.Sprintf("%s did not become %s within %.0fms", in.Target, state, to)}
 		}
 		return Result{Locator: js, Output: in.Target + " is " + state}
@@ -383,14 +455,18 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 		default:
 			js = fmt.Sprintf("window.scrollBy(0, %d)", px)
 		}
-		if _, err := s.page.Evaluate(js + "; [window.scrollY, document.documentElement.scrollHeight]"); err != nil {
+		if _, err := s.evalBounded(ctx, js+"; [window.scrollY, document.documentElement.scrollHeight]", nil); err != nil {
+			if timedOut(err) || errors.Is(err, context.DeadlineExceeded) {
+				s.suspect = true
+			}
 			return fail(fmt.Errorf("scroll: %s", oneLine(err)))
 		}
-		y, _ := s.page.Evaluate("Math.round(window.scrollY)")
+		y, _ := s.evalBounded(ctx, "Math.round(window.scrollY)", nil)
 		return Result{Output: fmt.Sprintf("scrollY=%v", y)}
 	case ActExtractText:
 		if in.Target == "" {
-			txt, err := s.page.Locator("body").InnerText()
+			body := s.page.Locator("body")
+			txt, err := bounded(ctx, s.e.cfg.ActionTimeout+callSlack, "extract_text", func() (string, error) { return body.InnerText() })
 			if err != nil {
 				return fail(fmt.Errorf("extract_text: %s", oneLine(err)))
 			}
@@ -421,7 +497,13 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 		}
 		return Result{Output: b.String()}
 	case ActScreenshot:
-		png, err := s.page.Screenshot(playwright.PageScreenshotOptions{FullPage: playwright.Bool(in.FullPage)})
+		p := s.page
+		png, err := bounded(ctx, s.e.cfg.ActionTimeout+callSlack, "screenshot", func() ([]byte, error) {
+			return p.Screenshot(playwright.PageScreenshotOptions{FullPage: playwright.Bool(in.FullPage)})
+		})
+		if timedOut(err) {
+			s.suspect = true
+		}
 		if err != nil {
 			return fail(fmt.Errorf("screenshot: %s", oneLine(err)))
 		}
@@ -431,12 +513,20 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 		}
 		return Result{Output: out, Screenshot: png}
 	case ActGoBack:
-		if _, err := s.page.GoBack(playwright.PageGoBackOptions{WaitUntil: playwright.WaitUntilStateDomcontentloaded}); err != nil {
+		p := s.page
+		if err := s.navCall(ctx, "go_back", func() error {
+			_, err := p.GoBack(playwright.PageGoBackOptions{WaitUntil: playwright.WaitUntilStateDomcontentloaded})
+			return err
+		}); err != nil {
 			return fail(fmt.Errorf("go_back: %s", oneLine(err)))
 		}
 		return Result{}
 	case ActReload:
-		if _, err := s.page.Reload(playwright.PageReloadOptions{WaitUntil: playwright.WaitUntilStateDomcontentloaded}); err != nil {
+		p := s.page
+		if err := s.navCall(ctx, "reload", func() error {
+			_, err := p.Reload(playwright.PageReloadOptions{WaitUntil: playwright.WaitUntilStateDomcontentloaded})
+			return err
+		}); err != nil {
 			return fail(fmt.Errorf("reload: %s", oneLine(err)))
 		}
 		return Result{}
@@ -465,7 +555,13 @@ func (s *Session) Snapshot(ctx context.Context) (Snapshot, error) {
 // snapshot builds the model's view; the caller holds s.mu.
 func (s *Session) snapshot(ctx context.Context) (Snapshot, error) {
 	snap := Snapshot{URL: s.page.URL(), Title: s.title(), Source: "aria"}
-	raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: s.timeout()})
+	p := s.page
+	raw, err := bounded(ctx, s.e.cfg.ActionTimeout+callSlack, "aria snapshot", func() (string, error) {
+		return p.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: s.timeout()})
+	})
+	if timedOut(err) {
+		s.suspect = true
+	}
 	var body string
 	if err != nil || strings.TrimSpace(raw) == "" {
 		snap.Source = "dom"

@@ -14,7 +14,22 @@
 //   - Browser.NewEngine scopes the browser to an app: the allowed origins,
 //     viewport, storage state, dialog policy, timeouts, snapshot budget and
 //     tape. Engine.User returns one isolated browser context per user;
-//     switching users is a map lookup.
+//     switching users is a map lookup. Each context's requests all pass an
+//     origin guard (guard.go: a loopback proxy of the context), so no
+//     redirect, meta refresh, popup, frame or image reaches another origin
+//     (Config.SubresourceOrigins allow-lists sub-resources); a refused
+//     document fails the action, a refused frame or sub-resource is a
+//     finding.
+//   - No call hangs (bounded.go): every Playwright call, page script and
+//     navigation has a deadline and honours the caller's context; a page
+//     whose scripts stop yielding is a FindUnresponsive finding and is
+//     replaced by a fresh page in the same context (ErrUnresponsive).
+//     Dialog and popup storms are capped.
+//   - Secrets (secret.go): values typed into password fields or
+//     Config.SecretFields are recorded as ${SECRET_n} everywhere (tape,
+//     results, specs, which read process.env); Session.fillValue is the
+//     one place an action that types into a field gets the value to type
+//     and the value to record.
 //   - ParseIntent validates an Intent (action and parameters) before it
 //     runs; ParseTarget applies the selector policy (refs, test ids, role and
 //     name, labels, text, plain ids; no XPath or positional CSS). Besides

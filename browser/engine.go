@@ -34,8 +34,28 @@ type Viewport struct{ Width, Height int }
 type Config struct {
 	// Origins the agent may visit, e.g. "http://127.0.0.1:8080". Navigation
 	// anywhere else (other hosts, file:, data:, javascript:) is refused, in
-	// intents, in-page links and popups alike.
+	// intents, in-page links, redirects, meta refreshes, popups and frames
+	// alike; so are sub-resources (images, scripts, fetches) of other
+	// origins unless SubresourceOrigins lists them. Every request of a
+	// user's browser context passes the engine's origin guard (a loopback
+	// proxy of the context), so a refused request never reaches the other
+	// origin.
 	Origins []string
+	// SubresourceOrigins may serve sub-resources (images, scripts, styles,
+	// fonts, fetches; a CDN) but never a document: navigations and frames
+	// there are refused like any other origin's.
+	SubresourceOrigins []string
+	// Secrets holds the secret values typed into pages and their
+	// references (${SECRET_1}); nil gives the engine its own. Values typed
+	// into password fields (and SecretFields) join it, and every value it
+	// holds is recorded as its reference: on the tape, in results, errors
+	// and findings, and in specs (process.env.SECRET_1). Share one between
+	// the engines that replay each other's tapes.
+	Secrets *Secrets
+	// SecretFields are CSS selectors of further fields whose values are
+	// secret (an API key field: `[name="api_key"]`), besides password
+	// inputs.
+	SecretFields []string
 	// Viewport of every page (default 1280×800).
 	Viewport Viewport
 	// StorageStatePath, when set, seeds every new user context (cookies,
@@ -114,6 +134,8 @@ type Engine struct {
 	b       *Browser
 	cfg     Config
 	origins []string
+	subres  []string
+	secrets *Secrets
 
 	mu     sync.Mutex
 	users  map[string]*Session
@@ -137,6 +159,10 @@ func (b *Browser) NewEngine(cfg Config) (*Engine, error) {
 		}
 		origins = append(origins, u.Scheme+"://"+u.Host)
 	}
+	subres, err := normOrigins("sub-resource origin", cfg.SubresourceOrigins)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Dialogs != DialogAccept && cfg.Dialogs != DialogDismiss {
 		return nil, fmt.Errorf("browser: engine: dialog policy %q: want accept or dismiss", cfg.Dialogs)
 	}
@@ -145,11 +171,18 @@ func (b *Browser) NewEngine(cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("browser: engine: storage state: %w", err)
 		}
 	}
-	return &Engine{b: b, cfg: cfg, origins: origins, users: map[string]*Session{}, window: NewWindow(cfg.WindowSize)}, nil
+	secrets := cfg.Secrets
+	if secrets == nil {
+		secrets = NewSecrets()
+	}
+	return &Engine{b: b, cfg: cfg, origins: origins, subres: subres, secrets: secrets, users: map[string]*Session{}, window: NewWindow(cfg.WindowSize)}, nil
 }
 
 // Origins are the allowed origins, normalised.
 func (e *Engine) Origins() []string { return slices.Clone(e.origins) }
+
+// Secrets is the engine's set of secret values and their references.
+func (e *Engine) Secrets() *Secrets { return e.secrets }
 
 // Window is the in-memory bounded tape of the latest actions.
 func (e *Engine) Window() *Window { return e.window }
@@ -187,7 +220,7 @@ func (e *Engine) User(ctx context.Context, name string) (*Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s, err := e.newSession(name)
+	s, err := e.newSession(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("browser: user %q: %w", name, err)
 	}
@@ -213,11 +246,19 @@ func (e *Engine) Close() error {
 
 // Session is one user's isolated browser context and page.
 type Session struct {
-	e    *Engine
-	user string
-	bctx playwright.BrowserContext
-	page playwright.Page
-	h    *health
+	e     *Engine
+	user  string
+	bctx  playwright.BrowserContext
+	page  playwright.Page // written under mu and pageMu (replacePage)
+	h     *health
+	guard *netGuard
+
+	pageMu       sync.Mutex             // guards page for readers outside mu (URL, Evaluate)
+	suspect      bool                   // a call of the current action timed out (under mu)
+	ctx          context.Context        // the context of the action in progress (under mu)
+	fillRec      *string                // the value a fill records, when it differs from the intent's (under mu)
+	navBlocked   atomic.Pointer[string] // the latest navigation the origin guard refused
+	popupBlocked atomic.Pointer[string] // the latest popup refused or closed for leaving the origins
 
 	mu      sync.Mutex // one action at a time
 	refs    map[string]bool
@@ -265,58 +306,77 @@ func (f *inflight) newDocument() {
 	}
 }
 
+// reset forgets every request (a fresh page).
+func (f *inflight) reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	clear(f.req)
+}
+
 func (f *inflight) len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.req)
 }
 
-func (e *Engine) newSession(user string) (*Session, error) {
+func (e *Engine) newSession(ctx context.Context, user string) (*Session, error) {
+	s := &Session{e: e, user: user, h: newHealth(), refs: map[string]bool{}}
+	guard, err := newNetGuard(e.origins, e.subres, e.cfg.Logger, s.guardBlocked)
+	if err != nil {
+		return nil, err
+	}
 	opts := playwright.BrowserNewContextOptions{
 		Viewport: &playwright.Size{Width: e.cfg.Viewport.Width, Height: e.cfg.Viewport.Height},
+		Proxy:    &playwright.Proxy{Server: guard.server()},
 	}
 	if e.cfg.StorageStatePath != "" {
 		opts.StorageStatePath = playwright.String(e.cfg.StorageStatePath)
 	}
-	bctx, err := e.b.browser.NewContext(opts)
+	bctx, err := bounded(ctx, sessionTimeout, "new context", func() (playwright.BrowserContext, error) { return e.b.browser.NewContext(opts) })
 	if err != nil {
+		_ = guard.close()
 		return nil, fmt.Errorf("new context: %w", err)
 	}
-	s := &Session{e: e, user: user, bctx: bctx, h: newHealth(), refs: map[string]bool{}}
+	s.bctx, s.guard = bctx, guard
+	fail := func(err error) (*Session, error) {
+		_ = bctx.Close()
+		_ = guard.close()
+		return nil, err
+	}
 	bctx.SetDefaultTimeout(float64(e.cfg.ActionTimeout.Milliseconds()))
 	bctx.SetDefaultNavigationTimeout(float64(max(e.cfg.ActionTimeout, 10*time.Second).Milliseconds()))
 	origins, _ := json.Marshal(e.origins)
 	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(fmt.Sprintf(popupGuardJS, origins, popupMark))}); err != nil {
-		_ = bctx.Close()
-		return nil, fmt.Errorf("init script: %w", err)
+		return fail(fmt.Errorf("init script: %w", err))
 	}
 	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(handlerJS)}); err != nil {
-		_ = bctx.Close()
-		return nil, fmt.Errorf("init script: %w", err)
+		return fail(fmt.Errorf("init script: %w", err))
 	}
 	for i, js := range e.cfg.InitScripts {
 		if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(js)}); err != nil {
-			_ = bctx.Close()
-			return nil, fmt.Errorf("init script %d of Config.InitScripts: %w", i, err)
+			return fail(fmt.Errorf("init script %d of Config.InitScripts: %w", i, err))
 		}
 	}
-	page, err := bctx.NewPage()
+	page, err := bounded(ctx, sessionTimeout, "new page", func() (playwright.Page, error) { return bctx.NewPage() })
 	if err != nil {
-		_ = bctx.Close()
-		return nil, fmt.Errorf("new page: %w", err)
+		return fail(fmt.Errorf("new page: %w", err))
 	}
 	// Routing on the page rather than the context: playwright-go v0.6401.0
 	// races (go test -race) when a context route aborts a request of a page
 	// still being created, such as a popup's first navigation. Popups are
-	// refused by popupGuardJS and, as a backstop, closed in OnPopup.
+	// refused by popupGuardJS and, as a backstop, closed in OnPopup; the
+	// origin guard (guard.go), a proxy of the whole context, refuses every
+	// request outside the origins: redirects, popups, frames, images.
 	if err := page.Route("**/*", s.route); err != nil {
-		_ = bctx.Close()
-		return nil, fmt.Errorf("route: %w", err)
+		return fail(fmt.Errorf("route: %w", err))
 	}
 	s.page = page
 	s.listen(page)
 	return s, nil
 }
+
+// sessionTimeout bounds the creation of a user's context and page.
+const sessionTimeout = 30 * time.Second
 
 const popupMark = "agentgraph: popup refused: "
 
@@ -336,12 +396,46 @@ func (s *Session) route(r playwright.Route) {
 	req := r.Request()
 	u := req.URL()
 	if req.IsNavigationRequest() && !s.e.Allowed(u) && !strings.HasPrefix(u, "about:") {
-		s.blocked.Store(u, true)
+		s.blocked.Store(u, "document")
+		if f := req.Frame(); f != nil && f.ParentFrame() == nil {
+			s.navBlocked.Store(&u)
+		}
 		s.h.add(Finding{Kind: FindBlockedNav, Message: "navigation outside the allowed origins refused", URL: u})
 		_ = r.Abort("blockedbyclient")
 		return
 	}
 	_ = r.Continue()
+}
+
+// guardBlocked is the origin guard's report of a refused request.
+// A document refused (a redirect, a meta refresh, a link, a popup) fails
+// the action in progress; a frame or a sub-resource is a finding. Without
+// Sec-Fetch-Dest (Chromium sends it to secure and loopback origins only)
+// the page's requestfailed event decides.
+func (s *Session) guardBlocked(u, dest string) {
+	switch dest {
+	case "":
+		s.blocked.Store(u, "")
+	case "document":
+		s.blocked.Store(u, dest)
+		s.navBlocked.Store(&u)
+		s.h.add(Finding{Kind: FindBlockedNav, Message: "navigation or redirect outside the allowed origins refused", URL: u})
+	case "iframe", "frame", "embed", "object", "fencedframe":
+		s.blocked.Store(u, dest)
+		s.h.add(Finding{Kind: FindBlockedNav, Message: dest + " outside the allowed origins refused", URL: u})
+	default:
+		s.blocked.Store(u, dest)
+		s.h.add(Finding{Kind: FindBlockedReq, Message: dest + " request outside the allowed origins refused", URL: u})
+	}
+}
+
+// actx is the context of the action in progress, for helpers that take
+// none (resolve, normalize).
+func (s *Session) actx() context.Context {
+	if s.ctx != nil {
+		return s.ctx
+	}
+	return context.Background()
 }
 
 func (s *Session) touchNet() { s.lastNet.Store(time.Now().UnixNano()) }
@@ -363,10 +457,15 @@ func (s *Session) listen(p playwright.Page) {
 	})
 	p.OnConsole(func(m playwright.ConsoleMessage) {
 		switch {
+		case m.Type() == "error" && s.refusedResource(m):
+			// Chromium's "Failed to load resource" for a request the
+			// origin guard refused: not the app's error.
 		case m.Type() == "error":
 			s.h.add(Finding{Kind: FindConsoleError, Message: m.Text(), URL: p.URL()})
 		case m.Type() == "warning" && strings.HasPrefix(m.Text(), popupMark):
-			s.h.add(Finding{Kind: FindBlockedPopup, Message: "popup outside the allowed origins refused", URL: strings.TrimPrefix(m.Text(), popupMark)})
+			u := strings.TrimPrefix(m.Text(), popupMark)
+			s.popupBlocked.Store(&u)
+			s.h.add(Finding{Kind: FindBlockedPopup, Message: "popup outside the allowed origins refused", URL: u})
 		}
 	})
 	p.OnRequest(func(r playwright.Request) {
@@ -382,7 +481,17 @@ func (s *Session) listen(p playwright.Page) {
 	p.OnRequestFinished(done)
 	p.OnRequestFailed(func(r playwright.Request) {
 		done(r)
-		if _, ok := s.blocked.Load(r.URL()); ok {
+		if dest, ok := s.blocked.Load(r.URL()); ok {
+			if dest == "" { // refused by the guard, kind unknown until now
+				s.blocked.Store(r.URL(), "seen")
+				u := r.URL()
+				if f := r.Frame(); r.IsNavigationRequest() && f != nil && f.ParentFrame() == nil {
+					s.navBlocked.Store(&u)
+					s.h.add(Finding{Kind: FindBlockedNav, Message: "navigation or redirect outside the allowed origins refused", URL: u})
+				} else {
+					s.h.add(Finding{Kind: FindBlockedReq, Message: r.ResourceType() + " request outside the allowed origins refused", URL: u})
+				}
+			}
 			return
 		}
 		reason := "failed"
@@ -408,9 +517,12 @@ func (s *Session) listen(p playwright.Page) {
 		}
 	})
 	p.OnDialog(func(d playwright.Dialog) {
+		own := s.h.dialog()
 		action := "accepted"
 		var err error
-		if s.e.cfg.Dialogs == DialogDismiss {
+		if s.e.cfg.Dialogs == DialogDismiss || !own {
+			// Past the first few of an action (a storm), every dialog is
+			// dismissed: a page that loops on confirm() gets "no".
 			action = "dismissed"
 			err = d.Dismiss()
 		} else if d.Type() == "prompt" {
@@ -421,17 +533,44 @@ func (s *Session) listen(p playwright.Page) {
 		if err != nil {
 			action += " (failed: " + oneLine(err) + ")"
 		}
+		if !own {
+			return
+		}
 		s.h.add(Finding{Kind: FindDialog, Message: fmt.Sprintf("%s dialog %s", d.Type(), action), URL: p.URL(), Evidence: d.Message()})
 	})
 	p.OnPopup(func(pop playwright.Page) {
+		if n := len(s.bctx.Pages()); n > maxPages {
+			// A popup storm: past a few open pages, popups are closed at once.
+			s.h.addOnce(Finding{Kind: FindBlockedPopup, Message: fmt.Sprintf("popup storm: more than %d pages open; further popups closed", maxPages), URL: p.URL()})
+			go func() { _ = pop.Close() }()
+			return
+		}
 		go func() {
 			_ = pop.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateDomcontentloaded, Timeout: playwright.Float(3000)})
 			if u := pop.URL(); !s.e.Allowed(u) {
+				s.popupBlocked.Store(&u)
 				s.h.add(Finding{Kind: FindBlockedPopup, Message: "popup outside the allowed origins closed", URL: u})
 				_ = pop.Close()
 			}
 		}()
 	})
+}
+
+// maxPages bounds the pages of one user context (its page and popups).
+const maxPages = 4
+
+// refusedResource reports whether a console message is Chromium's report
+// of a request the origin guard refused.
+func (s *Session) refusedResource(m playwright.ConsoleMessage) bool {
+	if !strings.HasPrefix(m.Text(), "Failed to load resource") {
+		return false
+	}
+	loc := m.Location()
+	if loc == nil || loc.URL == "" {
+		return false
+	}
+	_, ok := s.blocked.Load(loc.URL)
+	return ok
 }
 
 func pathOf(raw string) string {
@@ -445,13 +584,18 @@ func pathOf(raw string) string {
 	return u.Path
 }
 
-func (s *Session) close() error { return s.bctx.Close() }
+// close closes the context (bounded: a hung page cannot keep it open) and
+// the origin guard.
+func (s *Session) close() error {
+	err := bounded0(context.Background(), 10*time.Second, "close context", func() error { return s.bctx.Close() })
+	return errors.Join(err, s.guard.close())
+}
 
 // User is the session's user name.
 func (s *Session) User() string { return s.user }
 
 // URL is the current page URL.
-func (s *Session) URL() string { return s.page.URL() }
+func (s *Session) URL() string { return s.currentPage().URL() }
 
 // Findings is the bounded health history of this user's session.
 func (s *Session) Findings() []Finding { return s.h.history() }
@@ -465,7 +609,15 @@ func (s *Session) TakeFindings() []Finding { return s.h.drain() }
 // SaveStorageState writes cookies and localStorage to path (Playwright's
 // storage-state JSON), e.g. to seed later engines via Config.StorageStatePath.
 func (s *Session) SaveStorageState(path string) error {
-	if _, err := s.bctx.StorageState(playwright.BrowserContextStorageStateOptions{Path: playwright.String(path)}); err != nil {
+	// Bounded: Playwright reads localStorage from the pages themselves.
+	if err := bounded0(context.Background(), s.e.cfg.ActionTimeout+callSlack, "storage state", func() error {
+		_, err := s.bctx.StorageState(playwright.BrowserContextStorageStateOptions{Path: playwright.String(path)})
+		return err
+	}); err != nil {
+		return fmt.Errorf("browser: storage state: %w", err)
+	}
+	// Session cookies are credentials: the file is the user's alone.
+	if err := os.Chmod(path, 0o600); err != nil {
 		return fmt.Errorf("browser: storage state: %w", err)
 	}
 	return nil
@@ -476,9 +628,14 @@ func (s *Session) SaveStorageState(path string) error {
 func (s *Session) settle(ctx context.Context) {
 	start := time.Now()
 	deadline := start.Add(s.e.cfg.SettleTimeout)
-	_ = s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
-		State: playwright.LoadStateDomcontentloaded, Timeout: playwright.Float(float64(s.e.cfg.SettleTimeout.Milliseconds())),
-	})
+	p := s.page
+	if err := bounded0(ctx, s.e.cfg.SettleTimeout+callSlack, "settle", func() error {
+		return p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+			State: playwright.LoadStateDomcontentloaded, Timeout: playwright.Float(float64(s.e.cfg.SettleTimeout.Milliseconds())),
+		})
+	}); errors.Is(err, ErrTimeout) {
+		s.suspect = true
+	}
 	quiet := s.e.cfg.SettleQuiet
 	for time.Now().Before(deadline) {
 		if ctx.Err() != nil {
@@ -502,9 +659,15 @@ func (s *Session) settle(ctx context.Context) {
 // probe runs the DOM health check; a spinner must vanish within
 // SpinnerTimeout.
 func (s *Session) probe(ctx context.Context) {
+	p := s.page
 	run := func() (probeResult, bool) {
-		v, err := s.page.Evaluate(probeJS, []string{BannerSelector, SpinnerSelector})
+		v, err := bounded(ctx, s.e.cfg.ActionTimeout, "health probe", func() (any, error) {
+			return p.Evaluate(probeJS, []string{BannerSelector, SpinnerSelector})
+		})
 		if err != nil {
+			if timedOut(err) {
+				s.suspect = true
+			}
 			return probeResult{}, false
 		}
 		return parseProbe(v), true
@@ -534,21 +697,29 @@ func (s *Session) probe(ctx context.Context) {
 	}
 }
 
+// title is the page's title, or "" when the page does not give it within
+// a second (a hung page: noted for the liveness check).
 func (s *Session) title() string {
-	t, err := s.page.Title()
+	p := s.page
+	t, err := bounded(context.Background(), titleTimeout, "title", p.Title)
 	if err != nil {
+		if timedOut(err) {
+			s.suspect = true
+		}
 		return ""
 	}
 	return t
 }
 
+const titleTimeout = time.Second
+
 func (s *Session) writeArtifact(name string, data []byte) (string, error) {
 	if s.e.cfg.ArtifactDir == "" {
 		return "", nil
 	}
-	if err := os.MkdirAll(s.e.cfg.ArtifactDir, 0o755); err != nil {
+	if err := os.MkdirAll(s.e.cfg.ArtifactDir, 0o700); err != nil {
 		return "", err
 	}
 	p := filepath.Join(s.e.cfg.ArtifactDir, name)
-	return p, os.WriteFile(p, data, 0o644)
+	return p, os.WriteFile(p, data, 0o600)
 }

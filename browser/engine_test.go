@@ -221,11 +221,15 @@ func TestOriginScope(t *testing.T) {
 	}
 	// an in-page link to another host is blocked at the network
 	r := run(t, s, `{"action":"click","target":"testid=external"}`)
+	assert.False(t, r.OK, "an off-origin attempt is never ok")
+	assert.Contains(t, r.Error, "refused: outside the allowed origins")
 	assert.Contains(t, kinds(r.Findings), FindBlockedNav)
 	assert.NotContains(t, kinds(r.Findings), FindRequestFailed, "the engine's own block is not a request failure")
 	ok(t, s, fmt.Sprintf(`{"action":"navigate","url":%q}`, app.URL))
-	// popups to other hosts are closed
-	r = ok(t, s, `{"action":"click","target":"testid=popup"}`)
+	// popups to other hosts are refused (the click fails) or closed
+	r = run(t, s, `{"action":"click","target":"testid=popup"}`)
+	assert.False(t, r.OK, "an off-origin popup is never ok")
+	assert.Contains(t, r.Error, "popup to http://other.invalid/pop refused")
 	require.Eventually(t, func() bool {
 		return len(s.bctx.Pages()) == 1 && slices.Contains(kinds(s.Findings()), FindBlockedPopup)
 	}, 5*time.Second, 50*time.Millisecond, "popup closed and recorded: %v", s.Findings())

@@ -30,13 +30,14 @@ func (s *Session) Evaluate(ctx context.Context, expression string, arg any) (any
 		err error
 	}
 	done := make(chan result, 1)
+	p := s.currentPage()
 	go func() {
 		var v any
 		var err error
 		if arg == nil {
-			v, err = s.page.Evaluate(expression)
+			v, err = p.Evaluate(expression)
 		} else {
-			v, err = s.page.Evaluate(expression, arg)
+			v, err = p.Evaluate(expression, arg)
 		}
 		done <- result{v, err}
 	}()

@@ -24,13 +24,16 @@ const (
 	FindDialog        FindingKind = "dialog"             // alert/confirm/prompt, handled by policy
 	FindBlockedNav    FindingKind = "blocked_navigation" // navigation outside the allowed origins
 	FindBlockedPopup  FindingKind = "blocked_popup"      // popup outside the allowed origins, closed
+	FindBlockedReq    FindingKind = "blocked_request"    // sub-resource outside the allowed origins, refused
+	FindUnresponsive  FindingKind = "page_unresponsive"  // the page's scripts stopped yielding; the page was replaced
+	FindDropped       FindingKind = "findings_dropped"   // more findings in one action than the engine keeps
 )
 
 // IsBug reports whether the kind is evidence of an application defect
 // rather than information (dialogs, blocked navigations).
 func (k FindingKind) IsBug() bool {
 	switch k {
-	case FindDialog, FindBlockedNav, FindBlockedPopup:
+	case FindDialog, FindBlockedNav, FindBlockedPopup, FindBlockedReq, FindDropped:
 		return false
 	}
 	return true
@@ -77,7 +80,21 @@ type health struct {
 	all     []Finding // bounded history of the current session
 	seen    map[string]bool
 	max     int
+	dropped int // findings left out of a full pending list
+	dialogs int // dialogs since the last drain
 }
+
+// maxPending caps the findings waiting for the next action: a page that
+// logs an error in a tight loop cannot grow them without bound.
+const maxPending = 200
+
+// maxDialogFindings is how many dialogs of one action are findings of
+// their own; the rest are counted in one storm finding.
+const maxDialogFindings = 5
+
+// stormDialogs is how many dialogs in one action make a dialog storm, a
+// reason to check that the page still answers.
+const stormDialogs = 20
 
 func newHealth() *health { return &health{seen: map[string]bool{}, max: 500} }
 
@@ -89,6 +106,10 @@ func (h *health) add(f Finding) {
 	f.Evidence = clip(f.Evidence, 2000)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if len(h.pending) >= maxPending {
+		h.dropped++
+		return
+	}
 	h.pending = append(h.pending, f)
 	h.all = append(h.all, f)
 	if len(h.all) > h.max {
@@ -114,8 +135,30 @@ func (h *health) drain() []Finding {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	out := h.pending
-	h.pending = nil
+	if h.dropped > 0 {
+		out = append(out, Finding{Kind: FindDropped, Message: fmt.Sprintf("%d more findings of this action left out (over %d)", h.dropped, maxPending), Time: time.Now().UTC()})
+	}
+	if h.dialogs > maxDialogFindings {
+		out = append(out, Finding{Kind: FindDialog, Message: fmt.Sprintf("dialog storm: %d dialogs in one action (each handled by the dialog policy; %d reported one by one)", h.dialogs, maxDialogFindings), Time: time.Now().UTC()})
+	}
+	h.pending, h.dropped, h.dialogs = nil, 0, 0
 	return out
+}
+
+// dialog counts a dialog and reports whether it is still a finding of its
+// own (the first maxDialogFindings of an action).
+func (h *health) dialog() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dialogs++
+	return h.dialogs <= maxDialogFindings
+}
+
+// stormy reports whether the action saw a dialog storm.
+func (h *health) stormy() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.dialogs >= stormDialogs
 }
 
 func (h *health) history() []Finding {

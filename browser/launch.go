@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mxschmitt/playwright-go"
 )
@@ -154,8 +155,10 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Browser, error) {
 // Close stops Chromium and the driver. It is idempotent.
 func (b *Browser) Close() error {
 	b.closeOnce.Do(func() {
-		err1 := b.browser.Close()
-		err2 := b.pw.Stop()
+		// Bounded: a driver that died (a terminal's SIGINT reaches it too)
+		// must not keep the program from exiting.
+		err1 := bounded0(context.Background(), 15*time.Second, "close browser", func() error { return b.browser.Close() })
+		err2 := bounded0(context.Background(), 15*time.Second, "stop driver", b.pw.Stop)
 		os.RemoveAll(b.driverDir)
 		b.closeErr = errors.Join(err1, err2)
 	})

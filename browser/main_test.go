@@ -94,7 +94,10 @@ func newFixture(t testing.TB) *fixtureApp {
 	})
 	mux.HandleFunc("/pageerror", page("PE", `<p>x</p><script>setTimeout(()=>{throw new Error('kaput in handler')},0)</script>`))
 	mux.HandleFunc("/console", page("Console", `<script>console.error('widget failed to load')</script>`))
-	mux.HandleFunc("/reqfail", page("ReqFail", `<img src="http://127.0.0.1:1/nothing.png">`))
+	// A request of the app's own origin whose connection drops (another
+	// origin's would be refused by the origin guard, not fail).
+	mux.HandleFunc("/reqfail", page("ReqFail", `<img src="/drop.png">`))
+	mux.HandleFunc("/drop.png", func(w http.ResponseWriter, r *http.Request) { panic(http.ErrAbortHandler) })
 	mux.HandleFunc("/api/broken", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", http.StatusBadGateway) })
 	mux.HandleFunc("/fivexx", page("5xx", `<script>fetch('/api/broken')</script>`))
 	mux.HandleFunc("/banner", page("Banner", `<div class="alert-danger">Something went wrong</div>`))

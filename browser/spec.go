@@ -88,6 +88,9 @@ func Translate(repros []Reproduction, opts SpecOptions) (string, error) {
 	if strings.Contains(tests.String(), "await leaving(page, ") {
 		b.WriteString(leavingTS + "\n")
 	}
+	if strings.Contains(tests.String(), ".fill(secret(") {
+		b.WriteString(secretTS + "\n")
+	}
 	if d := file.decls(); len(d) > 0 {
 		b.WriteString(strings.Join(d, "\n") + "\n\n")
 	}
@@ -339,7 +342,7 @@ func stepFor(e Entry, locJS, hover, drop string, base *url.URL) (string, bool) {
 	case ActClick:
 		return pre + "await " + loc + ".click();", e.Locator != ""
 	case ActFill:
-		return pre + "await " + loc + ".fill(" + jsString(p.ValueOrEmpty()) + ");", e.Locator != ""
+		return pre + "await " + loc + ".fill(" + fillValueTS(p.ValueOrEmpty()) + ");", e.Locator != ""
 	case ActPress:
 		if p.Target == "" {
 			return "await page.keyboard.press(" + jsString(p.Key) + ");", true

@@ -54,7 +54,7 @@ type Tape struct {
 // OpenTape opens (or creates) a tape file for appending. A torn last line
 // left by a crash is terminated so the next entry starts on its own line.
 func OpenTape(path string) (*Tape, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("browser: open tape: %w", err)
 	}

@@ -130,11 +130,11 @@ func Tools(e *Engine, defaultUser string) []tools.Tool {
 			if name != in.File || !strings.HasSuffix(name, ".spec.ts") {
 				return "", fmt.Errorf("file %q: want a plain file name ending in .spec.ts", in.File)
 			}
-			if err := os.MkdirAll(e.cfg.ArtifactDir, 0o755); err != nil {
+			if err := os.MkdirAll(e.cfg.ArtifactDir, 0o700); err != nil {
 				return "", err
 			}
 			p := filepath.Join(e.cfg.ArtifactDir, name)
-			if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("wrote %s (%d steps)\n%s", p, len(picked), src), nil

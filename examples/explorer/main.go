@@ -12,6 +12,17 @@
 // .env (package config); `explorer config` prints the effective ones and
 // `explorer init` writes a commented explorer.yaml. See package explore for
 // the outputs.
+//
+// Exit codes (explore.ExitCode):
+//
+//	0    clean: no bug the --fail-on policy counts
+//	1    bugs the --fail-on policy counts
+//	2    usage or set-up error, with the cause on stderr: bad flags or
+//	     config, no Chromium, a bad DB, a target that is not http(s), is
+//	     unreachable or answers nothing, a mission that crashed
+//	130  interrupted by SIGINT or SIGTERM: every browser call is bounded,
+//	     so the run stops within seconds and writes the reports of what
+//	     it found; a second signal ends the process at once
 package main
 
 import (
@@ -34,7 +45,19 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	finished := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			// The first signal stops the run and lets it write its reports;
+			// the default handling is back for a second one.
+			stop()
+			fmt.Fprintln(os.Stderr, "explorer: interrupted: stopping and writing the reports of what was found (signal again to quit at once)")
+		case <-finished:
+		}
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)
+	close(finished)
 	stop()
 	os.Exit(code)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -247,4 +248,47 @@ func TestMainTemplateMissionsAndEvents(t *testing.T) {
 	assert.Contains(t, starts[1].Text, "Simulate the user adversarial")
 	require.Len(t, ends, 2)
 	assert.Len(t, steps, ends[0].Steps+ends[1].Steps)
+}
+
+// TestTargetSetupErrorsExitTwo: a target that is unreachable, not HTTP(S)
+// or answering nothing is a set-up error (exit 2, the cause on stderr),
+// never "app bugs" and exit 1; no report is written for it.
+func TestTargetSetupErrorsExitTwo(t *testing.T) {
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closedURL := "http://" + closed.Addr().String()
+	require.NoError(t, closed.Close())
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = silent.Close() })
+	go func() { // accepts and never answers
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { _ = c.Close() })
+		}
+	}()
+	tests := []struct {
+		name, target, want string
+		within             time.Duration
+	}{
+		{"unreachable", closedURL, "is unreachable", 5 * time.Second},
+		{"not http", "ftp://127.0.0.1/x", "not an http(s) URL", 5 * time.Second},
+		{"file URL", "file:///etc/passwd", "not an http(s) URL", 5 * time.Second},
+		{"answering nothing", "http://" + silent.Addr().String(), "answered nothing within 10s", 20 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := inDir(t, nil)
+			var out, errOut bytes.Buffer
+			start := time.Now()
+			code := run(context.Background(), []string{"--target", tc.target, "--offline", "--reports", filepath.Join(dir, "reports")}, &out, &errOut, mapEnv(nil))
+			assert.Less(t, time.Since(start), tc.within)
+			assert.Equal(t, explore.ExitSetup, code, "stdout: %s\nstderr: %s", out.String(), errOut.String())
+			assert.Contains(t, errOut.String(), tc.want)
+			assert.NotContains(t, out.String(), "bug")
+		})
+	}
 }

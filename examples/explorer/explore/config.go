@@ -37,17 +37,27 @@ func ParseFailOn(s string) (FailOn, error) {
 }
 
 // Exit codes of the explorer program.
+//
+//	0    no bug that the fail-on policy counts
+//	1    bugs that the fail-on policy counts
+//	2    usage or set-up error: bad flags or config, no Chromium, a bad DB,
+//	     a target that is not an http(s) URL, is unreachable or answers
+//	     nothing (TargetTimeout), or a mission that crashed
+//	130  interrupted (SIGINT/SIGTERM): the reports hold what was found
+//	     until then, and --resume continues the mission
 const (
-	ExitClean = 0 // no bug that the fail-on policy counts
-	ExitBugs  = 1 // bugs that the fail-on policy counts
-	ExitSetup = 2 // usage or set-up error
+	ExitClean       = 0
+	ExitBugs        = 1
+	ExitSetup       = 2
+	ExitInterrupted = 130
 )
 
 // ErrUsage marks configuration mistakes (exit code 2).
 var ErrUsage = errors.New("explore: usage")
 
 // SetupError is a missing local piece (Chromium, Node.js, the Playwright
-// driver): the run could not start. Exit code 2.
+// driver) or a target the run cannot use (not http(s), unreachable,
+// answering nothing): the run could not start. Exit code 2.
 type SetupError struct{ Err error }
 
 func (e *SetupError) Error() string { return "explore: set-up: " + e.Err.Error() }
@@ -57,6 +67,9 @@ func (e *SetupError) Unwrap() error { return e.Err }
 // or one of its missions failed (usage, set-up, a crash), else 1 when the
 // fail-on policy counts a bug, else 0.
 func ExitCode(res Result, err error, failOn FailOn) int {
+	if errors.Is(err, context.Canceled) {
+		return ExitInterrupted
+	}
 	if err != nil {
 		return ExitSetup
 	}
@@ -184,6 +197,20 @@ type Config struct {
 	// demo app Run starts a fresh one per replay.
 	ReplayTarget func(ctx context.Context) (origin string, stop func(), err error)
 
+	// TargetTimeout bounds the check, before anything starts, that Target
+	// answers HTTP at all (10s): an unreachable target, or one that
+	// accepts connections and answers nothing, is a *SetupError.
+	TargetTimeout time.Duration
+	// Secrets are further secret values (API tokens…) besides
+	// Credentials.Password: wherever the run records them (tape,
+	// traces.log, specs, reports, memory) they appear as ${SECRET_n}, and
+	// generated specs read them from process.env.SECRET_n. Values typed
+	// into password fields join them on their own.
+	Secrets []string
+	// SecretFields are CSS selectors of fields whose values are secret
+	// besides password inputs, e.g. `[name="api_key"]`.
+	SecretFields []string
+
 	// Logger for diagnostics (default: discard; traces.log gets everything).
 	Logger *slog.Logger
 	// DemoDisabled turns demo-app bugs off (only when Target is empty).
@@ -230,6 +257,9 @@ func (c *Config) defaults() {
 	}
 	if c.RetryBackoff <= 0 {
 		c.RetryBackoff = 2 * time.Second
+	}
+	if c.TargetTimeout <= 0 {
+		c.TargetTimeout = 10 * time.Second
 	}
 }
 

@@ -144,6 +144,25 @@
 // Specs record the collector's origin; run them against any deployment
 // with AGENTGRAPH_BASE_URL set, e.g.
 // AGENTGRAPH_BASE_URL=http://127.0.0.1:8080 npx playwright test.
+// A spec that signs in reads the password from SECRET_1 (SECRET_n for
+// other values typed into password fields or Config.SecretFields):
+// artifacts (tape, traces.log, specs, reports, memory) hold only the
+// ${SECRET_n} references; Result.SecretEnv gives the variables in memory.
+// Report files are 0600 in 0700 directories.
+//
+// # Hostile targets and set-up errors
+//
+// Before anything starts, Run checks that the target is an http(s) origin
+// that answers HTTP within Config.TargetTimeout; otherwise it returns a
+// *SetupError (exit 2) naming the cause. During the run every browser call
+// is bounded: a page whose scripts never yield is a "Page unresponsive" bug
+// and is replaced by a fresh page (not visited again); redirects, meta
+// refreshes, popups, frames and images that leave the app are refused by
+// the browser's origin guard (failed steps, the other origin never
+// reached); the collector rewrites the app's redirects to its own absolute
+// URLs into paths. Cancelling ctx (SIGINT/SIGTERM in the program) stops the
+// run within seconds: the missions' reports hold what was found, and
+// ExitCode says ExitInterrupted (130).
 //
 // # Minimised reproductions
 //

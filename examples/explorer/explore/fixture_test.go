@@ -144,7 +144,7 @@ func TestExploreFixtureApp(t *testing.T) {
 	defer cancel2()
 	cmd := exec.CommandContext(c, "npx", "--no-install", "playwright", "test")
 	cmd.Dir = run
-	cmd.Env = append(os.Environ(), "AGENTGRAPH_BASE_URL="+app.URL, "CI=1", "PLAYWRIGHT_BROWSERS_PATH=0")
+	cmd.Env = append(append(os.Environ(), "AGENTGRAPH_BASE_URL="+app.URL, "CI=1", "PLAYWRIGHT_BROWSERS_PATH=0"), res.SecretEnv...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the reproductions pass (as expected failures) while the bugs exist:\n%s", out)
 	assert.Contains(t, string(out), fmt.Sprintf("%d passed", len(specs)))

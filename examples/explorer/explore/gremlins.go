@@ -230,13 +230,13 @@ func CompareGremlins(ctx context.Context, cfg GremlinsConfig) (GremlinsCompariso
 	}
 	out.Notes = comparisonNotes(cfg)
 	out.Duration = time.Since(start)
-	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
+	if err := os.MkdirAll(cfg.ReportDir, 0o700); err != nil {
 		return out, fmt.Errorf("explore: gremlins comparison: %w", err)
 	}
 	if err := writeJSON(filepath.Join(cfg.ReportDir, "gremlins.json"), out); err != nil {
 		return out, fmt.Errorf("explore: gremlins comparison: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(cfg.ReportDir, "gremlins.md"), []byte(out.Markdown()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(cfg.ReportDir, "gremlins.md"), []byte(out.Markdown()), 0o600); err != nil {
 		return out, fmt.Errorf("explore: gremlins comparison: %w", err)
 	}
 	return out, nil

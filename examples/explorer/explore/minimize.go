@@ -1318,6 +1318,11 @@ func (mr *missionRun) traceRepros(ctx context.Context, r *MissionResult, minimiz
 		if len(entries) == 0 || n >= maxTraces || ctx.Err() != nil {
 			continue
 		}
+		if typesSecret(entries) {
+			// A trace records what a replay types: no trace of a secret.
+			mr.trace.Info("trace: left out, the reproduction types a secret", "bug", b.ID)
+			continue
+		}
 		n++
 		name := TraceName(b.ID)
 		rp := replayer{mr: mr, trace: filepath.Join(r.Dir, name), title: b.ID + ": " + b.Title}
@@ -1327,4 +1332,15 @@ func (mr *missionRun) traceRepros(ctx context.Context, r *MissionResult, minimiz
 		}
 		b.Trace = name
 	}
+}
+
+// typesSecret reports whether a reproduction types a secret (an entry's
+// value is a ${SECRET_n} reference).
+func typesSecret(entries []browser.Entry) bool {
+	for _, e := range entries {
+		if strings.Contains(e.Params.ValueOrEmpty(), "${SECRET_") {
+			return true
+		}
+	}
+	return false
 }

@@ -68,7 +68,7 @@ func TestMinimizeDemoApp(t *testing.T) {
 	on, err := demoapp.Listen("", demoapp.Options{})
 	require.NoError(t, err)
 	defer func() { _ = on.Close(context.Background()) }()
-	out, err := runSpecs(ctx, t, specs, on.URL)
+	out, err := runSpecs(ctx, t, specs, on.URL, res.SecretEnv...)
 	require.NoError(t, err, "the shortened reproductions pass (as expected failures) while the bugs exist:\n%s", out)
 	assert.Contains(t, out, fmt.Sprintf("%d passed", len(specs)))
 
@@ -79,14 +79,14 @@ func TestMinimizeDemoApp(t *testing.T) {
 	fixed, err := demoapp.Listen("", demoapp.Options{Disabled: off})
 	require.NoError(t, err)
 	defer func() { _ = fixed.Close(context.Background()) }()
-	out, err = runSpecs(ctx, t, specs, fixed.URL)
+	out, err = runSpecs(ctx, t, specs, fixed.URL, res.SecretEnv...)
 	require.Error(t, err, "with the bugs fixed the reproductions fail:\n%s", out)
 	assert.Contains(t, out, fmt.Sprintf("%d failed", len(specs)))
 }
 
 // runSpecs runs specs with @playwright/test in Debian's Chromium against
 // baseURL and returns its output.
-func runSpecs(ctx context.Context, t *testing.T, specs []string, baseURL string) (string, error) {
+func runSpecs(ctx context.Context, t *testing.T, specs []string, baseURL string, env ...string) (string, error) {
 	t.Helper()
 	cli, found := browser.FindUp(mustWD(t), ".tools/node/node_modules/@playwright/test/cli.js")
 	require.True(t, found, "@playwright/test not installed; %s", browser.SetupHint)
@@ -102,7 +102,7 @@ func runSpecs(ctx context.Context, t *testing.T, specs []string, baseURL string)
 	defer cancel()
 	cmd := exec.CommandContext(c, "npx", "--no-install", "playwright", "test")
 	cmd.Dir = run
-	cmd.Env = append(os.Environ(), "AGENTGRAPH_BASE_URL="+baseURL, "CI=1", "PLAYWRIGHT_BROWSERS_PATH=0")
+	cmd.Env = append(append(os.Environ(), "AGENTGRAPH_BASE_URL="+baseURL, "CI=1", "PLAYWRIGHT_BROWSERS_PATH=0"), env...)
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }

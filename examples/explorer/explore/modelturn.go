@@ -320,7 +320,7 @@ func (t *turn) screenshot(ctx context.Context, raw json.RawMessage) (string, err
 	text := res.Text()
 	if len(res.Screenshot) > 0 {
 		rel := filepath.Join("screenshots", fmt.Sprintf("%s-step%d.png", t.m.p.Name, t.mr.steps))
-		if err := os.WriteFile(filepath.Join(t.mr.dir, rel), res.Screenshot, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(t.mr.dir, rel), res.Screenshot, 0o600); err != nil {
 			return "", fmt.Errorf("save the screenshot: %w", err)
 		}
 		text = fmt.Sprintf("ok: screenshot saved as %s\npage: %q %s", rel, res.Title, res.URL)

@@ -400,9 +400,9 @@ func (cfg *Config) prMissions(ctx context.Context, target string) ([]Mission, er
 		return nil, fmt.Errorf("explore: --pr-url %s: %w", ref.URL(), err)
 	}
 	cfg.Logger.Info("explore: PR missions", "pr", ref.URL(), "source", pr.Source, "by", plan.By, "missions", len(plan.Missions), "cuts", pr.Cuts)
-	if err := os.MkdirAll(cfg.ReportDir, 0o755); err == nil {
+	if err := os.MkdirAll(cfg.ReportDir, 0o700); err == nil {
 		if b, err := json.MarshalIndent(plan, "", "  "); err == nil {
-			_ = os.WriteFile(filepath.Join(cfg.ReportDir, "pr_missions.json"), b, 0o644)
+			_ = os.WriteFile(filepath.Join(cfg.ReportDir, "pr_missions.json"), b, 0o600)
 		}
 	}
 	return plan.Missions, nil

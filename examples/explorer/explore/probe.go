@@ -301,7 +301,59 @@ func (c *collector) withoutAxe() {
 	c.mu.Unlock()
 }
 
+// rewriteLocation keeps redirects on the collector: a Location (or a
+// Refresh header's URL) on the app's own origin becomes a path, so the
+// browser comes back through the collector instead of leaving for the
+// app's origin; a Location on another origin is left as it is and
+// recorded: the browser engine's origin guard refuses it before any
+// request leaves (the tape says so), and the collector never follows it.
+func (c *collector) rewriteLocation(resp *http.Response) {
+	for _, h := range []string{"Location", "Content-Location"} {
+		loc := resp.Header.Get(h)
+		if loc == "" {
+			continue
+		}
+		if p, ok := c.onTarget(loc); ok {
+			resp.Header.Set(h, p)
+		} else if h == "Location" {
+			c.log.Info("explore: collector: the app redirects off its origin; the browser will refuse it", "from", resp.Request.URL.Path, "to", loc)
+		}
+	}
+	if r := resp.Header.Get("Refresh"); r != "" {
+		if i := strings.Index(strings.ToLower(r), "url="); i >= 0 {
+			if p, ok := c.onTarget(strings.Trim(r[i+4:], `'" `)); ok {
+				resp.Header.Set("Refresh", r[:i+4]+p)
+			}
+		}
+	}
+}
+
+// onTarget returns ref as a path (with query and fragment) when it is
+// relative or on the app's origin.
+func (c *collector) onTarget(ref string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(ref))
+	if err != nil {
+		return "", false
+	}
+	if !u.IsAbs() && u.Host == "" {
+		return ref, true // relative: already on the collector
+	}
+	if u.Scheme == "" {
+		u.Scheme = c.target.Scheme // scheme-relative
+	}
+	if u.Scheme != c.target.Scheme || !strings.EqualFold(u.Host, c.target.Host) {
+		return "", false
+	}
+	p := *u
+	p.Scheme, p.Host, p.User = "", "", nil
+	if p.Path == "" {
+		p.Path = "/"
+	}
+	return p.String(), true
+}
+
 func (c *collector) inject(resp *http.Response) error {
+	c.rewriteLocation(resp)
 	c.mu.Lock()
 	tag := injectTag
 	if c.noAxe {

@@ -41,6 +41,7 @@ func SpecName(bugID string) string { return "reproduction_" + bugID + ".spec.ts"
 
 func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) error {
 	minimized := mr.minimizeRepros(ctx, r)
+	usesSecrets := false
 	for i := range r.Bugs {
 		b := &r.Bugs[i]
 		entries := replayable(r.Timeline, b.TapeSeq)
@@ -58,7 +59,8 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 		}
 		b.Spec = SpecName(b.ID)
 		b.ReproSteps = len(repro.Entries)
-		if err := os.WriteFile(filepath.Join(r.Dir, b.Spec), []byte(spec), 0o644); err != nil {
+		usesSecrets = usesSecrets || strings.Contains(spec, "secret('SECRET_")
+		if err := os.WriteFile(filepath.Join(r.Dir, b.Spec), []byte(mr.secrets.Redact(spec)), 0o600); err != nil {
 			return err
 		}
 	}
@@ -70,7 +72,13 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 			return err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(r.Dir, "test_report.md"), []byte(markdown(*r)), 0o644); err != nil {
+	md := markdown(*r)
+	if usesSecrets {
+		md += "\nSome reproductions type a secret: they read `SECRET_1`, `SECRET_2`… from the environment " +
+			"(`SECRET_1` is the configured password, if any; the others were typed into password fields, see the tape's `${SECRET_n}`). " +
+			"The values are never written to a file.\n"
+	}
+	if err := os.WriteFile(filepath.Join(r.Dir, "test_report.md"), []byte(mr.secrets.Redact(md)), 0o600); err != nil {
 		return err
 	}
 	return writeHTML(filepath.Join(r.Dir, "report.html"), *r)
@@ -113,7 +121,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return os.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 func writeBatchSummary(path string, res Result) error {
@@ -181,7 +189,7 @@ func writeHTML(path string, r MissionResult) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return os.WriteFile(path, b, 0o600)
 }
 
 type junitSuites struct {
@@ -214,7 +222,7 @@ type junitFailure struct {
 // writeJUnit writes one suite per mission: a test case per bug (failed) and
 // one for the mission itself (failed when it errored).
 func writeJUnit(path string, res Result) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	var out junitSuites
@@ -243,5 +251,5 @@ func writeJUnit(path string, res Result) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
+	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o600)
 }

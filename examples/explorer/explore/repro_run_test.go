@@ -97,7 +97,7 @@ func TestDemoSpecsFailOnceFixed(t *testing.T) {
 	outcome := func(d string) map[string]browsertest.Outcome {
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()
-		outs, log, err := browsertest.RunSpecs(ctx, d, []string{"AGENTGRAPH_BASE_URL="})
+		outs, log, err := browsertest.RunSpecs(ctx, d, append([]string{"AGENTGRAPH_BASE_URL="}, res.SecretEnv...))
 		require.NoError(t, err, log)
 		byFile := map[string]browsertest.Outcome{}
 		for _, o := range outs {

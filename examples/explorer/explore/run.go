@@ -37,6 +37,11 @@ type Result struct {
 	Demo *DemoScore `json:"demo,omitempty"`
 	// Usage is the batch's model usage (nil offline).
 	Usage *Usage `json:"usage,omitempty"`
+	// SecretEnv is the environment the reproduction specs need to replay
+	// a sign-in: SECRET_n=value for each secret the run typed (specs read
+	// process.env.SECRET_n; artifacts hold only the references). Never
+	// written to a file.
+	SecretEnv []string `json:"-"`
 }
 
 // Bugs counts the bugs of all missions.
@@ -135,13 +140,20 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		for _, id := range demo.App.EnabledBugs() {
 			seeded = append(seeded, string(id))
 		}
+	} else if err := checkTarget(ctx, target, cfg.TargetTimeout); err != nil {
+		// Unreachable, not http(s), or answering nothing: a set-up error
+		// (exit 2), before any browser or report.
+		return res, err
 	}
+	// Secret values (the password, configured tokens, whatever is typed
+	// into a password field) are recorded as ${SECRET_n} everywhere.
+	secrets := browser.NewSecrets(append([]string{cfg.Credentials.Password}, cfg.Secrets...)...)
 
 	// Persistence: one bbolt file for checkpoints and memory.
 	var cp graph.Checkpointer = checkpoint.NewMemory()
 	var store graph.Store = memory.NewInMemoryStore()
 	if cfg.DB != "" {
-		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o700); err != nil {
 			return res, &SetupError{Err: err}
 		}
 		db, err := checkpoint.OpenBoltDB(cfg.DB, nil)
@@ -208,11 +220,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		defer b.Close()
 	}
 	engineCfg := browser.Config{Origins: []string{colURL}, Logger: log,
-		ActionTimeout: 3 * time.Second, SettleTimeout: settleTimeout, SpinnerTimeout: 3 * time.Second}
+		ActionTimeout: 3 * time.Second, SettleTimeout: settleTimeout, SpinnerTimeout: 3 * time.Second,
+		Secrets: secrets, SecretFields: cfg.SecretFields}
 
 	for i, m := range missions {
 		mr := &missionRun{cfg: cfg, m: m, browser: b, engineCfg: engineCfg, col: col, qa: qa, colURL: colURL, target: target, cp: cp, store: store,
-			log: log, index: i, total: len(missions)}
+			log: log, index: i, total: len(missions), secrets: secrets}
 		before := cfg.Models.usageSnapshot()
 		r := mr.run(ctx)
 		if demo != nil {
@@ -244,6 +257,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	res.Usage = cfg.Models.usageSnapshot()
 	res.Duration = time.Since(start)
+	res.SecretEnv = secrets.Env()
 	res.JUnit = filepath.Join(cfg.ReportDir, "junit.xml")
 	if err := writeJUnit(res.JUnit, res); err != nil {
 		return res, fmt.Errorf("explore: junit: %w", err)
@@ -362,6 +376,7 @@ type missionRun struct {
 	trace        *slog.Logger
 	colURL       string
 	target       string
+	secrets      *browser.Secrets // shared by the mission's engines
 	start        string
 	dir          string
 	budget       int
@@ -401,15 +416,22 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	mr.dir = filepath.Join(mr.cfg.ReportDir, mr.m.ThreadID)
 	r.Dir = mr.dir
 	fail := func(err error) MissionResult {
-		r.Err = err.Error()
+		r.Err = mr.secrets.Redact(err.Error())
 		r.Timeline = mr.full
 		r.Duration = time.Since(t0)
+		if ctx.Err() != nil {
+			// Interrupted (SIGINT/SIGTERM): the report keeps what was found.
+			r.Err = "interrupted: " + r.Err
+			r.Steps = mr.steps
+			r.Bugs = mr.bugsSoFar()
+		}
 		return r
 	}
-	if err := os.MkdirAll(filepath.Join(mr.dir, "screenshots"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(mr.dir, "screenshots"), 0o700); err != nil {
 		return fail(err)
 	}
-	traceFile, err := os.OpenFile(filepath.Join(mr.dir, "traces.log"), traceFlags(mr.cfg.Resume != ""), 0o644)
+	_ = os.Chmod(mr.dir, 0o700)
+	traceFile, err := os.OpenFile(filepath.Join(mr.dir, "traces.log"), traceFlags(mr.cfg.Resume != ""), 0o600)
 	if err != nil {
 		return fail(err)
 	}
@@ -513,7 +535,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		mr.act(ctx, mr.team[0], step{in: nav(mr.start), why: "open the start URL"}, &pre)
 		in := State{Messages: []state.Message{first}, Tape: pre.Tape, Bugs: pre.Bugs, Steps: 1}
 		gthread = fmt.Sprintf("%s@%d", mr.m.ThreadID, time.Now().UnixNano())
-		if err := os.WriteFile(threadFile, []byte(gthread+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(threadFile, []byte(gthread+"\n"), 0o600); err != nil {
 			return fail(err)
 		}
 		out, err = app.Invoke(ctx, in, graph.Thread(gthread))
@@ -617,6 +639,7 @@ func (mr *missionRun) injectedFault(ctx context.Context, persona string) error {
 
 // record renumbers a window entry into the mission's tape and keeps it.
 func (mr *missionRun) record(e browser.Entry, persona string) browser.Entry {
+	e.Params = mr.secrets.RedactIntent(e.Params)
 	mr.seq++
 	e.Seq = mr.seq
 	e.User = persona
@@ -652,7 +675,7 @@ func (mr *missionRun) progress(persona string, st step, res browser.Result) {
 	if !res.OK {
 		status = "error: " + clip(res.Error, 100)
 	}
-	mr.trace.Info("step", "n", mr.steps, "persona", persona, "intent", st.in.JSON(), "why", st.why, "url", pathQuery(res.URL), "status", status, "findings", len(res.Findings))
+	mr.trace.Info("step", "n", mr.steps, "persona", persona, "intent", mr.secrets.Redact(st.in.JSON()), "why", mr.secrets.Redact(st.why), "url", pathQuery(res.URL), "status", mr.secrets.Redact(status), "findings", len(res.Findings))
 	// The progress line is the console observer's rendering of this event.
 	mr.emit(observe.Event{Kind: observe.Step, Step: mr.steps, Budget: mr.budget, Persona: persona, Bugs: mr.bugs,
 		Action: string(st.in.Action), URL: pathQuery(res.URL), OK: res.OK, Error: res.Error})
@@ -663,7 +686,27 @@ var bugKinds = map[browser.FindingKind]string{
 	browser.FindServerError: "Server error", browser.FindNotFound: "Broken link (404)", browser.FindErrorBanner: "Error banner",
 	browser.FindStackTrace: "Stack trace on the page", browser.FindSpinner: "Spinner never settles", FindXSS: "Cross-site scripting",
 	FindA11y: "Accessibility violation", FindDeadControl: "Dead control", FindSlow: "Slow response", FindDuplicate: "Duplicate submission accepted",
-	FindDuplicateRow: "Duplicate record",
+	FindDuplicateRow: "Duplicate record", browser.FindUnresponsive: "Page unresponsive",
+}
+
+// leaveHostile marks as explored the pages that stopped responding during
+// an action (the engine replaced the page by a fresh one; the finding
+// becomes a bug) and a navigation's path that led off the app's origin (a
+// redirect or refresh the origin guard refused), so that no persona goes
+// back to them.
+func (mr *missionRun) leaveHostile(in browser.Intent, res browser.Result) {
+	if in.Action == browser.ActNavigate && !res.OK && strings.Contains(res.Error, "outside the allowed origins") {
+		if p := pathQuery(in.URL); strings.HasPrefix(p, "/") {
+			mr.cov.visit(p)
+		}
+	}
+	for _, f := range res.Findings {
+		if f.Kind != browser.FindUnresponsive || f.URL == "" || strings.HasPrefix(f.URL, "about:") {
+			continue
+		}
+		mr.cov.visit(pathQuery(f.URL))
+		mr.trace.Warn("page unresponsive: replaced by a fresh page, not visited again", "url", pathQuery(f.URL))
+	}
 }
 
 // bug turns a finding into a Bug when it is a new one for this mission.
@@ -682,6 +725,9 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 		mr.trace.Info("duplicate row of the explorer's own values", "evidence", clip(f.Evidence, 200))
 		return Bug{}, false
 	}
+	// A page (or a 5xx body) that echoes a secret does not put it in a
+	// report or in memory.
+	b.Title, b.Evidence, b.URL = mr.secrets.Redact(b.Title), mr.secrets.Redact(b.Evidence), mr.secrets.Redact(b.URL)
 	fp, page, evidence := b.Fingerprint, b.URL, b.Evidence
 	mr.bugSeen[fp] = true
 	mr.bugs++
@@ -708,13 +754,24 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	mr.late = append(mr.late, shot.Findings...)
 	if len(shot.Screenshot) > 0 {
 		rel := filepath.Join("screenshots", b.ID+".png")
-		if err := os.WriteFile(filepath.Join(mr.dir, rel), shot.Screenshot, 0o644); err == nil {
+		if err := os.WriteFile(filepath.Join(mr.dir, rel), shot.Screenshot, 0o600); err == nil {
 			b.Screenshot = rel
 		}
 	}
 	mr.trace.Warn("bug", "id", b.ID, "kind", b.Kind, "url", pathQuery(page), "evidence", clip(evidence, 300), "new", b.New)
 	mr.emitBug(b)
 	return b, true
+}
+
+// bugsSoFar are the bugs this run found, in the order found, for the report
+// of an interrupted mission.
+func (mr *missionRun) bugsSoFar() []Bug {
+	var out []Bug
+	for _, b := range mr.recorded {
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(a, b Bug) int { return int(a.TapeSeq - b.TapeSeq) })
+	return out
 }
 
 // bugEvidence is a finding's evidence as a bug reports it: the message

@@ -396,6 +396,7 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 	}
 	entry = mr.record(entry, m.p.Name)
 	out.Tape = append(out.Tape, entry)
+	mr.leaveHostile(st.in, res)
 	switch {
 	case st.watch > 0:
 		mr.col.waitQuiet(ctx, st.watch)
