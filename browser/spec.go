@@ -30,9 +30,14 @@ type Reproduction struct {
 // SpecOptions configures Translate.
 type SpecOptions struct {
 	// BaseURL is the recorded app origin. URLs within it become relative
-	// gotos against Playwright's baseURL, which defaults to BaseURL and is
-	// overridden by the AGENTGRAPH_BASE_URL environment variable at run time.
+	// gotos against Playwright's baseURL, which defaults to DefaultBaseURL
+	// (else BaseURL) and is overridden at run time by the BASE_URL (or
+	// AGENTGRAPH_BASE_URL) environment variable.
 	BaseURL string
+	// DefaultBaseURL is where the spec runs by default when the recorded
+	// origin was a stand-in (the explorer records through a proxy in
+	// front of the app: the app's own origin goes here).
+	DefaultBaseURL string
 	// ClearSiteData lists URL paths whose only job was to clear the site's
 	// cookies and storage (a recorder's helper page, such as the explorer's
 	// Clear-Site-Data page): a recorded navigation to one of them replays
@@ -80,7 +85,15 @@ func Translate(repros []Reproduction, opts SpecOptions) (string, error) {
 	}
 	b.WriteString("\n")
 	if base != nil {
-		fmt.Fprintf(&b, "test.use({ baseURL: process.env.AGENTGRAPH_BASE_URL || %s });\n\n", jsString(base.String()))
+		def := base.String()
+		if opts.DefaultBaseURL != "" {
+			u, err := url.Parse(opts.DefaultBaseURL)
+			if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+				return "", fmt.Errorf("browser: translate: default base URL %q: want http(s)://host[:port]", opts.DefaultBaseURL)
+			}
+			def = (&url.URL{Scheme: u.Scheme, Host: u.Host}).String()
+		}
+		fmt.Fprintf(&b, "test.use({ baseURL: process.env.BASE_URL || process.env.AGENTGRAPH_BASE_URL || %s });\n\n", jsString(def))
 	}
 	if strings.Contains(tests.String(), "await visit(page, ") {
 		b.WriteString(visitTS + "\n")
@@ -120,10 +133,19 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 		fixtures = "page, baseURL"
 	}
 	fmt.Fprintf(b, "test(%s, async ({ %s }) => {\n", jsString(name), fixtures)
+	// A bug's spec reaches the app first, outside the expected failure: an
+	// app that does not answer (a wrong BASE_URL, a closed port) fails the
+	// spec for what it is instead of passing as the expected failure.
+	pendingFail := r.Bug
+	expectFail := func() {
+		if pendingFail {
+			pendingFail = false
+			b.WriteString("  // test.fail() makes this spec pass while the bug exists; it fails once the bug is fixed.\n")
+			b.WriteString("  test.fail();\n")
+		}
+	}
 	if r.Bug {
 		b.WriteString("  // Bug reproduction: the assertions below describe the correct behaviour.\n")
-		b.WriteString("  // test.fail() makes this spec pass while the bug exists; it fails once the bug is fixed.\n")
-		b.WriteString("  test.fail();\n")
 	}
 	for _, c := range checks {
 		b.WriteString("  // Asserts: " + comment(c.String()) + "\n")
@@ -137,6 +159,7 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 			prevURL = e.URL
 		}
 		if e.OK && e.Action == ActNavigate && clearsSiteData(e, opts.ClearSiteData) {
+			expectFail()
 			steps++
 			b.WriteString("  // The recorded session cleared the site's cookies and storage here.\n")
 			b.WriteString("  await page.context().clearCookies();\n")
@@ -189,8 +212,16 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 			// replay to leave it too before the next step.
 			line = "await leaving(page, () => " + strings.TrimSuffix(strings.TrimPrefix(line, "await "), ";") + ");"
 		}
+		if e.Action != ActNavigate {
+			expectFail()
+		}
 		writeLines(b, strings.Split(line, "\n"))
+		if e.Action == ActNavigate && pendingFail {
+			b.WriteString("  // The app answered (an unreachable app fails above, not as the expected failure).\n")
+			expectFail()
+		}
 	}
+	expectFail()
 	if steps == 0 {
 		b.WriteString("  // (no replayable actions were recorded)\n")
 	}

@@ -31,7 +31,7 @@ func TestTranslateShapes(t *testing.T) {
 	require.NoError(t, err)
 	for _, want := range []string{
 		"import { test, expect } from '@playwright/test';",
-		"test.use({ baseURL: process.env.AGENTGRAPH_BASE_URL || 'http://app.test:8080' });",
+		"test.use({ baseURL: process.env.BASE_URL || process.env.AGENTGRAPH_BASE_URL || 'http://app.test:8080' });",
 		"test('plain', async ({ page }) => {",
 		"await visit(page, '/login?x=1');",
 		`await page.getByLabel('Email').fill('a\'b');`,
@@ -49,6 +49,17 @@ func TestTranslateShapes(t *testing.T) {
 		assert.Contains(t, src, want)
 	}
 	assert.Equal(t, 1, strings.Count(src, "  test.fail();\n"), "only the bug reproduction is expected to fail")
+	bug := src[strings.Index(src, "test('plain (2)'"):]
+	assert.Less(t, strings.Index(bug, "await visit(page, '/login?x=1');"), strings.Index(bug, "test.fail();"),
+		"the app is reached before the expected failure starts")
+
+	// Recorded through a stand-in origin: the spec runs against the app's.
+	src, err = Translate([]Reproduction{{Name: "p", Entries: ents[:2]}}, SpecOptions{BaseURL: "http://app.test:8080", DefaultBaseURL: "https://shop.example/x"})
+	require.NoError(t, err)
+	assert.Contains(t, src, "test.use({ baseURL: process.env.BASE_URL || process.env.AGENTGRAPH_BASE_URL || 'https://shop.example' });")
+	assert.Contains(t, src, "await visit(page, '/login?x=1');")
+	_, err = Translate([]Reproduction{{Name: "p", Entries: ents[:2]}}, SpecOptions{BaseURL: "http://app.test:8080", DefaultBaseURL: "javascript:alert(1)"})
+	assert.Error(t, err)
 	_, err = Translate(nil, SpecOptions{})
 	assert.Error(t, err)
 	_, err = Translate([]Reproduction{{Name: "x"}}, SpecOptions{BaseURL: "::"})

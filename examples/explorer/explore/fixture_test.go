@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -139,15 +140,38 @@ func TestExploreFixtureApp(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(run, filepath.Base(s)), src, 0o644))
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(run, "playwright.config.ts"), []byte(playwrightConfig(t)), 0o644))
-	c, cancel2 := context.WithTimeout(ctx, 90*time.Second)
-	defer cancel2()
-	cmd := exec.CommandContext(c, "npx", "--no-install", "playwright", "test")
-	cmd.Dir = run
-	cmd.Env = append(append(os.Environ(), "AGENTGRAPH_BASE_URL="+app.URL, "CI=1", "PLAYWRIGHT_BROWSERS_PATH=0"), res.SecretEnv...)
-	out, err := cmd.CombinedOutput()
+	// The report's own playwright.config.ts: baseURL from BASE_URL.
+	cfg, err := os.ReadFile(filepath.Join(dir, "notes", "playwright.config.ts"))
+	require.NoError(t, err)
+	assert.Contains(t, string(cfg), "process.env.BASE_URL || '"+app.URL+"'")
+	require.NoError(t, os.WriteFile(filepath.Join(run, "playwright.config.ts"), cfg, 0o644))
+	chromium := os.Getenv("AGENTGRAPH_CHROMIUM")
+	if chromium == "" {
+		chromium, err = exec.LookPath("chromium")
+		require.NoError(t, err, "chromium not found; %s", browser.SetupHint)
+	}
+	playwright := func(base string) (string, error) {
+		c, cancel2 := context.WithTimeout(ctx, 90*time.Second)
+		defer cancel2()
+		cmd := exec.CommandContext(c, "npx", "--no-install", "playwright", "test")
+		cmd.Dir = run
+		cmd.Env = append(append(os.Environ(), "BASE_URL="+base, "AGENTGRAPH_BASE_URL=", "AGENTGRAPH_CHROMIUM="+chromium, "CI=1", "PLAYWRIGHT_BROWSERS_PATH=0"), res.SecretEnv...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := playwright(app.URL)
 	require.NoError(t, err, "the reproductions pass (as expected failures) while the bugs exist:\n%s", out)
-	assert.Contains(t, string(out), fmt.Sprintf("%d passed", len(specs)))
+	assert.Contains(t, out, fmt.Sprintf("%d passed", len(specs)))
+
+	// Pointed at an app that does not answer, every spec fails for that,
+	// not as its bug's expected failure.
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closedURL := "http://" + closed.Addr().String()
+	require.NoError(t, closed.Close())
+	out, err = playwright(closedURL)
+	require.Error(t, err, out)
+	assert.Contains(t, out, fmt.Sprintf("%d failed", len(specs)), out)
 }
 
 func mustWD(t *testing.T) string {
