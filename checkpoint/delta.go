@@ -19,8 +19,10 @@ var _ graph.DeltaPutter = (*Bolt)(nil)
 // namespace (the engine's case), the record holds the bytes the deltas
 // add, like an incremental Put, and its cost is theirs: no comparison
 // with the parent's values and no copy of them. Otherwise (another
-// parent, a snapshot due, with a write-ahead log) the checkpoint is
-// materialised from the parent and stored with Put.
+// parent, a snapshot due) the checkpoint is materialised from the
+// parent and stored with Put. With a write-ahead log, the parent is the
+// checkpoint last logged (in memory) when it can be, and the result is
+// logged as a Put.
 func (b *Bolt) PutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []graph.ChannelDelta) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -31,11 +33,15 @@ func (b *Bolt) PutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []grap
 	if cp.ParentID == "" || cp.ParentID == cp.ID {
 		return fmt.Errorf("checkpoint: put delta thread %q ns %q checkpoint %q: no parent: %w", cp.ThreadID, cp.NS, cp.ID, graph.ErrDeltaBase)
 	}
-	if b.wal == nil {
-		done, err := b.putDeltaFast(cp, deltas)
-		if done || err != nil {
-			return err
-		}
+	var done bool
+	var err error
+	if b.wal != nil {
+		done, err = b.logPutDelta(ctx, cp, deltas)
+	} else {
+		done, err = b.putDeltaFast(cp, deltas)
+	}
+	if done || err != nil {
+		return err
 	}
 	parent, _, err := b.Get(ctx, cp.ThreadID, cp.NS, cp.ParentID)
 	if err != nil {
@@ -48,6 +54,25 @@ func (b *Bolt) PutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []grap
 	}
 	full := (&loaded{cp: stored, ropes: ropes}).full().cp
 	return b.Put(ctx, full)
+}
+
+// logPutDelta logs cp as a Put against the newest checkpoint logged for
+// its thread and namespace in this epoch when that is its parent (done is
+// false otherwise: the caller loads the parent, which applies the log).
+func (b *Bolt) logPutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []graph.ChannelDelta) (done bool, err error) {
+	b.wmu.Lock()
+	base := b.wal.last[cacheKey(cp.ThreadID, cp.NS)]
+	b.wmu.Unlock()
+	if base == nil || base.cp.ID != cp.ParentID {
+		return false, nil
+	}
+	stored, ropes, err := deltaValues(cp, deltas, base.value)
+	if err != nil {
+		return true, err
+	}
+	full := (&loaded{cp: stored, ropes: ropes}).full().cp
+	full.ThreadID, full.NS = cp.ThreadID, cp.NS
+	return true, b.Put(ctx, full)
 }
 
 // putDeltaFast stores cp as a delta record against the cached parent.

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -351,11 +352,37 @@ func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer, grow bool) (b []byte, 
 		}
 	}
 	b, err = g.ser.Marshal(f.iface(sp))
-	if err == nil {
-		r.encAt[fi] = h
-		r.encShared[fi] = false
+	if err != nil {
+		return nil, 0, err
 	}
-	return b, 0, err
+	r.encAt[fi] = h
+	r.encShared[fi] = false
+	if grow && len(old) > 0 {
+		// The list moved (an append past its capacity copies it) or
+		// changed: what it shares with the last encoding still goes as a
+		// delta. The comparison is the encoding's cost again, paid at
+		// each doubling of a growing list.
+		if p := commonPrefix(old, b); p >= minDeltaKeep {
+			return b, p, nil
+		}
+	}
+	return b, 0, nil
+}
+
+// minDeltaKeep is the shortest prefix worth sending as a ChannelDelta.
+const minDeltaKeep = 64
+
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	const block = 4096 // bytes.Equal is vectorised; find the first differing block
+	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
+		i += block
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // metadata returns the checkpoint metadata for source. The map is shared by
