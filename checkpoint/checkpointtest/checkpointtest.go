@@ -807,6 +807,9 @@ func testDeltaBase(t *testing.T, cp graph.Checkpointer) {
 	long := d
 	long.Keep = len(log) + 1
 	check(c, []graph.ChannelDelta{long})
+	negative := d
+	negative.Keep = -1
+	check(c, []graph.ChannelDelta{negative})
 	missing := *c
 	missing.Versions = map[string]int64{"count": 2, "name": 1, "log": 2, "absent": 1}
 	check(&missing, []graph.ChannelDelta{d})
