@@ -224,7 +224,7 @@ func (b *Bolt) Put(ctx context.Context, cp *graph.Checkpoint) error {
 		b.forget(cp.ThreadID, cp.NS)
 		return fmt.Errorf("checkpoint: put thread %q ns %q checkpoint %q: %w", cp.ThreadID, cp.NS, cp.ID, err)
 	}
-	b.remember(cp.ThreadID, cp.NS, stored)
+	b.remember(cp.ThreadID, cp.NS, stored.ropify())
 	return nil
 }
 
@@ -295,7 +295,13 @@ func (b *Bolt) forget(threadID, ns string) {
 	delete(b.cache, cacheKey(threadID, ns))
 }
 
+// cached returns the newest checkpoint Put for the thread and namespace,
+// with every value materialised.
 func (b *Bolt) cached(threadID, ns string) *loaded {
+	return b.cachedRaw(threadID, ns).full()
+}
+
+func (b *Bolt) cachedRaw(threadID, ns string) *loaded {
 	b.cmu.Lock()
 	defer b.cmu.Unlock()
 	return b.cache[cacheKey(threadID, ns)]

@@ -33,6 +33,23 @@
 // graph engine, see TestBoltStorageGrowthEngine), where a full
 // copy per step would take about 250x.
 //
+// # Deltas from the engine
+//
+// Memory and Bolt implement graph.DeltaPutter: the graph engine hands
+// them a step's checkpoint as the channels it wrote in full plus, for a
+// list an append reducer grew, the bytes appended (graph.ChannelDelta).
+// Both keep such a list as a rope: one append-only buffer shared along the
+// chain of checkpoints, extended in place, so neither the engine nor the
+// back-end copies or compares the whole list per step (a fork, or a delta
+// that keeps less than the whole parent, copies once). Bolt writes the
+// same delta record as an incremental Put, against the parent it holds in
+// memory; when that is not the parent (another process wrote, the cache
+// was dropped), a snapshot is due, or with a write-ahead log, it loads the
+// parent, applies the deltas and stores the result with Put. Lists of
+// 4 KiB or more that a Put stores are kept as ropes too, so the next
+// delta extends them in place. checkpointtest's Delta cases check any
+// DeltaPutter; back-ends without one are skipped there and get full Puts.
+//
 // # Pending writes
 //
 // Both back-ends keep the pending writes of a checkpoint per task: the

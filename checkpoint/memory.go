@@ -28,6 +28,60 @@ type memNS struct {
 	ids    []string // sorted ascending
 	cps    map[string]*graph.Checkpoint
 	writes map[string]*taskWrites // pending writes by checkpoint id
+	// ropes holds, by checkpoint id, the values of channels stored by
+	// PutDelta (absent from the checkpoint's Values).
+	ropes map[string]map[string]*rope
+}
+
+// value returns channel k's value in stored checkpoint id, materialised
+// only when it is a rope (then fresh).
+func (n *memNS) value(id, k string) ([]byte, *rope, bool) {
+	if v, ok := n.cps[id].Values[k]; ok {
+		return v, nil, true
+	}
+	if r := n.ropes[id][k]; r != nil {
+		return nil, r, true
+	}
+	return nil, nil, false
+}
+
+// get returns a copy of stored checkpoint id with every value.
+func (n *memNS) get(id string) *graph.Checkpoint {
+	c := cloneCheckpoint(n.cps[id])
+	if rs := n.ropes[id]; len(rs) > 0 {
+		if c.Values == nil {
+			c.Values = make(map[string][]byte, len(rs))
+		}
+		for k, r := range rs {
+			c.Values[k] = r.bytes()
+		}
+	}
+	return c
+}
+
+// store puts stored (and its ropes) under its id and applies retention.
+func (n *memNS) store(stored *graph.Checkpoint, ropes map[string]*rope, keepLast int) {
+	if _, ok := n.cps[stored.ID]; !ok {
+		i, _ := slices.BinarySearch(n.ids, stored.ID)
+		n.ids = slices.Insert(n.ids, i, stored.ID)
+	}
+	n.cps[stored.ID] = stored
+	delete(n.ropes, stored.ID)
+	if len(ropes) > 0 {
+		if n.ropes == nil {
+			n.ropes = map[string]map[string]*rope{}
+		}
+		n.ropes[stored.ID] = ropes
+	}
+	if k := keepLast; k > 0 && len(n.ids) > k {
+		drop := n.ids[:len(n.ids)-k]
+		for _, id := range drop {
+			delete(n.cps, id)
+			delete(n.writes, id)
+			delete(n.ropes, id)
+		}
+		n.ids = slices.Clone(n.ids[len(n.ids)-k:])
+	}
 }
 
 // taskWrites are the pending writes stored against one checkpoint, kept
@@ -107,21 +161,114 @@ func (m *Memory) Put(ctx context.Context, cp *graph.Checkpoint) error {
 		n = &memNS{cps: map[string]*graph.Checkpoint{}, writes: map[string]*taskWrites{}}
 		nss[cp.NS] = n
 	}
-	if _, ok := n.cps[cp.ID]; !ok {
-		i, _ := slices.BinarySearch(n.ids, cp.ID)
-		n.ids = slices.Insert(n.ids, i, cp.ID)
-	}
 	stored := cloneCheckpointShared(cp, n.cps[cp.ParentID])
-	n.cps[cp.ID] = stored
-	if k := m.cfg.keepLast; k > 0 && len(n.ids) > k {
-		drop := n.ids[:len(n.ids)-k]
-		for _, id := range drop {
-			delete(n.cps, id)
-			delete(n.writes, id)
+	var ropes map[string]*rope
+	for k, v := range stored.Values {
+		// a long value is kept as a rope, so that a PutDelta extending
+		// it grows it in place
+		if len(v) >= ropeMin && v[len(v)-1] == ']' {
+			if ropes == nil {
+				ropes = map[string]*rope{}
+			}
+			ropes[k] = newRope(v, nil)
+			delete(stored.Values, k)
 		}
-		n.ids = slices.Clone(n.ids[len(n.ids)-k:])
 	}
+	n.store(stored, ropes, m.cfg.keepLast)
 	return nil
+}
+
+var _ graph.DeltaPutter = (*Memory)(nil)
+
+// PutDelta stores cp relative to its parent (see graph.DeltaPutter). A
+// list channel grown by deltas shares one buffer along the chain, so a
+// step costs the bytes it added.
+func (m *Memory) PutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []graph.ChannelDelta) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := validate(cp); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := m.threads[cp.ThreadID][cp.NS]
+	if n == nil || cp.ParentID == "" || cp.ParentID == cp.ID || n.cps[cp.ParentID] == nil {
+		return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: parent %q not stored: %w", cp.ThreadID, cp.NS, cp.ID, cp.ParentID, graph.ErrDeltaBase)
+	}
+	stored, ropes, err := deltaValues(cp, deltas, func(k string) ([]byte, *rope, bool) { return n.value(cp.ParentID, k) })
+	if err != nil {
+		return err
+	}
+	n.store(stored, ropes, m.cfg.keepLast)
+	return nil
+}
+
+// deltaValues builds the stored form of a PutDelta: a copy of cp whose
+// Values hold the given and inherited plain values, and the ropes of the
+// channels given by deltas or inherited as ropes. parent looks up the
+// parent's value of a channel.
+func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent func(string) ([]byte, *rope, bool)) (*graph.Checkpoint, map[string]*rope, error) {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: %s", cp.ThreadID, cp.NS, cp.ID, fmt.Sprintf(format, args...))
+	}
+	byCh := make(map[string]int, len(deltas))
+	for i, d := range deltas {
+		if _, dup := byCh[d.Channel]; dup {
+			return nil, nil, fmt.Errorf("%w: %w", fail("two deltas for channel %q", d.Channel), ErrInvalid)
+		}
+		if _, ok := cp.Versions[d.Channel]; !ok {
+			return nil, nil, fmt.Errorf("%w: %w", fail("delta for channel %q, which has no version", d.Channel), ErrInvalid)
+		}
+		if _, ok := cp.Values[d.Channel]; ok {
+			return nil, nil, fmt.Errorf("%w: %w", fail("channel %q given both in full and as a delta", d.Channel), ErrInvalid)
+		}
+		byCh[d.Channel] = i
+	}
+	c := *cp
+	c.Values = nil
+	stored := cloneCheckpoint(&c)
+	stored.Values = make(map[string][]byte, len(cp.Versions)+len(cp.Values))
+	for k, v := range cp.Values {
+		stored.Values[k] = cloneBytes(v)
+	}
+	var ropes map[string]*rope
+	for k := range cp.Versions {
+		if _, ok := cp.Values[k]; ok {
+			continue
+		}
+		pv, pr, ok := parent(k)
+		if !ok {
+			return nil, nil, fmt.Errorf("%w: %w", fail("channel %q is not in the parent", k), graph.ErrDeltaBase)
+		}
+		i, isDelta := byCh[k]
+		if !isDelta {
+			if pr != nil {
+				if ropes == nil {
+					ropes = map[string]*rope{}
+				}
+				ropes[k] = pr
+			} else {
+				stored.Values[k] = pv // stored values are never changed: shared
+			}
+			continue
+		}
+		d := deltas[i]
+		var r *rope
+		if pr != nil {
+			r, ok = pr.extend(d.Keep, d.Tail)
+		} else if ok = d.Keep >= 0 && d.Keep <= len(pv); ok {
+			r = newRope(pv[:d.Keep], d.Tail)
+		}
+		if !ok {
+			return nil, nil, fmt.Errorf("%w: %w", fail("delta of channel %q keeps %d bytes of a shorter value", k, d.Keep), graph.ErrDeltaBase)
+		}
+		if ropes == nil {
+			ropes = map[string]*rope{}
+		}
+		ropes[k] = r
+	}
+	return stored, ropes, nil
 }
 
 // PutWrites stores pending writes against a checkpoint id. Its cost is
@@ -174,7 +321,7 @@ func (m *Memory) Get(ctx context.Context, threadID, ns, checkpointID string) (*g
 	if !ok {
 		return nil, nil, notFound(threadID, ns, checkpointID)
 	}
-	return cloneCheckpoint(cp), n.writes[id].all(), nil
+	return n.get(cp.ID), n.writes[id].all(), nil
 }
 
 // List returns the thread's checkpoints in ns, newest first.
@@ -194,7 +341,7 @@ func (m *Memory) List(ctx context.Context, threadID, ns string, opts graph.ListO
 		if opts.Before != "" && strings.Compare(id, opts.Before) >= 0 {
 			continue
 		}
-		out = append(out, cloneCheckpoint(n.cps[id]))
+		out = append(out, n.get(id))
 		if opts.Limit > 0 && len(out) >= opts.Limit {
 			break
 		}

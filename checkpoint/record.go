@@ -88,6 +88,54 @@ type loaded struct {
 	// refsParent is set on a freshly encoded record that is stored
 	// relative to its parent (values or writes).
 	refsParent bool
+	// ropes holds the values of channels stored by PutDelta (absent from
+	// cp.Values); see full.
+	ropes map[string]*rope
+}
+
+// full returns l with every value in cp.Values (l itself when it has no
+// ropes).
+func (l *loaded) full() *loaded {
+	if l == nil || len(l.ropes) == 0 {
+		return l
+	}
+	c := *l
+	cp := *l.cp
+	cp.Values = make(map[string][]byte, len(l.cp.Values)+len(l.ropes))
+	for k, v := range l.cp.Values {
+		cp.Values[k] = v
+	}
+	for k, r := range l.ropes {
+		cp.Values[k] = r.bytes()
+	}
+	c.cp, c.ropes = &cp, nil
+	return &c
+}
+
+// ropify moves l's long list values into ropes, so that a PutDelta
+// against l grows them in place. l must be fresh (not shared yet).
+func (l *loaded) ropify() *loaded {
+	for k, v := range l.cp.Values {
+		if len(v) >= ropeMin && v[len(v)-1] == ']' {
+			if l.ropes == nil {
+				l.ropes = map[string]*rope{}
+			}
+			l.ropes[k] = newRope(v, nil)
+			delete(l.cp.Values, k)
+		}
+	}
+	return l
+}
+
+// value returns channel k of l: a plain value or a rope.
+func (l *loaded) value(k string) ([]byte, *rope, bool) {
+	if v, ok := l.cp.Values[k]; ok {
+		return v, nil, true
+	}
+	if r := l.ropes[k]; r != nil {
+		return nil, r, true
+	}
+	return nil, nil, false
 }
 
 func (l *loaded) checkpoint(threadID, ns string) *graph.Checkpoint {
@@ -166,7 +214,12 @@ func channel(name string, v []byte, keep int, writes []graph.PendingWrite, bl *b
 	if v == nil {
 		return chanHdr{Name: name, Blob: bl.add(nil)}
 	}
-	tail := v[keep:]
+	return channelTail(name, keep, v[keep:], writes, bl)
+}
+
+// channelTail encodes a value of channel name made of the first keep bytes
+// of the base's value and tail.
+func channelTail(name string, keep int, tail []byte, writes []graph.PendingWrite, bl *blobs) chanHdr {
 	best, bi := 0, -1
 	for i, w := range writes {
 		if w.Channel != name {

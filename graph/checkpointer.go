@@ -114,3 +114,44 @@ type Checkpointer interface {
 	// in every namespace.
 	DeleteThread(ctx context.Context, threadID string) error
 }
+
+// ErrDeltaBase is wrapped by a DeltaPutter's error when a delta checkpoint
+// cannot be stored relative to its parent (the parent is not stored, or a
+// channel's value is shorter than a delta keeps). Nothing was stored; the
+// engine then stores the checkpoint in full with Put.
+var ErrDeltaBase = errors.New("checkpoint: delta base missing")
+
+// ChannelDelta gives one channel's value relative to the parent
+// checkpoint's value of the same channel: the parent's first Keep bytes
+// followed by Tail. The engine sends one for a list that an append-style
+// reducer only grew (with the JSON serializer: Keep drops the closing ']'
+// and Tail is ",<new elements>]").
+type ChannelDelta struct {
+	Channel string
+	Keep    int
+	Tail    []byte
+}
+
+// DeltaPutter is an optional interface of a Checkpointer: it stores a
+// checkpoint given as changes against its parent, so that a step's cost
+// is what the step added, not the size of the state. The engine uses it
+// when the checkpointer implements it and a step's parent checkpoint is
+// the one it stored before; otherwise it calls Put.
+//
+// PutDelta stores cp, whose ParentID names a stored checkpoint of the same
+// thread and namespace. The stored checkpoint's Values are:
+//   - for each channel in cp.Versions: cp.Values[channel] when present,
+//     else the parent's value modified by the delta of that channel when
+//     there is one, else the parent's value unchanged;
+//   - each other key of cp.Values (the engine's reserved channels) as given.
+//
+// A channel in neither is not stored. Get, List and every later Put or
+// PutDelta then see exactly those Values, as if cp had been Put with them.
+// When the parent is not stored, or a channel to inherit or extend is not
+// in it, or a delta's Keep exceeds the parent value's length, PutDelta
+// stores nothing and returns an error wrapping ErrDeltaBase. PutDelta must
+// not keep cp's or the deltas' slices after it returns (the engine reuses
+// them). checkpoint/checkpointtest's suite checks these rules.
+type DeltaPutter interface {
+	PutDelta(ctx context.Context, cp *Checkpoint, deltas []ChannelDelta) error
+}

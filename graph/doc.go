@@ -80,8 +80,14 @@
 // default, see Serializer), with a version per channel; unchanged channels
 // reuse their previous encoding, and with the JSON serializer a list that
 // only grew by appends is encoded by extending its previous encoding with
-// the new elements' (the encoder's work is the step's, not the list's). Without a checkpointer nothing is
-// serialized. A step that fails (or is cancelled) stores the writes of its
+// the new elements' (the encoder's work is the step's, not the list's).
+// A checkpointer that implements the optional DeltaPutter (package
+// checkpoint's Memory and Bolt do) gets such a list as a ChannelDelta
+// holding only the appended bytes, and the unchanged channels not at all,
+// so a step's checkpoint costs what the step added; the engine keeps its
+// own growable copy of the encoding (one copy per run, at its first
+// checkpoint). Other checkpointers get every checkpoint in full through
+// Put. Without a checkpointer nothing is serialized. A step that fails (or is cancelled) stores the writes of its
 // finished tasks as pending writes, so Invoke with Continue() re-runs only
 // the failed tasks.
 //

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -105,6 +106,7 @@ func (r *run[S]) restore(cp *Checkpoint) error {
 			return fmt.Errorf("graph: checkpoint %s: decode channel %s of %s (stored as %s): %w", cp.ID, f.name, g.typeName, cp.StateType, err)
 		}
 		r.enc[fi], r.versions[fi] = b, cp.Versions[f.name]
+		r.encShared[fi] = true
 		r.encAt[fi] = sliceHeader{}
 		if f.splice {
 			r.encAt[fi] = *(*sliceHeader)(f.ptr(sp))
@@ -145,7 +147,7 @@ func (r *run[S]) restore(cp *Checkpoint) error {
 			r.deferSends = append(r.deferSends, Send[S]{Node: s.Node, Arg: arg})
 		}
 	}
-	r.cur = cp
+	r.cur, r.curPartial = cp, false
 	r.step = cp.Step + 1
 	return nil
 }
@@ -160,20 +162,32 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	}
 	id := g.newID(parent)
 	sp := unsafe.Pointer(&r.state)
+	dp, useDelta := r.cp.(DeltaPutter)
+	useDelta = useDelta && r.cur != nil
+	var deltas []ChannelDelta
 	values := make(map[string][]byte, len(g.fields)+1)
 	versions := make(map[string]int64, len(g.fields))
 	for fi := range g.fields {
 		f := &g.fields[fi]
 		if r.written[fi] {
-			b, err := r.encodeChannel(fi, sp)
+			b, keep, err := r.encodeChannel(fi, sp, useDelta)
 			if err != nil {
 				return fmt.Errorf("graph: encode channel %s: %w", f.name, err)
 			}
 			r.enc[fi] = b
 			r.versions[fi]++
+			if useDelta && keep > 0 {
+				deltas = append(deltas, ChannelDelta{Channel: f.name, Keep: keep, Tail: b[keep:]})
+			} else if useDelta {
+				values[f.name] = b
+				r.encShared[fi] = true
+			}
 		}
 		if r.enc[fi] != nil {
-			values[f.name] = r.enc[fi]
+			if !useDelta {
+				values[f.name] = r.enc[fi]
+				r.encShared[fi] = true
+			}
 			versions[f.name] = r.versions[fi]
 		}
 	}
@@ -230,25 +244,86 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 		CreatedAt: time.Now(), Values: values, Versions: versions, Format: g.ser.Format(),
 		StateType: g.typeName, Next: next, Writes: writes, Metadata: r.metadata(source),
 	}
-	if err := r.cp.Put(ctx, cp); err != nil {
-		return fmt.Errorf("graph: save checkpoint (step %d): %w", r.step, err)
+	partial := false
+	if useDelta {
+		err := dp.PutDelta(ctx, cp, deltas)
+		switch {
+		case err == nil:
+			partial = true
+		case errors.Is(err, ErrDeltaBase):
+			r.fillValues(cp.Values)
+		default:
+			return fmt.Errorf("graph: save checkpoint (step %d): %w", r.step, err)
+		}
 	}
-	r.cur = cp
+	if !partial {
+		if err := r.cp.Put(ctx, cp); err != nil {
+			return fmt.Errorf("graph: save checkpoint (step %d): %w", r.step, err)
+		}
+		if dp != nil {
+			r.ownLists()
+		}
+	}
+	r.cur, r.curPartial = cp, partial
 	if r.out != nil {
 		r.send(Event[S]{Mode: Debug, NS: r.ns, Step: r.step, Debug: &DebugInfo{Kind: DebugCheckpoint, CheckpointID: id}})
 	}
 	return nil
 }
 
+// fillValues adds every channel's current encoding to values (the reserved
+// channels are already there): a checkpoint in full.
+func (r *run[S]) fillValues(values map[string][]byte) {
+	for fi := range r.g.fields {
+		if r.enc[fi] != nil {
+			values[r.g.fields[fi].name] = r.enc[fi]
+			r.encShared[fi] = true
+		}
+	}
+}
+
+// ownLists gives the run its own, growable copy of each list channel's
+// encoding after a full Put, so that the next PutDelta steps extend it in
+// place: the copy is paid once per run, with the full checkpoint.
+func (r *run[S]) ownLists() {
+	for fi := range r.g.fields {
+		if b := r.enc[fi]; r.g.fields[fi].splice && r.encShared[fi] && len(b) > 0 {
+			r.enc[fi] = append(make([]byte, 0, 2*len(b)), b...)
+			r.encShared[fi] = false
+		}
+	}
+}
+
+// fullCur returns a copy of r.cur with all its Values, for a Put that
+// replaces it (an interrupt recorded on the step-start checkpoint).
+func (r *run[S]) fullCur() Checkpoint {
+	cp := *r.cur
+	if r.curPartial {
+		values := make(map[string][]byte, len(r.g.fields)+len(cp.Values))
+		for k, v := range cp.Values {
+			if _, ok := r.g.byName[k]; !ok {
+				values[k] = v
+			}
+		}
+		r.fillValues(values)
+		cp.Values = values
+	}
+	return cp
+}
+
 // encodeChannel encodes field fi of the state at sp. A list that only
 // grew since it was last encoded (same backing array, longer: an append
 // reducer's work) is encoded by adding the new elements' JSON to the
-// previous encoding, so the encoder's work is the step's, not the list's.
-func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer) ([]byte, error) {
+// previous encoding, so the encoder's work is the step's, not the list's;
+// keep is then the length of the previous encoding kept (without its
+// closing bracket), else 0. With grow, the encoding is extended in place
+// when the run owns it (amortised: the copy is the step's, too).
+func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer, grow bool) (b []byte, keep int, err error) {
 	g := r.g
 	f := &g.fields[fi]
 	if !f.splice {
-		return g.ser.Marshal(f.iface(sp))
+		b, err = g.ser.Marshal(f.iface(sp))
+		return b, 0, err
 	}
 	h := *(*sliceHeader)(f.ptr(sp))
 	at, old := r.encAt[fi], r.enc[fi]
@@ -256,20 +331,58 @@ func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer) ([]byte, error) {
 		tail := sliceHeader{data: unsafe.Add(h.data, uintptr(at.len)*f.typ.Elem().Size()), len: h.len - at.len, cap: h.len - at.len}
 		tb, err := g.ser.Marshal(reflect.NewAt(f.typ, unsafe.Pointer(&tail)).Interface())
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if len(tb) > 2 && tb[0] == '[' && tb[len(tb)-1] == ']' {
-			b := make([]byte, 0, len(old)+len(tb))
-			b = append(append(append(b, old[:len(old)-1]...), ','), tb[1:]...)
+			keep = len(old) - 1
+			n := keep + len(tb)
+			if grow && !r.encShared[fi] && cap(old) >= n {
+				b = old[:keep]
+			} else {
+				c := n
+				if grow {
+					c = 2 * n
+				}
+				b = append(make([]byte, 0, c), old[:keep]...)
+				r.encShared[fi] = false
+			}
+			b = append(append(b, ','), tb[1:]...)
 			r.encAt[fi] = h
-			return b, nil
+			return b, keep, nil
 		}
 	}
-	b, err := g.ser.Marshal(f.iface(sp))
-	if err == nil {
-		r.encAt[fi] = h
+	b, err = g.ser.Marshal(f.iface(sp))
+	if err != nil {
+		return nil, 0, err
 	}
-	return b, err
+	r.encAt[fi] = h
+	r.encShared[fi] = false
+	if grow && len(old) > 0 {
+		// The list moved (an append past its capacity copies it) or
+		// changed: what it shares with the last encoding still goes as a
+		// delta. The comparison is the encoding's cost again, paid at
+		// each doubling of a growing list.
+		if p := commonPrefix(old, b); p >= minDeltaKeep {
+			return b, p, nil
+		}
+	}
+	return b, 0, nil
+}
+
+// minDeltaKeep is the shortest prefix worth sending as a ChannelDelta.
+const minDeltaKeep = 64
+
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	const block = 4096 // bytes.Equal is vectorised; find the first differing block
+	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
+		i += block
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // metadata returns the checkpoint metadata for source. The map is shared by
@@ -436,7 +549,7 @@ func (r *run[S]) pause(ctx context.Context, tasks []task[S], intr []*task[S]) er
 	if err := r.savePending(ctx, tasks, nil); err != nil {
 		return err
 	}
-	cp := *r.cur
+	cp := r.fullCur()
 	cp.Interrupts = nil
 	ie := &InterruptError{ThreadID: r.thread}
 	for _, t := range intr {
@@ -451,7 +564,7 @@ func (r *run[S]) pause(ctx context.Context, tasks []task[S], intr []*task[S]) er
 	if err := r.cp.Put(ctx, &cp); err != nil {
 		return fmt.Errorf("graph: save interrupt: %w", err)
 	}
-	r.cur = &cp
+	r.cur, r.curPartial = &cp, false
 	return ie
 }
 

@@ -83,8 +83,12 @@ type run[S any] struct {
 	versions []int64
 	enc      [][]byte
 	encAt    []sliceHeader // a slice field's value when it was last encoded
-	written  []bool
-	joinSeen [][]bool
+	// encShared[i]: enc[i] was handed to the checkpointer or came from it,
+	// so it may not be extended in place.
+	encShared  []bool
+	curPartial bool // r.cur was stored with PutDelta: its Values are the changes only
+	written    []bool
+	joinSeen   [][]bool
 	// deferred nodes triggered while other tasks were scheduled (Defer)
 	deferNode  []bool
 	deferSends []Send[S]
@@ -301,7 +305,9 @@ func (r *run[S]) initCP() {
 		r.versions = make([]int64, len(r.g.fields))
 		r.enc = make([][]byte, len(r.g.fields))
 		r.encAt = make([]sliceHeader, len(r.g.fields))
+		r.encShared = make([]bool, len(r.g.fields))
 	}
+	r.curPartial = false
 }
 
 func (c *CompiledGraph[S]) release(r *run[S]) {
@@ -317,7 +323,7 @@ func (c *CompiledGraph[S]) release(r *run[S]) {
 		r.next[i] = task[S]{}
 	}
 	r.out, r.customCh, r.cur, r.enc, r.versions, r.baseCtx, r.tc, r.inlineCtx = nil, nil, nil, nil, nil, nil, taskCtx{}, nil
-	r.encAt = nil
+	r.encAt, r.encShared, r.curPartial = nil, nil, false
 	r.parCtx, r.parCancel = nil, nil
 	r.st, r.cp = nil, nil
 	c.pool.Put(r)
@@ -1095,7 +1101,7 @@ func (r *run[S]) staticInterrupt(ctx context.Context, tasks []task[S], set []boo
 	if r.cp == nil {
 		return fmt.Errorf("graph: Interrupt%s %s: %w", map[string]string{"before": "Before", "after": "After"}[when], hits[0].Node, ErrNoCheckpointer)
 	}
-	cp := *r.cur
+	cp := r.fullCur()
 	cp.Interrupts = nil
 	for _, h := range hits {
 		cp.Interrupts = append(cp.Interrupts, InterruptInfo{ID: h.ID, Node: h.Node})
@@ -1103,7 +1109,7 @@ func (r *run[S]) staticInterrupt(ctx context.Context, tasks []task[S], set []boo
 	if err := r.cp.Put(ctx, &cp); err != nil {
 		return fmt.Errorf("graph: save interrupt: %w", err)
 	}
-	r.cur = &cp
+	r.cur, r.curPartial = &cp, false
 	return &InterruptError{ThreadID: r.thread, Interrupts: hits}
 }
 

@@ -8,8 +8,10 @@
 package checkpointtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -49,6 +51,11 @@ func Run(t *testing.T, newCP func() graph.Checkpointer) {
 		{"Concurrent", testConcurrent},
 		{"Canceled", testCanceled},
 		{"Invalid", testInvalid},
+		{"DeltaChain", testDeltaChain},
+		{"DeltaForks", testDeltaForks},
+		{"DeltaBase", testDeltaBase},
+		{"DeltaMixed", testDeltaMixed},
+		{"DeltaConcurrent", testDeltaConcurrent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newCP()) })
@@ -632,4 +639,275 @@ func testInvalid(t *testing.T, cp graph.Checkpointer) {
 	require.Error(t, cp.PutWrites(ctx, "t", "", "", []graph.PendingWrite{{TaskID: "a"}}))
 	_, _, err := cp.Get(ctx, "t", "", "")
 	require.ErrorIs(t, err, graph.ErrCheckpointNotFound, "an invalid Put must not store anything")
+}
+
+// The Delta tests run against back-ends that implement the optional
+// graph.DeltaPutter and are skipped for the others.
+
+func deltaPutter(t *testing.T, cp graph.Checkpointer) graph.DeltaPutter {
+	t.Helper()
+	dp, ok := cp.(graph.DeltaPutter)
+	if !ok {
+		t.Skipf("%T does not implement graph.DeltaPutter", cp)
+	}
+	return dp
+}
+
+// appendDelta returns the delta that turns the JSON array old into old
+// with the elements of the JSON array add, and the new value.
+func appendDelta(ch string, old, add []byte) (graph.ChannelDelta, []byte) {
+	tail := append([]byte{','}, add[1:]...)
+	keep := len(old) - 1
+	return graph.ChannelDelta{Channel: ch, Keep: keep, Tail: tail}, append(append([]byte(nil), old[:keep]...), tail...)
+}
+
+// deltaStep builds checkpoint n (parent n-1) of a thread as the engine
+// gives it to PutDelta: count in full, log as a delta of one element of
+// size bytes, name inherited, and a reserved channel in full.
+func deltaStep(thread string, n int, log []byte, size int) (*graph.Checkpoint, graph.ChannelDelta, *graph.Checkpoint) {
+	c := Sample(thread, "", n, true)
+	c.Versions["log"] = int64(n + 1)
+	c.Values = map[string][]byte{"count": []byte(fmt.Sprint(n)), "__joins__": []byte(fmt.Sprintf("[[%d]]", n%2))}
+	elem, _ := json.Marshal([]string{fmt.Sprintf("message %d %s", n, strings.Repeat("y", size))})
+	d, full := appendDelta("log", log, elem)
+	want := *c
+	want.Values = map[string][]byte{"count": []byte(fmt.Sprint(n)), "__joins__": []byte(fmt.Sprintf("[[%d]]", n%2)), "name": []byte(`"fixed"`), "log": full}
+	return c, d, &want
+}
+
+func seedDelta(t *testing.T, cp graph.Checkpointer, thread string, n int) []byte {
+	t.Helper()
+	c := Sample(thread, "", 0, false)
+	log := growing(n)
+	c.Values["log"] = log
+	c.Versions["log"] = 1
+	require.NoError(t, cp.Put(context.Background(), c))
+	return log
+}
+
+func testDeltaChain(t *testing.T, cp graph.Checkpointer) {
+	dp := deltaPutter(t, cp)
+	ctx := context.Background()
+	for _, seed := range []int{0, 3, 600} { // 600 messages: past any small-value threshold
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			thread := fmt.Sprintf("chain-%d", seed)
+			log := seedDelta(t, cp, thread, seed)
+			if seed == 0 {
+				log = []byte(`["first"]`)
+				c := Sample(thread, "", 0, false)
+				c.Values["log"], c.Versions["log"] = log, 1
+				require.NoError(t, cp.Put(ctx, c))
+			}
+			var wants []*graph.Checkpoint
+			for n := 1; n <= 40; n++ {
+				c, d, want := deltaStep(thread, n, log, n*13%300)
+				// the caller reuses its buffers: the back-end keeps copies
+				tail := d.Tail
+				require.NoError(t, dp.PutDelta(ctx, c, []graph.ChannelDelta{d}))
+				for i := range tail {
+					tail[i] = '!'
+				}
+				c.Values["count"][0] = '!'
+				wants = append(wants, want)
+				log = want.Values["log"]
+				require.NoError(t, cp.PutWrites(ctx, thread, "", c.ID, []graph.PendingWrite{{TaskID: "t", Node: "node", Channel: "log", Value: []byte(`["w"]`)}}))
+				got, ws, err := cp.Get(ctx, thread, "", "")
+				require.NoError(t, err)
+				AssertEqual(t, want, got)
+				require.Len(t, ws, 1)
+				if n%9 == 0 { // an earlier one still loads as it was
+					old, _, err := cp.Get(ctx, thread, "", wants[n/2].ID)
+					require.NoError(t, err)
+					AssertEqual(t, wants[n/2], old)
+				}
+			}
+			for i, w := range wants {
+				got, _, err := cp.Get(ctx, thread, "", w.ID)
+				require.NoError(t, err, "checkpoint %d", i+1)
+				AssertEqual(t, w, got)
+			}
+			list, err := cp.List(ctx, thread, "", graph.ListOptions{Limit: 5})
+			require.NoError(t, err)
+			require.Len(t, list, 5)
+			for i, got := range list {
+				AssertEqual(t, wants[len(wants)-1-i], got)
+			}
+			// the seed is untouched
+			first, _, err := cp.Get(ctx, thread, "", ID(0))
+			require.NoError(t, err)
+			if seed > 0 {
+				assert.Equal(t, growing(seed), first.Values["log"])
+			}
+		})
+	}
+}
+
+func testDeltaForks(t *testing.T, cp graph.Checkpointer) {
+	dp := deltaPutter(t, cp)
+	ctx := context.Background()
+	log := seedDelta(t, cp, "f", 300)
+	c1, d1, w1 := deltaStep("f", 1, log, 5)
+	require.NoError(t, dp.PutDelta(ctx, c1, []graph.ChannelDelta{d1}))
+	// two children of checkpoint 1, then a grandchild of the first child
+	a, da, wa := deltaStep("f", 2, w1.Values["log"], 7)
+	b := *a
+	b.ID = ID(3)
+	b.Values = map[string][]byte{"count": []byte(`33`)}
+	db, fb := appendDelta("log", w1.Values["log"], []byte(`["other branch"]`))
+	wb := b
+	wb.Values = map[string][]byte{"count": []byte(`33`), "name": []byte(`"fixed"`), "log": fb}
+	require.NoError(t, dp.PutDelta(ctx, a, []graph.ChannelDelta{da}))
+	require.NoError(t, dp.PutDelta(ctx, &b, []graph.ChannelDelta{db}))
+	g, dg, wg := deltaStep("f", 4, wa.Values["log"], 9)
+	g.ParentID = a.ID
+	wg.ParentID = a.ID
+	require.NoError(t, dp.PutDelta(ctx, g, []graph.ChannelDelta{dg}))
+	for _, w := range []*graph.Checkpoint{w1, wa, &wb, wg} {
+		got, _, err := cp.Get(ctx, "f", "", w.ID)
+		require.NoError(t, err)
+		AssertEqual(t, w, got)
+	}
+	// a delta that keeps less than the whole parent (a rewrite of its end)
+	h := Sample("f", "", 5, false)
+	h.ParentID = ID(3)
+	h.Values = map[string][]byte{}
+	h.Versions = map[string]int64{"log": 9}
+	dh := graph.ChannelDelta{Channel: "log", Keep: 1, Tail: []byte(`"short"]`)}
+	require.NoError(t, dp.PutDelta(ctx, h, []graph.ChannelDelta{dh}))
+	got, _, err := cp.Get(ctx, "f", "", h.ID)
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]byte{"log": []byte(`["short"]`)}, got.Values)
+	got, _, err = cp.Get(ctx, "f", "", b.ID)
+	require.NoError(t, err)
+	AssertEqual(t, &wb, got)
+}
+
+func testDeltaBase(t *testing.T, cp graph.Checkpointer) {
+	dp := deltaPutter(t, cp)
+	ctx := context.Background()
+	log := seedDelta(t, cp, "b", 10)
+	check := func(c *graph.Checkpoint, ds []graph.ChannelDelta) {
+		t.Helper()
+		err := dp.PutDelta(ctx, c, ds)
+		require.Error(t, err)
+		require.True(t, errors.Is(err, graph.ErrDeltaBase), "want ErrDeltaBase, got %v", err)
+		_, _, err = cp.Get(ctx, c.ThreadID, c.NS, c.ID)
+		require.ErrorIs(t, err, graph.ErrCheckpointNotFound, "nothing stored")
+	}
+	c, d, _ := deltaStep("b", 1, log, 1)
+	orphan := *c
+	orphan.ParentID = "no-such-parent"
+	check(&orphan, []graph.ChannelDelta{d})
+	noParent := *c
+	noParent.ParentID = ""
+	check(&noParent, []graph.ChannelDelta{d})
+	otherThread := *c
+	otherThread.ThreadID = "b2"
+	check(&otherThread, []graph.ChannelDelta{d})
+	long := d
+	long.Keep = len(log) + 1
+	check(c, []graph.ChannelDelta{long})
+	negative := d
+	negative.Keep = -1
+	check(c, []graph.ChannelDelta{negative})
+	missing := *c
+	missing.Versions = map[string]int64{"count": 2, "name": 1, "log": 2, "absent": 1}
+	check(&missing, []graph.ChannelDelta{d})
+	// after the failures, the right one stores
+	c, d, want := deltaStep("b", 1, log, 1)
+	require.NoError(t, dp.PutDelta(ctx, c, []graph.ChannelDelta{d}))
+	got, _, err := cp.Get(ctx, "b", "", "")
+	require.NoError(t, err)
+	AssertEqual(t, want, got)
+}
+
+// testDeltaMixed interleaves Put and PutDelta: a full Put after deltas, a
+// replaced checkpoint, a channel dropped, nil and empty values.
+func testDeltaMixed(t *testing.T, cp graph.Checkpointer) {
+	dp := deltaPutter(t, cp)
+	ctx := context.Background()
+	log := seedDelta(t, cp, "m", 200)
+	var want *graph.Checkpoint
+	for n := 1; n <= 6; n++ {
+		var c *graph.Checkpoint
+		var d graph.ChannelDelta
+		c, d, want = deltaStep("m", n, log, 3)
+		require.NoError(t, dp.PutDelta(ctx, c, []graph.ChannelDelta{d}))
+		log = want.Values["log"]
+	}
+	// a full Put child of a delta checkpoint
+	full := Sample("m", "", 7, true)
+	full.Values["log"] = append(append([]byte(nil), log[:len(log)-1]...), []byte(`,"full"]`)...)
+	full.Versions["log"] = 8
+	require.NoError(t, cp.Put(ctx, full))
+	// a delta child of it that drops "name" and sets an empty value
+	c := Sample("m", "", 8, true)
+	c.Values = map[string][]byte{"count": {}}
+	c.Versions = map[string]int64{"count": 9, "log": 9}
+	d, fv := appendDelta("log", full.Values["log"], []byte(`["after full"]`))
+	require.NoError(t, dp.PutDelta(ctx, c, []graph.ChannelDelta{d}))
+	got, _, err := cp.Get(ctx, "m", "", c.ID)
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]byte{"count": {}, "log": fv}, got.Values)
+	got, _, err = cp.Get(ctx, "m", "", full.ID)
+	require.NoError(t, err)
+	AssertEqual(t, full, got)
+	// replacing a delta checkpoint with Put (an interrupt recorded on it)
+	repl := *want
+	repl.Interrupts = []graph.InterruptInfo{{ID: "i", Node: "node", TaskID: "t", Value: []byte(`"ask"`)}}
+	require.NoError(t, cp.Put(ctx, &repl))
+	got, _, err = cp.Get(ctx, "m", "", repl.ID)
+	require.NoError(t, err)
+	AssertEqual(t, &repl, got)
+	for _, id := range []string{full.ID, c.ID} {
+		_, _, err := cp.Get(ctx, "m", "", id)
+		require.NoError(t, err, id)
+	}
+	// and replacing a delta checkpoint with PutDelta
+	c2 := *c
+	c2.Values = map[string][]byte{"count": []byte(`99`)}
+	require.NoError(t, dp.PutDelta(ctx, &c2, []graph.ChannelDelta{d}))
+	got, _, err = cp.Get(ctx, "m", "", c.ID)
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]byte{"count": []byte(`99`), "log": fv}, got.Values)
+	require.NoError(t, cp.DeleteThread(ctx, "m"))
+	_, _, err = cp.Get(ctx, "m", "", "")
+	require.ErrorIs(t, err, graph.ErrCheckpointNotFound)
+}
+
+func testDeltaConcurrent(t *testing.T, cp graph.Checkpointer) {
+	dp := deltaPutter(t, cp)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 4 {
+		thread := fmt.Sprintf("c%d", g)
+		log := seedDelta(t, cp, thread, 50*g)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 1; n <= 25; n++ {
+				c, d, want := deltaStep(thread, n, log, g)
+				if err := dp.PutDelta(ctx, c, []graph.ChannelDelta{d}); err != nil {
+					errs <- err
+					return
+				}
+				got, _, err := cp.Get(ctx, thread, "", "")
+				if err != nil {
+					errs <- err
+					return
+				}
+				if !bytes.Equal(got.Values["log"], want.Values["log"]) {
+					errs <- fmt.Errorf("thread %s step %d: log differs", thread, n)
+					return
+				}
+				log = want.Values["log"]
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
 }
