@@ -67,7 +67,11 @@ func (sw *sweep) doneKeys(id personas.StateID, k personas.ActionKey) []string {
 	if !ok {
 		return nil
 	}
-	keys := []string{st.Template + "|" + string(k)}
+	// The page's path template: /things?page= and /things?q= are one
+	// page for this (its filter box need not be played on every page of
+	// the list).
+	page, _, _ := strings.Cut(st.Template, "?")
+	keys := []string{page + "|" + string(k)}
 	a, err := personas.ParseActionKey(k)
 	if err != nil {
 		return keys
@@ -368,7 +372,7 @@ func preference(persona string) func(personas.Target) float64 {
 				p += 2
 			}
 		case personas.NewUser, personas.Explorer:
-			if a.Kind == personas.ActionClick || a.Kind == personas.ActionFill && a.Class == personas.ClassValid {
+			if a.Kind == personas.ActionClick {
 				p++
 			}
 		case personas.PowerUser, personas.DataHeavy:
@@ -404,6 +408,10 @@ func classBias(a personas.Action) float64 {
 		return 0
 	}
 	switch a.Class {
+	case personas.ClassValid:
+		// Every other target's macro fills the field validly already,
+		// and so does a submit button's: alone it tells little.
+		return -3
 	case personas.ClassEmpty, personas.ClassQuotes, personas.ClassNonLatin, personas.ClassLong256,
 		personas.ClassNegative, personas.ClassZero, personas.ClassHuge, personas.ClassAboveMax, personas.ClassMarkup:
 		return 1
