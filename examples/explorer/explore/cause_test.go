@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
 )
@@ -53,4 +54,17 @@ func TestSeverity(t *testing.T) {
 	assert.Equal(t, SeverityMajor, severityOf(string(FindDeadControl)))
 	assert.Equal(t, SeverityMinor, severityOf(string(FindA11y)))
 	assert.Equal(t, SeverityMinor, severityOf(string(browser.FindConsoleError)))
+}
+
+// The catalogue's markup payload logs the XSS marker when it runs: an XSS
+// finding, not a console error.
+func TestMarkupPayloadIsXSS(t *testing.T) {
+	fs := pageFindings([]browser.Finding{{Kind: browser.FindConsoleError, Message: "agentgraph-xss:in46d080e8", URL: "http://x/books"}})
+	require.Len(t, fs, 1)
+	assert.Equal(t, FindXSS, fs[0].Kind)
+	b, ok := findingBug(fs[0], "http://x/books")
+	require.True(t, ok)
+	assert.Equal(t, SeverityCritical, b.Severity)
+	_, ok = findingBug(browser.Finding{Kind: browser.FindServerError, Evidence: "GET /x → 502; body: " + collectorFailure + "connection reset"}, "http://x/")
+	assert.False(t, ok, "the collector's own 502 is no app bug")
 }

@@ -631,7 +631,7 @@ func findingBug(f browser.Finding, pageURL string) (Bug, bool) {
 	title, ok := bugKinds[f.Kind]
 	// The collector reports every 5xx with its body; the browser's copy
 	// without one is skipped.
-	if !ok || (f.Kind == browser.FindServerError && !strings.Contains(f.Evidence, "body:")) || echoOfLoad(f) {
+	if !ok || (f.Kind == browser.FindServerError && (!strings.Contains(f.Evidence, "body:") || strings.Contains(f.Evidence, collectorFailure))) || echoOfLoad(f) {
 		return Bug{}, false
 	}
 	page := f.URL

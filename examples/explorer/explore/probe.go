@@ -98,9 +98,23 @@ func newCollector(target string, slow time.Duration, log *slog.Logger) (*collect
 		},
 		ModifyResponse: c.inject,
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// The collector's own failures are not the app's answers: a request
+		// the browser gave up on is dropped, and a failed upstream call is
+		// a 502 marked as the collector's (never reported as an app bug).
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if r.Context().Err() != nil {
+				panic(http.ErrAbortHandler)
+			}
+			log.Warn("collector: upstream request failed", "url", r.URL.String(), "err", err)
+			http.Error(w, collectorFailure+err.Error(), http.StatusBadGateway)
+		},
 	}
 	return c, nil
 }
+
+// collectorFailure starts the body of a 502 the collector itself answers
+// when the app could not be reached.
+const collectorFailure = "agentgraph collector: the app did not answer: "
 
 // holdNextPost makes the collector hold the response of the next POST for
 // d after the app answered: a slow network, so that an impatient second
@@ -429,6 +443,12 @@ func fromConsole(f browser.Finding) (browser.Finding, bool) {
 func pageFindings(raw []browser.Finding) []browser.Finding {
 	var fs []browser.Finding
 	for _, f := range raw {
+		if f.Kind == browser.FindConsoleError && strings.Contains(f.Message, personas.XSSMarker) {
+			// The catalogue's markup payload ran: its script logs the marker.
+			fs = append(fs, browser.Finding{Kind: FindXSS, Message: "an injected script executed (the markup payload typed into a field)",
+				URL: f.URL, Evidence: f.Message, Time: f.Time})
+			continue
+		}
 		if cf, ok := fromConsole(f); ok {
 			if cf.Kind != browser.FindConsoleError {
 				fs = append(fs, cf)
@@ -493,8 +513,8 @@ const collectorJS = `(() => {
       for (const v of r.violations) {
         if (v.impact !== 'serious' && v.impact !== 'critical') continue;
         for (const n of v.nodes) {
-          // Our own XSS probe, rendered: the XSS finding covers it.
-          if (String(n.html).includes('__agxss')) continue;
+          // Our own XSS probes, rendered: the XSS finding covers them.
+          if (String(n.html).includes('__agxss') || String(n.html).includes('` + personas.XSSMarker + `')) continue;
           const key = v.id + '|' + [].concat(n.target).join(' ');
           if (done.has(key)) continue;
           done.add(key);
@@ -532,7 +552,10 @@ const collectorJS = `(() => {
   const own = (el) => ['aria-expanded', 'aria-pressed', 'aria-checked', 'aria-selected', 'class', 'open'].map((a) => el.getAttribute(a)).join('\u0001');
   // A later click within the watch (the second click of a double click
   // that toggled something back) makes the first one undecidable.
-  let clicks = 0;
+  let clicks = 0, errors = 0;
+  // A click that threw is broken, not dead: the page error reports it.
+  addEventListener('error', () => { errors++; }, true);
+  addEventListener('unhandledrejection', () => { errors++; });
   // A control whose click did something once is not dead when clicked
   // again to no effect (a "show" button whose panel is already shown).
   const worked = new WeakSet();
@@ -540,8 +563,9 @@ const collectorJS = `(() => {
     const n = ++clicks;
     const el = ev.target instanceof Element ? ev.target.closest('button, [role=button]') : null;
     if (!el || el.disabled || (el.type === 'submit' && el.form)) return;
-    const before = look() + own(el);
+    const before = look() + own(el), errs = errors;
     setTimeout(() => {
+      if (errors !== errs) return;
       if (look() + own(el) !== before) worked.add(el);
       if (n === clicks && !worked.has(el) && look() + own(el) === before) {
         post({kind: 'dead_control', message: 'clicking "' + (el.textContent || el.getAttribute('aria-label') || '').trim() + '" changed nothing', evidence: html(el)});

@@ -101,7 +101,8 @@ func a11yThrough(ctx context.Context, t *testing.T, target string, axe bool, wan
 // The collector's dead-control watch: a button whose click changes nothing
 // is reported; a button that did something once is not when clicked again
 // to no effect; nor a menu button a hover already opened, whose click
-// flips only its own aria-expanded; nor a toggle double-clicked back.
+// flips only its own aria-expanded; nor a toggle double-clicked back; nor
+// a button whose click threw (the page error reports that one).
 func TestCollectorDeadControl(t *testing.T) {
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -113,6 +114,7 @@ func TestCollectorDeadControl(t *testing.T) {
 <div id="wrap"><button type="button" id="more" aria-expanded="false" onclick="const m=document.getElementById('menu');m.classList.toggle('open');this.setAttribute('aria-expanded', m.classList.contains('open'))">More</button>
 <ul id="menu"><li>Export</li></ul></div>
 <button type="button" id="toggle" onclick="const p=document.getElementById('tp');p.hidden=!p.hidden">Details</button><p id="tp" hidden>Some details</p>
+<button type="button" id="throws" onclick="null.events.length">Show log</button>
 </main></body></html>`))
 	}))
 	defer app.Close()
@@ -138,6 +140,7 @@ func TestCollectorDeadControl(t *testing.T) {
 		{Action: browser.ActClick, Target: "#show"}, {Action: browser.ActClick, Target: "#show"},
 		{Action: browser.ActClick, Target: "#more"},
 		{Action: browser.ActDblclick, Target: "#toggle"},
+		{Action: browser.ActClick, Target: "#throws"},
 		{Action: browser.ActClick, Target: "#dead"},
 	} {
 		r := s.Do(ctx, in)

@@ -417,14 +417,15 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 // drained from the session (mr.late) are reported too.
 func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs []browser.Finding, out *State) []Bug {
 	var bugs []Bug
-	primary := -1 // the action's server or uncaught error in out.Bugs
+	primary := -1 // the action's server or uncaught error, or shown error, in out.Bugs
+	primaryErr := false // primary is a server or uncaught error (a console echo is its symptom)
 	for len(fs) > 0 || len(mr.late) > 0 {
 		fs = append(fs, pageFindings(mr.late)...)
 		mr.late = nil
 		sortByCause(fs)
 		f := fs[0]
 		fs = fs[1:]
-		if primary >= 0 && slices.Contains(symptomKinds, f.Kind) {
+		if primary >= 0 && slices.Contains(symptomKinds, f.Kind) && (f.Kind != browser.FindConsoleError || primaryErr) {
 			// A symptom of the action's error: listed on it.
 			b := &out.Bugs[primary]
 			if len(b.Symptoms) < 8 {
@@ -435,8 +436,13 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 		if b, ok := mr.bug(ctx, m, f, e); ok {
 			out.Bugs = append(out.Bugs, b)
 			bugs = append(bugs, b)
-			if f.Kind == browser.FindServerError || f.Kind == browser.FindPageError {
-				primary = len(out.Bugs) - 1
+			switch f.Kind {
+			case browser.FindServerError, browser.FindPageError:
+				primary, primaryErr = len(out.Bugs)-1, true
+			case browser.FindStackTrace, browser.FindErrorBanner:
+				if primary < 0 {
+					primary = len(out.Bugs) - 1 // the stack trace and the banner showing it are one
+				}
 			}
 		}
 	}
