@@ -417,7 +417,7 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 // drained from the session (mr.late) are reported too.
 func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs []browser.Finding, out *State) []Bug {
 	var bugs []Bug
-	primary := -1 // the action's server or uncaught error, or shown error, in out.Bugs
+	primary := -1       // the action's server or uncaught error, or shown error, in out.Bugs
 	primaryErr := false // primary is a server or uncaught error (a console echo is its symptom)
 	for len(fs) > 0 || len(mr.late) > 0 {
 		fs = append(fs, pageFindings(mr.late)...)
