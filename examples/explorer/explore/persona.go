@@ -616,6 +616,11 @@ func (m *member) next(v *view) (step, bool) {
 			return macro[0], true
 		}
 	}
+	// A record just made comes first: its own page's buttons, then the
+	// pages that list it (a stored script, a duplicate row show there).
+	if st, ok := v.Sweep.followUp(v); ok {
+		return st, true
+	}
 	for _, t := range m.p.Tricks {
 		if macro := m.plan(t, v); len(macro) > 0 {
 			m.q = macro[1:]

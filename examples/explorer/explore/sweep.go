@@ -173,21 +173,8 @@ func (sw *sweep) abandon() {
 // next picks member m's next target and returns the first step of its
 // macro (the rest go on m's queue), or false when no target is left.
 func (sw *sweep) next(m *member, v *view) (step, bool) {
-	for len(sw.recheck) > 0 {
-		name := sw.recheck[0]
-		sw.recheck = sw.recheck[1:]
-		for _, e := range v.Els {
-			if e.Role == "button" && e.InMain && e.Name == name {
-				return step{in: clickRef(e.Ref), why: "try " + name + " on the record just made", watch: 400 * time.Millisecond}, true
-			}
-		}
-	}
-	for len(sw.revisit) > 0 {
-		l := sw.revisit[0]
-		sw.revisit = sw.revisit[1:]
-		if l != pathQuery(v.URL) {
-			return step{in: nav(l), why: "see the submitted record where the app lists it"}, true
-		}
+	if st, ok := sw.followUp(v); ok {
+		return st, true
 	}
 	persona := preference(m.p.Name)
 	prefer := func(t personas.Target) float64 {
@@ -563,4 +550,29 @@ func (sw *sweep) submitted(in browser.Intent, ok bool, v *view, to string) {
 			sw.revisit = append(sw.revisit, l)
 		}
 	}
+}
+
+// followUp is what a made record calls for next, before anything else:
+// its page's own buttons, then the pages that list it.
+func (sw *sweep) followUp(v *view) (step, bool) {
+	if sw == nil {
+		return step{}, false
+	}
+	for len(sw.recheck) > 0 {
+		name := sw.recheck[0]
+		sw.recheck = sw.recheck[1:]
+		for _, e := range v.Els {
+			if e.Role == "button" && e.InMain && e.Name == name {
+				return step{in: clickRef(e.Ref), why: "try " + name + " on the record just made", watch: 400 * time.Millisecond}, true
+			}
+		}
+	}
+	for len(sw.revisit) > 0 {
+		l := sw.revisit[0]
+		sw.revisit = sw.revisit[1:]
+		if l != pathQuery(v.URL) {
+			return step{in: nav(l), why: "see the submitted record where the app lists it"}, true
+		}
+	}
+	return step{}, false
 }
