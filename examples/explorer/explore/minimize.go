@@ -163,8 +163,12 @@ type minimizeOptions struct {
 
 // reproJob is the minimisation of one bug's reproduction.
 type reproJob struct {
-	sig  string
-	axe  bool // the finding is axe-core's: replays need it
+	sig string
+	axe bool // the finding is axe-core's: replays need it
+	// link: the finding is a broken link; its reproduction must follow
+	// the link, not open the dead URL directly (which fails the same way
+	// once the link is fixed).
+	link bool
 	full []browser.Entry
 	// best, found and replays are written under the minimizer's lock (by
 	// the goroutine working on the job).
@@ -326,6 +330,9 @@ func (m *minimizer) run(ctx context.Context, seq []browser.Entry, axe, held bool
 // when it does gives the time it must end by. held: the caller holds a
 // worker slot for it.
 func (m *minimizer) test(ctx context.Context, job *reproJob, seq []browser.Entry, held bool, fits func([]browser.Entry) (time.Time, bool)) (bool, error) {
+	if job.link && len(seq) > 0 && seq[len(seq)-1].Action == browser.ActNavigate {
+		return false, nil
+	}
 	// A replay with axe-core answers for every job; one without, for the
 	// jobs whose finding is not axe-core's.
 	k := cacheKey(seq, job.axe)
@@ -1265,7 +1272,7 @@ func (mr *missionRun) minimizeRepros(ctx context.Context, r *MissionResult) map[
 		if len(full) < 2 {
 			continue
 		}
-		j := &reproJob{sig: findingSig(b.Kind, b.URL, b.Evidence), axe: b.Kind == string(FindA11y), full: full}
+		j := &reproJob{sig: findingSig(b.Kind, b.URL, b.Evidence), axe: b.Kind == string(FindA11y), link: b.Kind == string(browser.FindNotFound), full: full}
 		ids[j] = i
 		jobs = append(jobs, j)
 	}
