@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mxschmitt/playwright-go"
@@ -33,6 +34,13 @@ const callSlack = 1500 * time.Millisecond
 // background until the page answers or closes, and its result is dropped.
 // fn must only compute its result (no writes to the session's state).
 func bounded[T any](ctx context.Context, d time.Duration, what string, fn func() (T, error)) (T, error) {
+	return boundedOn(nil, ctx, d, what, fn)
+}
+
+// boundedOn is bounded for a call on a session's page: the call is one of
+// pend's until fn returns, so closing the page can wait for it (see
+// pending).
+func boundedOn[T any](pend *pending, ctx context.Context, d time.Duration, what string, fn func() (T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
 		return zero, fmt.Errorf("%s: %w", what, err)
@@ -42,7 +50,9 @@ func bounded[T any](ctx context.Context, d time.Duration, what string, fn func()
 		err error
 	}
 	done := make(chan result, 1)
+	end := pend.start()
 	go func() {
+		defer pend.end(end)
 		v, err := fn()
 		done <- result{v, err}
 	}()
@@ -58,9 +68,72 @@ func bounded[T any](ctx context.Context, d time.Duration, what string, fn func()
 	}
 }
 
+// pending is a set of Playwright calls still running, including those
+// whose caller gave up on them (a timeout, a cancelled context). A session
+// tracks its page's load-state waits so: playwright-go marks a page closed
+// from its own event goroutine without a lock, while a load-state wait
+// reads that mark when it starts, so closing a page under a wait still
+// running is a data race in the library. Before the session closes or
+// replaces its page it waits for them (bounded by the waits' own Playwright
+// timeout), which orders the two. A nil *pending tracks nothing.
+type pending struct {
+	mu  sync.Mutex
+	set map[chan struct{}]struct{}
+}
+
+func (p *pending) start() chan struct{} {
+	if p == nil {
+		return nil
+	}
+	ch := make(chan struct{})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.set == nil {
+		p.set = map[chan struct{}]struct{}{}
+	}
+	p.set[ch] = struct{}{}
+	return ch
+}
+
+func (p *pending) end(ch chan struct{}) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	delete(p.set, ch)
+	p.mu.Unlock()
+	close(ch)
+}
+
+// wait waits for the calls running now to end, at most d; it reports
+// whether they all did.
+func (p *pending) wait(d time.Duration) bool {
+	p.mu.Lock()
+	chs := make([]chan struct{}, 0, len(p.set))
+	for ch := range p.set {
+		chs = append(chs, ch)
+	}
+	p.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for _, ch := range chs {
+		select {
+		case <-ch:
+		case <-t.C:
+			return false
+		}
+	}
+	return true
+}
+
 // bounded0 is bounded for calls without a result.
 func bounded0(ctx context.Context, d time.Duration, what string, fn func() error) error {
-	_, err := bounded(ctx, d, what, func() (struct{}, error) { return struct{}{}, fn() })
+	return bounded0On(nil, ctx, d, what, fn)
+}
+
+// bounded0On is boundedOn for calls without a result.
+func bounded0On(pend *pending, ctx context.Context, d time.Duration, what string, fn func() error) error {
+	_, err := boundedOn(pend, ctx, d, what, func() (struct{}, error) { return struct{}{}, fn() })
 	return err
 }
 
@@ -137,6 +210,7 @@ func (s *Session) checkAlive(ctx context.Context, res *Result) {
 // context, with the engine's routes and listeners. The caller holds s.mu.
 func (s *Session) replacePage(ctx context.Context) error {
 	old := s.page
+	s.loadWaits.wait(s.e.cfg.SettleTimeout + callSlack)
 	_ = bounded0(context.WithoutCancel(ctx), 5*time.Second, "close page", func() error {
 		return old.Close(playwright.PageCloseOptions{RunBeforeUnload: playwright.Bool(false)})
 	})

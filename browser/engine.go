@@ -260,14 +260,15 @@ type Session struct {
 	navBlocked   atomic.Pointer[string] // the latest navigation the origin guard refused
 	popupBlocked atomic.Pointer[string] // the latest popup refused or closed for leaving the origins
 
-	mu      sync.Mutex // one action at a time
-	refs    map[string]bool
-	xframes map[string][]string // the frames of each xN ref (actionable.go)
-	refsGen int64
-	navGen  atomic.Int64 // bumped on every main-frame navigation
-	net     inflight
-	lastNet atomic.Int64 // unix nanos of the last request start/end
-	blocked sync.Map     // URLs the engine aborted (not request failures)
+	mu        sync.Mutex // one action at a time
+	refs      map[string]bool
+	xframes   map[string][]string // the frames of each xN ref (actionable.go)
+	refsGen   int64
+	navGen    atomic.Int64 // bumped on every main-frame navigation
+	net       inflight
+	loadWaits pending      // the page's load-state waits still running (bounded.go)
+	lastNet   atomic.Int64 // unix nanos of the last request start/end
+	blocked   sync.Map     // URLs the engine aborted (not request failures)
 }
 
 // inflight is the set of the page's requests that have started and not
@@ -545,7 +546,9 @@ func (s *Session) listen(p playwright.Page) {
 			go func() { _ = pop.Close() }()
 			return
 		}
+		end := s.loadWaits.start() // the context's close waits for this wait (pending)
 		go func() {
+			defer s.loadWaits.end(end)
 			_ = pop.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateDomcontentloaded, Timeout: playwright.Float(3000)})
 			if u := pop.URL(); !s.e.Allowed(u) {
 				s.popupBlocked.Store(&u)
@@ -587,6 +590,7 @@ func pathOf(raw string) string {
 // close closes the context (bounded: a hung page cannot keep it open) and
 // the origin guard.
 func (s *Session) close() error {
+	s.loadWaits.wait(s.e.cfg.SettleTimeout + callSlack)
 	err := bounded0(context.Background(), 10*time.Second, "close context", func() error { return s.bctx.Close() })
 	return errors.Join(err, s.guard.close())
 }
@@ -629,7 +633,7 @@ func (s *Session) settle(ctx context.Context) {
 	start := time.Now()
 	deadline := start.Add(s.e.cfg.SettleTimeout)
 	p := s.page
-	if err := bounded0(ctx, s.e.cfg.SettleTimeout+callSlack, "settle", func() error {
+	if err := bounded0On(&s.loadWaits, ctx, s.e.cfg.SettleTimeout+callSlack, "settle", func() error {
 		return p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
 			State: playwright.LoadStateDomcontentloaded, Timeout: playwright.Float(float64(s.e.cfg.SettleTimeout.Milliseconds())),
 		})
