@@ -121,3 +121,65 @@ func TestNewActionsInChromium(t *testing.T) {
 	require.Len(t, outs, 1, out)
 	assert.Equal(t, "expected", outs[0].Status, "%v\n%s", outs[0].Errors, src)
 }
+
+// TestClearSiteData: clear_site_data drops the context's cookies and the
+// page's storage (the app sees no session on the next load) and goes on
+// the tape as its own entry, which a spec replays as clearCookies and
+// cleared storage.
+func TestClearSiteData(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		session := "none"
+		if c, err := r.Cookie("sid"); err == nil {
+			session = c.Value
+		} else {
+			http.SetCookie(w, &http.Cookie{Name: "sid", Value: "s1", Path: "/"})
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>Who</title><p id="who">server saw %s; stored <span id="st"></span></p>
+<script>document.getElementById('st').textContent = String(localStorage.getItem('k')); localStorage.setItem('k', 'v');</script>`, session)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	tapePath := filepath.Join(dir, "tape.jsonl")
+	tape, err := browser.OpenTape(tapePath)
+	require.NoError(t, err)
+	eng, err := browser.SharedTestBrowser(t).NewEngine(browser.Config{Origins: []string{srv.URL}, Tape: tape, ActionTimeout: 3 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = eng.Close() })
+	ctx := context.Background()
+	s, err := eng.User(ctx, "ada")
+	require.NoError(t, err)
+	run := func(intent string) browser.Result {
+		t.Helper()
+		r := s.Run(ctx, json.RawMessage(intent))
+		require.True(t, r.OK, "%s: %s", intent, r.Error)
+		return r
+	}
+	who := func() string { return run(`{"action":"extract_text","target":"#who"}`).Output }
+	run(fmt.Sprintf(`{"action":"navigate","url":%q}`, srv.URL+"/"))
+	run(`{"action":"reload"}`)
+	assert.Equal(t, "server saw s1; stored v", who(), "a session and storage before")
+	assert.Equal(t, "cookies and storage cleared", run(`{"action":"clear_site_data"}`).Output)
+	run(`{"action":"reload"}`)
+	assert.Equal(t, "server saw none; stored null", who(), "neither after")
+	require.NoError(t, tape.Close())
+
+	ents, _, err := browser.ReadTapeFile(tapePath)
+	require.NoError(t, err)
+	require.True(t, slicesContainsAction(ents, browser.ActClearSiteData))
+	src, err := browser.Translate([]browser.Reproduction{{Name: "session dropped", Entries: ents}}, browser.SpecOptions{BaseURL: srv.URL})
+	require.NoError(t, err)
+	assert.Contains(t, src, "await page.context().clearCookies();")
+	assert.Contains(t, src, "localStorage.clear(); sessionStorage.clear();")
+}
+
+func slicesContainsAction(es []browser.Entry, a browser.Action) bool {
+	for _, e := range es {
+		if e.Action == a {
+			return true
+		}
+	}
+	return false
+}

@@ -521,6 +521,18 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 			return fail(fmt.Errorf("go_back: %s", oneLine(err)))
 		}
 		return Result{}
+	case ActClearSiteData:
+		if err := s.call(ctx, "clear cookies", func() error { return s.bctx.ClearCookies() }); err != nil {
+			return fail(fmt.Errorf("clear_site_data: %s", oneLine(err)))
+		}
+		p := s.page
+		if err := s.call(ctx, "clear storage", func() error {
+			_, err := p.Evaluate(`() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }`)
+			return err
+		}); err != nil {
+			return fail(fmt.Errorf("clear_site_data: %s", oneLine(err)))
+		}
+		return Result{Output: "cookies and storage cleared"}
 	case ActReload:
 		p := s.page
 		if err := s.navCall(ctx, "reload", func() error {

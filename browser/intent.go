@@ -37,12 +37,16 @@ const (
 	ActUncheck      Action = "uncheck"
 	ActDrag         Action = "drag"
 	ActSetFiles     Action = "set_input_files"
+	// ActClearSiteData clears the browser context's cookies and the
+	// page's local and session storage: the session ends as if it had
+	// expired (the page stays; navigate or reload next).
+	ActClearSiteData Action = "clear_site_data"
 )
 
 // Intent is one browser action as an agent emits it (JSON). Which fields are
 // allowed and required depends on Action; ParseIntent checks that.
 type Intent struct {
-	Action Action `json:"action" jsonschema:"description=what to do,enum=navigate,enum=click,enum=fill,enum=press,enum=select_option,enum=hover,enum=wait_for,enum=scroll,enum=extract_text,enum=snapshot,enum=check_page_health,enum=screenshot,enum=go_back,enum=reload,enum=dblclick,enum=focus,enum=check,enum=uncheck,enum=drag,enum=set_input_files"`
+	Action Action `json:"action" jsonschema:"description=what to do,enum=navigate,enum=click,enum=fill,enum=press,enum=select_option,enum=hover,enum=wait_for,enum=scroll,enum=extract_text,enum=snapshot,enum=check_page_health,enum=screenshot,enum=go_back,enum=reload,enum=dblclick,enum=focus,enum=check,enum=uncheck,enum=drag,enum=set_input_files,enum=clear_site_data"`
 	// Target is a snapshot ref (e12) or a stable selector (see ParseTarget).
 	Target string `json:"target,omitempty" jsonschema:"description=a snapshot ref such as e12 or a stable selector: [data-testid=\"…\"]\\, role=button[name=\"…\"]\\, label=…\\, text=…\\, #id"`
 	// URL for navigate: absolute within the allowed origins, or a path.
@@ -253,19 +257,20 @@ var actionSpecs = map[Action]actionSpec{
 			}
 			return ""
 		}},
-	ActExtractText: {help: "read the visible text of an element or the page", params: []param{{name: "target", help: "optional; " + targetHelp}}},
-	ActSnapshot:    {help: "get the page's accessibility snapshot with element refs", params: nil},
-	ActCheckHealth: {help: "report page errors, failed requests, error banners and spinners", params: nil},
-	ActScreenshot:  {help: "capture a PNG of the viewport", params: []param{{name: "full_page", kind: kBool, help: "the whole scrollable page"}}},
-	ActGoBack:      {help: "go back in history", params: nil},
-	ActReload:      {help: "reload the page", params: nil},
+	ActExtractText:   {help: "read the visible text of an element or the page", params: []param{{name: "target", help: "optional; " + targetHelp}}},
+	ActSnapshot:      {help: "get the page's accessibility snapshot with element refs", params: nil},
+	ActCheckHealth:   {help: "report page errors, failed requests, error banners and spinners", params: nil},
+	ActScreenshot:    {help: "capture a PNG of the viewport", params: []param{{name: "full_page", kind: kBool, help: "the whole scrollable page"}}},
+	ActGoBack:        {help: "go back in history", params: nil},
+	ActReload:        {help: "reload the page", params: nil},
+	ActClearSiteData: {help: "clear the site's cookies and storage, as when a session expires", params: nil},
 }
 
 // Actions lists the allowed actions in a fixed order.
 func Actions() []Action {
 	return []Action{ActNavigate, ActClick, ActFill, ActPress, ActSelectOption, ActHover, ActWaitFor,
 		ActScroll, ActExtractText, ActSnapshot, ActCheckHealth, ActScreenshot, ActGoBack, ActReload,
-		ActDblclick, ActFocus, ActCheck, ActUncheck, ActDrag, ActSetFiles}
+		ActDblclick, ActFocus, ActCheck, ActUncheck, ActDrag, ActSetFiles, ActClearSiteData}
 }
 
 // IntentError says why an intent was refused, in words meant for the model.

@@ -48,7 +48,7 @@ func TestParseIntentValid(t *testing.T) {
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, got, tc.in)
 	}
-	assert.Len(t, Actions(), 20)
+	assert.Len(t, Actions(), 21)
 	assert.Len(t, actionSpecs, len(Actions()), "every action is listed")
 }
 

@@ -158,7 +158,7 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 		if e.OK && e.URL != "" {
 			prevURL = e.URL
 		}
-		if e.OK && e.Action == ActNavigate && clearsSiteData(e, opts.ClearSiteData) {
+		if e.OK && (e.Action == ActClearSiteData || e.Action == ActNavigate && clearsSiteData(e, opts.ClearSiteData)) {
 			expectFail()
 			steps++
 			b.WriteString("  // The recorded session cleared the site's cookies and storage here.\n")
@@ -424,6 +424,8 @@ func stepFor(e Entry, locJS, hover, drop string, base *url.URL) (string, bool) {
 		return "await page.goBack();", true
 	case ActReload:
 		return "await page.reload();", true
+	case ActClearSiteData:
+		return "await page.context().clearCookies();", true
 	case ActSnapshot, ActExtractText, ActCheckHealth, ActScreenshot:
 		return "", false
 	}

@@ -394,9 +394,8 @@ type returningUser struct {
 }
 
 // Next browses for a while (remembering pages), then clears cookies and
-// storage (through the Probe's ClearSiteDataPath; without a probe it only
-// uses history), reopens the remembered pages directly, reloads and walks
-// back through history.
+// storage (browser.ActClearSiteData), reopens the remembered pages
+// directly, reloads and walks back through history.
 func (r *returningUser) Next(s Step) (browser.Intent, error) {
 	if len(r.pending) > 0 {
 		in := r.pending[0]
@@ -415,9 +414,7 @@ func (r *returningUser) Next(s Step) (browser.Intent, error) {
 			return Click(e), nil
 		}
 		r.phase = 1
-		if s.Instrumented {
-			return Navigate(ClearSiteDataPath), nil
-		}
+		return browser.Intent{Action: browser.ActClearSiteData}, nil
 	}
 	if r.visit < len(r.history) {
 		u := r.history[len(r.history)-1-r.visit] // the latest pages first: bookmarks and open tabs

@@ -22,8 +22,8 @@
 //     move (both through a [Probe])
 //   - data_heavy: pagination to the end, large inputs, many records
 //   - impatient: double submits, reload and back right after a submit
-//   - returning_user: browses, clears cookies and storage (through a
-//     [Probe]'s [ClearSiteDataPath]), reopens remembered pages directly,
+//   - returning_user: browses, clears cookies and storage
+//     (browser.ActClearSiteData), reopens remembered pages directly,
 //     reloads, walks back through history
 //   - explorer: coverage-guided; it hashes every snapshot ([StateHash]) and
 //     prefers actions that lead to unseen states, then the shortest known

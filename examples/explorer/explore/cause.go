@@ -42,7 +42,7 @@ var (
 	// reErrorSign marks text that reports a failure, not a validation.
 	reErrorSign = regexp.MustCompile(`(?i)exception|traceback|stack|\bat [\w.$<>]+ ?\(|\bsql|sqlstate|syntax error|unexpected|undefined|null\b|nil\b|panic|fatal|internal|(?:status|error|http|code)\W{0,3}5\d\d\b|\b5\d\d (?:internal|server|bad gateway|service)|errno|failed|failure|crash`)
 	// reValidation marks the wording of a validation message.
-	reValidation = regexp.MustCompile(`(?i)\b(required|must|invalid|please|enter|between|at least|at most|too (long|short)|format|whole[- ]number|allowed|cannot be (empty|blank)|can't be (empty|blank)|not valid|should)\b`)
+	reValidation = regexp.MustCompile(`(?i)\b(required|must|invalid|please|enter|between|at least|at most|too (long|short)|format|whole[- ]number|allowed|cannot be (empty|blank)|can't be (empty|blank)|not valid|should|choose|select|pick|provide|fill in)\b`)
 )
 
 // norm flattens text for comparison: URLs, line:column and numbers go,
@@ -80,7 +80,7 @@ func rootCause(f browser.Finding, page string) string {
 	switch f.Kind {
 	case browser.FindServerError:
 		if _, body, ok := strings.Cut(f.Evidence, "body:"); ok && strings.TrimSpace(body) != "" {
-			return "5xx|" + norm(body, 160)
+			return "5xx|" + norm(withoutRequest(body, firstNonEmpty(f.URL, page)), 160)
 		}
 		return "5xx|" + norm(f.Message, 160)
 	case browser.FindPageError, browser.FindConsoleError:
@@ -102,12 +102,30 @@ func rootCause(f browser.Finding, page string) string {
 		return "404|" + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
 	case FindSlow:
 		return "slow|" + norm(strings.SplitN(f.Message, " ", 3)[0], 10) + " " + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
-	case FindDeadControl, FindXSS, FindDuplicateRow:
+	case FindDeadControl, FindXSS:
 		return string(f.Kind) + "|" + elementSig(f.Evidence)
+	case FindDuplicateRow:
+		// The same list showing a record twice, whichever record.
+		return string(f.Kind) + "|" + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
 	case browser.FindErrorBanner, browser.FindStackTrace:
 		return "text|" + norm(firstNonEmpty(f.Evidence, f.Message), 160)
 	}
 	return string(f.Kind) + "|" + personas.URLTemplate(pathOf(page)) + "|" + norm(f.Message, 160)
+}
+
+// withoutRequest takes the failing request's own path (as sent, and as
+// its route template) out of an error text: an error that quotes the
+// request ("no session for GET /reports") is one cause on every route.
+func withoutRequest(text, rawURL string) string {
+	p := pathOf(rawURL)
+	if p == "" || p == "/" {
+		return text
+	}
+	for _, s := range []string{p, personas.URLTemplate(p)} {
+		text = strings.ReplaceAll(text, s, "<path>")
+		text = strings.ReplaceAll(text, strings.ToLower(s), "<path>")
+	}
+	return text
 }
 
 func firstNonEmpty(a, b string) string {
@@ -135,6 +153,8 @@ func causeRank(k browser.FindingKind) int {
 		return 4
 	case browser.FindConsoleError:
 		return 5
+	case FindDuplicateRow:
+		return 6 // after a double submission of the same action (known)
 	}
 	return 2
 }

@@ -111,8 +111,10 @@
 // change nothing, and identical table rows. axe-core is found the way
 // personas.FindAxe finds it (`make setup` installs it; scripts/env.sh
 // exports AGENTGRAPH_AXE_PATH); without it Run fails at set-up. It also
-// serves ClearSiteDataPath, which drops the session the way an expired
-// browser session does. Snapshots are read with personas.ParseElements.
+// serves ClearSiteDataPath for tapes of earlier versions; the team drops
+// the session with browser.ActClearSiteData, a tape entry of its own that
+// a spec replays as context.clearCookies() and cleared storage. Snapshots
+// are read with personas.ParseElements.
 //
 // # Outputs
 //
@@ -138,12 +140,17 @@
 // recorded click, changing the page; no identical table rows; the same
 // form post not accepted twice (both replayed with POST answers held, as
 // the collector's slow network did). Kinds without a check of their own
-// keep browser.DefaultChecks. The collector's ClearSiteDataPath replays as
-// clearing cookies and storage.
+// keep browser.DefaultChecks. A clear_site_data entry (and a navigation to
+// the collector's ClearSiteDataPath on an older tape) replays as clearing
+// cookies and storage.
 //
-// Specs record the collector's origin; run them against any deployment
-// with AGENTGRAPH_BASE_URL set, e.g.
-// AGENTGRAPH_BASE_URL=http://127.0.0.1:8080 npx playwright test.
+// Every address an artifact keeps is the app's own (public.go): the
+// collector's loopback origin in findings, the tape, traces.log and the
+// reports is rewritten to the target, and the collector's injected
+// script tags are taken out of the page bodies quoted as evidence. Specs
+// use relative paths under the generated playwright.config.ts, whose
+// baseURL is BASE_URL, else AGENTGRAPH_BASE_URL, else the target, e.g.
+// BASE_URL=http://127.0.0.1:8080 npx playwright test.
 // A spec that signs in reads the password from SECRET_1 (SECRET_n for
 // other values typed into password fields or Config.SecretFields):
 // artifacts (tape, traces.log, specs, reports, memory) hold only the

@@ -6,8 +6,12 @@ import (
 	"encoding/xml"
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/memory"
+	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -119,6 +123,7 @@ func TestExploreDemoApp(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(html), "screenshots/")
 	assert.Contains(t, string(html), "Timeline (")
+	assertAppAddressesOnly(t, dir, m.Target)
 
 	// After the batch, reflection wrote each bug-finding persona's learned
 	// supplement into the memory of the bbolt file.
@@ -133,4 +138,37 @@ func TestExploreDemoApp(t *testing.T) {
 	sup, err := qa.Supplement(ctx, finder)
 	require.NoError(t, err)
 	assert.NotEmpty(t, sup, "a supplement for %s", finder)
+}
+
+var reLoopbackAddr = regexp.MustCompile(`(?:127\.0\.0\.1|localhost|\[::1\]):\d+`)
+
+// assertAppAddressesOnly: every text artifact under dir (reports, tape,
+// traces.log, specs, config) names the app's own address only, never the
+// collector's port or one of its internal paths.
+func assertAppAddressesOnly(t *testing.T, dir, target string) {
+	t.Helper()
+	u, err := url.Parse(target)
+	require.NoError(t, err)
+	files := 0
+	require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		switch filepath.Ext(path) {
+		case ".png", ".zip", ".db":
+			return nil
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		rel, _ := filepath.Rel(dir, path)
+		for _, addr := range slices.Compact(slices.Sorted(slices.Values(reLoopbackAddr.FindAllString(string(raw), -1)))) {
+			assert.Equal(t, u.Host, addr, "%s names an address that is not the app's", rel)
+		}
+		assert.NotContains(t, string(raw), collectorPrefix, "%s names an internal path", rel)
+		return nil
+	}))
+	assert.Greater(t, files, 5)
 }

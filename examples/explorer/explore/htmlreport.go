@@ -140,6 +140,7 @@ img{max-width:100%;border:1px solid #ccc}.err{color:#a00}.filters{background:#f6
 <h3><span class="{{.Severity}}">[{{.Severity}}]</span> {{.Title}}</h3>
 <p>{{.ID}} · {{.Kind}} · page <code>{{pq .URL}}</code> · found by {{.Persona}} at step {{.Step}}{{if .New}} · <strong>new</strong>{{else}} · seen {{.SeenCount}} times{{end}}</p>
 {{if .Symptoms}}<p>Symptoms of the same cause:</p><ul>{{range .Symptoms}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if gt .Seen 1}}<p class="seen">Seen in {{.Seen}} actions of this run; later at {{range $i, $s := .Sightings}}{{if $i}}, {{end}}step {{$s.Step}} (<code>{{pq $s.URL}}</code>){{end}}</p>{{end}}
 <pre>{{.Evidence}}</pre>
 <p>{{if .Spec}}Reproduction: <a href="{{.Spec}}">{{.Spec}}</a> ({{.ReproSteps}} steps{{if gt .ReproFullSteps .ReproSteps}}, minimised from {{.ReproFullSteps}}{{end}}){{end}}{{if .Trace}} · trace: <a href="{{.Trace}}">{{.Trace}}</a> (<code>npx playwright show-trace {{.Trace}}</code>){{end}}</p>
 {{if .Screenshot}}<img src="{{.Screenshot}}" alt="the page when {{.ID}} was found" loading="lazy">{{end}}</section>

@@ -1187,8 +1187,13 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (o
 	}
 	steps = append(steps, "context "+time.Since(t0).Round(time.Millisecond).String())
 	sigs := map[string]bool{}
+	// The replay's findings in the mission's addresses, as its bugs have
+	// them: this replay's front and app stand for the mission's target.
+	toFront, toTarget := newAddresser(origin, mr.target), newAddresser(target, mr.target)
 	note := func(fs []browser.Finding, page string) {
 		for _, f := range append(pageFindings(fs), col.take()...) {
+			f = toTarget.finding(toFront.finding(f))
+			page = toTarget.text(toFront.text(page))
 			p := f.URL
 			if p == "" {
 				p = page
@@ -1197,7 +1202,7 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (o
 		}
 	}
 	for i, e := range seq {
-		ins, err := replayIntents(e, mr.colURL, origin)
+		ins, err := replayIntents(e, strings.TrimRight(mr.target, "/"), origin)
 		if err != nil {
 			why = fmt.Sprintf("#%d cannot be replayed: %v", e.Seq, err)
 			return replayed{failedAt: i}, nil

@@ -529,7 +529,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			return nil
 		}
 		v.Cov.dropped = true
-		macro := []step{{in: nav(ClearSiteDataPath), why: "clear cookies and storage", before: func() { v.Cov.gen++ }}}
+		macro := []step{{in: browser.Intent{Action: browser.ActClearSiteData}, why: "clear cookies and storage", before: func() { v.Cov.gen++ }}}
 		seen := map[string]bool{pageTemplate(v.Cov.signin): true}
 		for _, l := range append([]string{pathQuery(v.URL)}, v.Cov.visitedOrder...) {
 			if t := pageTemplate(l); !seen[t] && !strings.HasPrefix(l, collectorPrefix) && len(macro) <= maxSessionPages {

@@ -52,7 +52,7 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 			continue
 		}
 		repro := reproduction(*b, entries)
-		spec, err := browser.Translate([]browser.Reproduction{repro}, browser.SpecOptions{BaseURL: mr.colURL, DefaultBaseURL: mr.target, ClearSiteData: []string{ClearSiteDataPath}})
+		spec, err := browser.Translate([]browser.Reproduction{repro}, browser.SpecOptions{BaseURL: strings.TrimRight(mr.target, "/"), DefaultBaseURL: mr.target, ClearSiteData: []string{ClearSiteDataPath}})
 		if err != nil {
 			mr.trace.Warn("translate", "bug", b.ID, "err", err)
 			continue
@@ -173,7 +173,10 @@ func markdown(r MissionResult) string {
 			b.WriteString(")\n")
 		}
 		for _, sy := range bug.Symptoms {
-			fmt.Fprintf(&b, "- Also seen: %s\n", sy)
+			fmt.Fprintf(&b, "- Symptom: %s\n", sy)
+		}
+		if bug.Seen > 1 {
+			fmt.Fprintf(&b, "- Seen in %d actions of this run; later at %s\n", bug.Seen, sightingsText(bug.Sightings))
 		}
 		fmt.Fprintf(&b, "\nEvidence:\n\n```\n%s\n```\n", strings.ReplaceAll(bug.Evidence, "```", "'''"))
 	}
@@ -185,6 +188,15 @@ func markdown(r MissionResult) string {
 		b.WriteString(c.markdown())
 	}
 	return b.String()
+}
+
+// sightingsText lists sightings as "step 12 (/path), step 30 (/other)".
+func sightingsText(ss []Sighting) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = fmt.Sprintf("step %d (%s)", s.Step, pathQuery(s.URL))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func writeHTML(path string, r MissionResult) error {

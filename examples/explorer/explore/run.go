@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
@@ -286,7 +287,7 @@ func score(seeded []string, bugs []Bug) *DemoScore { return scoreWith(seeded, bu
 func scoreWith(seeded []string, bugs []Bug, find func(string) []string) *DemoScore {
 	found := map[string]bool{}
 	for _, b := range bugs {
-		for _, id := range find(b.Evidence + "\n" + b.Title + "\n" + b.URL) {
+		for _, id := range find(b.Evidence + "\n" + b.Title + "\n" + b.URL + "\n" + strings.Join(b.Symptoms, "\n")) {
 			found[id] = true
 		}
 	}
@@ -376,6 +377,8 @@ type missionRun struct {
 	trace        *slog.Logger
 	colURL       string
 	target       string
+	addrOnce     sync.Once
+	addrs        *addresser       // colURL → target (public.go)
 	secrets      *browser.Secrets // shared by the mission's engines
 	start        string
 	dir          string
@@ -436,7 +439,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		return fail(err)
 	}
 	defer traceFile.Close()
-	mr.trace = slog.New(slog.NewTextHandler(traceFile, &slog.HandlerOptions{Level: slog.LevelDebug})).With("thread", mr.m.ThreadID)
+	mr.trace = slog.New(slog.NewTextHandler(mr.addr().writer(traceFile), &slog.HandlerOptions{Level: slog.LevelDebug})).With("thread", mr.m.ThreadID)
 	tapePath := filepath.Join(mr.dir, "action_tape.jsonl")
 	if mr.cfg.Resume == "" {
 		_ = os.Remove(tapePath)
@@ -569,10 +572,6 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	mr.modelReport(ctx, &r)
 	mr.trace.Info("mission end", "steps", r.Steps, "bugs", len(r.Bugs), "explored", len(r.Explored))
 	if mr.qa != nil {
-		var pages []string
-		for _, p := range r.Explored {
-			pages = append(pages, mr.colURL+p)
-		}
 		_ = mr.qa.SaveSession(ctx, memory.SessionSummary{ThreadID: mr.m.ThreadID, Summary: fmt.Sprintf("%d steps, %d bugs", r.Steps, len(r.Bugs))})
 	}
 	r.Duration = time.Since(t0)
@@ -643,13 +642,14 @@ func (mr *missionRun) record(e browser.Entry, persona string) browser.Entry {
 	mr.seq++
 	e.Seq = mr.seq
 	e.User = persona
-	if err := mr.tape.Append(e); err != nil {
+	pub := mr.addr().entry(e) // the tape and the timeline keep the app's addresses
+	if err := mr.tape.Append(pub); err != nil {
 		mr.trace.Warn("tape append failed", "err", err)
 	}
 	if mr.cfg.DB != "" {
 		mr.saveBrowserState()
 	}
-	mr.full = append(mr.full, TimelineEntry{Persona: persona, Entry: e})
+	mr.full = append(mr.full, TimelineEntry{Persona: persona, Entry: pub})
 	return e
 }
 
@@ -727,7 +727,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	}
 	// A page (or a 5xx body) that echoes a secret does not put it in a
 	// report or in memory.
-	b.Title, b.Evidence, b.URL = mr.secrets.Redact(b.Title), mr.secrets.Redact(b.Evidence), mr.secrets.Redact(b.URL)
+	b.Title, b.Evidence, b.URL = mr.secrets.Redact(mr.public(b.Title)), mr.secrets.Redact(mr.public(b.Evidence)), mr.secrets.Redact(mr.public(b.URL))
 	fp, page, evidence := b.Fingerprint, b.URL, b.Evidence
 	mr.bugSeen[fp] = true
 	mr.bugs++
@@ -748,6 +748,10 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 		mr.recorded[fp] = b
 	} else {
 		mr.trace.Warn("record bug in memory", "err", err)
+	}
+	if mr.sess == nil {
+		mr.emitBug(b)
+		return b, true // no browser (a unit test of the reporting)
 	}
 	// Screenshot of the page as it is now.
 	shot := mr.sess.Do(ctx, browser.Intent{Action: browser.ActScreenshot})
@@ -785,6 +789,16 @@ func bugEvidence(f browser.Finding) string {
 	}
 	return f.Evidence
 }
+
+// addr is the mission's addresser: the collector's addresses to the
+// target's.
+func (mr *missionRun) addr() *addresser {
+	mr.addrOnce.Do(func() { mr.addrs = newAddresser(mr.colURL, mr.target) })
+	return mr.addrs
+}
+
+// public is s with the target's addresses in place of the collector's.
+func (mr *missionRun) public(s string) string { return mr.addr().text(s) }
 
 // memURL maps a URL on the collector to the same path on the app's origin
 // for memory.

@@ -502,6 +502,18 @@ func (tv typedValues) ownRepeat(evidence string) bool {
 	return many
 }
 
+// holdsOnce reports whether a row (its HTML) shows a value the explorer
+// typed exactly once.
+func (tv typedValues) holdsOnce(evidence string) bool {
+	for _, m := range reCell.FindAllStringSubmatch(evidence, -1) {
+		cell := strings.TrimSpace(html.UnescapeString(reTag.ReplaceAllString(m[1], "")))
+		if cell != "" && tv[cell] == 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // snapshot is the model as JSON for the graph state (nil without one).
 func (sw *sweep) snapshot() []byte {
 	if sw == nil || len(sw.model.States) == 0 {

@@ -79,6 +79,12 @@ type Bug struct {
 	ReproSteps int    `json:"repro_steps,omitempty"`
 	New        bool   `json:"new"`
 	SeenCount  int    `json:"seen_count"`
+	// Seen counts this mission's actions in which the cause showed (the
+	// first included); Sightings are the later ones (at most
+	// maxSightings), in tape order: each a longer way to the bug than the
+	// first, which the spec reproduces.
+	Seen      int        `json:"seen,omitempty"`
+	Sightings []Sighting `json:"sightings,omitempty"`
 
 	// ReproFullSteps is the length of the full tape up to the bug, which
 	// the minimiser cut down to ReproSteps in ReproReplays replays (both
@@ -86,6 +92,17 @@ type Bug struct {
 	ReproFullSteps int `json:"repro_full_steps,omitempty"`
 	ReproReplays   int `json:"repro_replays,omitempty"`
 }
+
+// Sighting is one more action of a mission in which a bug's cause showed.
+type Sighting struct {
+	Step    int    `json:"step"`
+	TapeSeq int64  `json:"tape_seq"`
+	Persona string `json:"persona"`
+	URL     string `json:"url"`
+}
+
+// maxSightings bounds a bug's list of sightings.
+const maxSightings = 10
 
 func newTeamGraph(mr *missionRun) (*graph.StateGraph[State], error) {
 	g := graph.New[State](
@@ -423,13 +440,25 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 		fs = append(fs, pageFindings(mr.late)...)
 		mr.late = nil
 		sortByCause(fs)
-		f := fs[0]
+		f := mr.addr().finding(fs[0])
 		fs = fs[1:]
 		if primary >= 0 && slices.Contains(symptomKinds, f.Kind) && (f.Kind != browser.FindConsoleError || primaryErr) {
 			// A symptom of the action's error: listed on it.
-			b := &out.Bugs[primary]
-			if len(b.Symptoms) < 8 {
-				b.Symptoms = append(b.Symptoms, string(f.Kind)+": "+clip(firstNonEmpty(f.Message, f.Evidence), 200))
+			addSymptom(&out.Bugs[primary], f)
+			continue
+		}
+		if i, symptom := mr.known(out, f, e); i >= 0 {
+			// A cause this mission reported already: one more sighting
+			// (or a symptom of it), and the action's primary error when
+			// it is one, so its banner and console echo join it.
+			b := &out.Bugs[i]
+			if symptom {
+				addSymptom(b, f)
+			} else {
+				sighted(b, m.p.Name, mr.steps, e, firstNonEmpty(f.URL, mr.public(e.URL)))
+			}
+			if primary < 0 && (f.Kind == browser.FindServerError || f.Kind == browser.FindPageError) {
+				primary, primaryErr = i, true
 			}
 			continue
 		}
@@ -447,6 +476,50 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 		}
 	}
 	return bugs
+}
+
+// addSymptom lists f on b as one of its symptoms (at most 8).
+func addSymptom(b *Bug, f browser.Finding) {
+	sym := string(f.Kind) + ": " + clip(firstNonEmpty(f.Message, f.Evidence), 200)
+	if len(b.Symptoms) < 8 && !slices.Contains(b.Symptoms, sym) {
+		b.Symptoms = append(b.Symptoms, sym)
+	}
+}
+
+// sighted counts action e as one more in which b's cause showed.
+func sighted(b *Bug, persona string, step int, e browser.Entry, url string) {
+	if e.Seq == b.TapeSeq || len(b.Sightings) > 0 && b.Sightings[len(b.Sightings)-1].TapeSeq == e.Seq {
+		return // the same action
+	}
+	b.Seen = max(b.Seen, 1) + 1
+	if len(b.Sightings) < maxSightings {
+		b.Sightings = append(b.Sightings, Sighting{Step: step, TapeSeq: e.Seq, Persona: persona, URL: url})
+	}
+}
+
+// known finds the bug of this mission (its index in out.Bugs) that f is
+// one more sighting of (the same cause), or a symptom of: a list showing
+// a record twice whose cells hold a value the explorer typed once, when
+// the mission already reported a form submission accepted twice (the
+// app stored that one submission twice). -1 when f is no known bug's.
+func (mr *missionRun) known(out *State, f browser.Finding, e browser.Entry) (int, bool) {
+	if f.Kind == FindDuplicateRow && mr.sw != nil && mr.sw.typed.holdsOnce(f.Evidence) {
+		for i := range out.Bugs {
+			if out.Bugs[i].Kind == string(FindDuplicate) {
+				return i, true
+			}
+		}
+	}
+	b, ok := findingBug(f, e.URL)
+	if !ok || !mr.bugSeen[b.Fingerprint] {
+		return -1, false
+	}
+	for i := range out.Bugs {
+		if out.Bugs[i].Kind == b.Kind && out.Bugs[i].Cause == b.Cause {
+			return i, false
+		}
+	}
+	return -1, false
 }
 
 func (mr *missionRun) lastEntry() (browser.Entry, bool) {

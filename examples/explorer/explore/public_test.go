@@ -1,0 +1,112 @@
+package explore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/memory"
+)
+
+func TestAddresser(t *testing.T) {
+	a := newAddresser("http://127.0.0.1:4100", "https://shop.example/app/")
+	assert.Equal(t, "https://shop.example/app/cart?x=1", a.text("http://127.0.0.1:4100/cart?x=1"))
+	assert.Equal(t, "Host: shop.example; other http://127.0.0.1:41001/x", a.text("Host: 127.0.0.1:4100; other http://127.0.0.1:41001/x"),
+		"a longer port is another address")
+	assert.Equal(t, "<head><title>t</title>", a.text("<head>"+injectTag+"<title>t</title>"), "the collector's tags go")
+	assert.Equal(t, "<head>x", (*addresser)(nil).text("<head>"+injectTagNoAxe+"x"), "even without an address to map")
+	assert.Nil(t, newAddresser("http://127.0.0.1:4100", "http://127.0.0.1:4100"))
+	assert.Nil(t, newAddresser("", "http://a"))
+
+	e := browser.Entry{URL: "http://127.0.0.1:4100/p", Params: browser.Intent{Action: browser.ActNavigate, URL: "http://127.0.0.1:4100/q"},
+		Findings: []browser.Finding{{URL: "http://127.0.0.1:4100/r", Message: "GET http://127.0.0.1:4100/r failed"}}}
+	pub := a.entry(e)
+	assert.Equal(t, "https://shop.example/app/p", pub.URL)
+	assert.Equal(t, "https://shop.example/app/q", pub.Params.URL)
+	assert.Equal(t, "GET https://shop.example/app/r failed", pub.Findings[0].Message)
+	assert.Equal(t, "http://127.0.0.1:4100/r", e.Findings[0].URL, "the original entry is left as it is")
+
+	var buf bytes.Buffer
+	slog.New(slog.NewTextHandler(a.writer(&buf), nil)).Info("look", "url", "http://127.0.0.1:4100/z")
+	assert.Contains(t, buf.String(), "url=https://shop.example/app/z")
+	assert.NotContains(t, buf.String(), "4100")
+}
+
+func TestCauseAcrossRoutes(t *testing.T) {
+	f := func(path string) browser.Finding {
+		return browser.Finding{Kind: browser.FindServerError, URL: "http://app" + path, Message: "server error 500 on GET " + path,
+			Evidence: "GET " + path + " → 500; body: runtime error: nil pointer: session lookup returned nil for GET " + path}
+	}
+	assert.Equal(t, rootCause(f("/dashboard"), ""), rootCause(f("/projects/28/edit"), ""),
+		"an error that quotes its own request is one cause on every route")
+	other := f("/reports")
+	other.Evidence = "GET /reports → 500; body: template reports.html: no such file"
+	assert.NotEqual(t, rootCause(f("/reports"), ""), rootCause(other, ""))
+
+	row := func(page, html string) browser.Finding {
+		return browser.Finding{Kind: FindDuplicateRow, URL: page, Evidence: html}
+	}
+	assert.Equal(t, rootCause(row("http://app/items?page=2", `<tr data-id="3">`), ""), rootCause(row("http://app/items", `<tr data-id="9" data-x="y">`), ""),
+		"one list showing records twice is one cause")
+	assert.True(t, validationMessage("Choose a plan."))
+	assert.False(t, validationMessage("Select failed: SQLSTATE 42P01"))
+}
+
+// TestReportOneBugPerCause drives the team's reporting with findings of
+// several actions: a server error that quotes its route is one bug seen on
+// three routes, whose banner and console echo are symptoms even when the
+// bug was already known; a list showing a record typed once, twice, after
+// a double submission, is a symptom of that submission; every address is
+// the app's.
+func TestReportOneBugPerCause(t *testing.T) {
+	ctx := context.Background()
+	qa, err := memory.NewQA(memory.NewInMemoryStore(), "http://app.test")
+	require.NoError(t, err)
+	mr := &missionRun{cfg: Config{}, m: Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test",
+		trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]Bug{}, sw: newSweep()}
+	m := &member{p: Persona{Name: "adversarial"}}
+	out := &State{}
+	err500 := func(path string) []browser.Finding {
+		return []browser.Finding{
+			{Kind: browser.FindConsoleError, Message: "Failed to load resource: the server responded with a status of 500 (Internal Server Error)", URL: "http://127.0.0.1:4100" + path},
+			{Kind: browser.FindErrorBanner, Message: "visible error message: Go to the start page", Evidence: "Go to the start page", URL: "http://127.0.0.1:4100" + path},
+			{Kind: browser.FindServerError, URL: "http://app.test" + path, Message: "server error 500 on GET " + path,
+				Evidence: "GET " + path + " → 500; body: nil pointer: no session for GET " + path},
+		}
+	}
+	seq := int64(0)
+	act := func(path string, fs []browser.Finding) []Bug {
+		seq++
+		mr.steps++
+		return mr.report(ctx, m, browser.Entry{Seq: seq, Action: browser.ActNavigate, URL: "http://127.0.0.1:4100" + path}, fs, out)
+	}
+	require.Len(t, act("/dashboard", err500("/dashboard")), 1)
+	assert.Empty(t, act("/reports", err500("/reports")), "the same cause on another route")
+	assert.Empty(t, act("/items/7", err500("/items/7")))
+	require.Len(t, out.Bugs, 1)
+	b := out.Bugs[0]
+	assert.Equal(t, 3, b.Seen)
+	require.Len(t, b.Sightings, 2)
+	assert.Equal(t, "http://app.test/reports", b.Sightings[0].URL)
+	assert.Len(t, b.Symptoms, 2, "the banner and the console echo, each once")
+	assert.Equal(t, "http://app.test/dashboard", b.URL)
+
+	mr.sw.typed.add("Ada Lovelace 601")
+	dup := []browser.Finding{{Kind: FindDuplicate, URL: "http://app.test/items", Message: "the same POST /items was accepted twice and made two records (/items/8 and /items/9)"}}
+	require.Len(t, act("/items/new", dup), 1)
+	row := `<tr data-id="9"><td><a href="/items/9">Ada Lovelace 601</a></td><td>active</td></tr>`
+	assert.Empty(t, act("/items", []browser.Finding{{Kind: FindDuplicateRow, URL: "http://127.0.0.1:4100/items", Message: "two identical rows in a table", Evidence: row}}))
+	require.Len(t, out.Bugs, 2)
+	assert.Contains(t, out.Bugs[1].Symptoms, "duplicate_record: two identical rows in a table")
+
+	for _, b := range out.Bugs {
+		raw, _ := json.Marshal(b)
+		assert.NotContains(t, string(raw), "127.0.0.1:4100")
+	}
+}
