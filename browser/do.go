@@ -282,7 +282,7 @@ func (s *Session) resolveURL(raw string) (string, error) {
 		b, _ := url.Parse(base)
 		u = b.ResolveReference(u)
 	}
-	abs := u.String()
+	abs := s.e.unalias(u.String())
 	if !s.e.Allowed(abs) {
 		scheme := u.Scheme
 		if scheme != "http" && scheme != "https" {
@@ -291,6 +291,22 @@ func (s *Session) resolveURL(raw string) (string, error) {
 		return "", fmt.Errorf("url %q is outside the allowed origins %s; stay within the app", raw, strings.Join(s.e.origins, ", "))
 	}
 	return abs, nil
+}
+
+// unalias maps a URL under one of cfg.Aliases to the front that serves it
+// (the longest alias that matches at a path boundary).
+func (e *Engine) unalias(abs string) string {
+	best, to := "", ""
+	for from, front := range e.cfg.Aliases {
+		f := strings.TrimRight(from, "/")
+		if f != "" && len(f) > len(best) && (abs == f || strings.HasPrefix(abs, f) && strings.ContainsAny(abs[len(f):len(f)+1], "/?#")) {
+			best, to = f, front
+		}
+	}
+	if best == "" {
+		return abs
+	}
+	return strings.TrimRight(to, "/") + abs[len(best):]
 }
 
 func (s *Session) timeout() *float64 {

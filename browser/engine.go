@@ -45,6 +45,12 @@ type Config struct {
 	// fonts, fetches; a CDN) but never a document: navigations and frames
 	// there are refused like any other origin's.
 	SubresourceOrigins []string
+	// Aliases maps a URL prefix a caller may name (the app's public
+	// address, say) to the prefix within Origins that serves it (a local
+	// front such as a recording proxy): a navigation to
+	// https://shop.example/cart with {"https://shop.example":
+	// "http://127.0.0.1:4100"} loads http://127.0.0.1:4100/cart.
+	Aliases map[string]string
 	// Secrets holds the secret values typed into pages and their
 	// references (${SECRET_1}); nil gives the engine its own. Values typed
 	// into password fields (and SecretFields) join it, and every value it

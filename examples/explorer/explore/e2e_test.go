@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,7 +107,7 @@ func TestExploreDemoApp(t *testing.T) {
 	for _, id := range sum.Demo.Found {
 		named := false
 		for _, b := range sum.Bugs {
-			for _, got := range demoapp.FindIDs(b.Evidence + "\n" + b.Title + "\n" + b.URL) {
+			for _, got := range demoapp.FindIDs(b.Evidence + "\n" + b.Title + "\n" + b.URL + "\n" + strings.Join(b.Symptoms, "\n")) {
 				named = named || string(got) == id
 			}
 		}

@@ -1163,7 +1163,7 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (o
 	defer func() { _ = hs.Close() }()
 	origin := "http://" + ln.Addr().String()
 	cfg := mr.engineCfg
-	cfg.Origins = []string{origin}
+	cfg.Origins, cfg.Aliases = []string{origin}, map[string]string{strings.TrimRight(mr.target, "/"): origin}
 	cfg.Tape, cfg.StorageStatePath = nil, ""
 	steps = append(steps, "setup "+time.Since(t0).Round(time.Millisecond).String())
 	eng, err := mr.browser.NewEngine(cfg)

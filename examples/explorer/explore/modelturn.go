@@ -51,7 +51,7 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 	}
 	sup, _ := mr.qa.Supplement(ctx, m.p.Name)
 	system := personas.Persona{Name: m.p.Name, Role: m.p.Role, Focus: m.p.Focus}.SystemPrompt(personas.PromptInput{
-		App:     personas.App{BaseURL: mr.colURL, Description: "The app under test, served through the explorer's page-health proxy."},
+		App:     personas.App{BaseURL: mr.target, Description: "The app under test."},
 		Mission: mr.m.Prompt, Supplement: sup,
 	})
 	// The page the turn starts on: coverage, the loop detector's state and

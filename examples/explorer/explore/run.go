@@ -220,7 +220,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		defer b.Close()
 	}
-	engineCfg := browser.Config{Origins: []string{colURL}, Logger: log,
+	engineCfg := browser.Config{Origins: []string{colURL}, Aliases: map[string]string{strings.TrimRight(target, "/"): colURL}, Logger: log,
 		ActionTimeout: 3 * time.Second, SettleTimeout: settleTimeout, SpinnerTimeout: 3 * time.Second,
 		Secrets: secrets, SecretFields: cfg.SecretFields}
 

@@ -399,8 +399,11 @@ func classBias(a personas.Action) float64 {
 		// Every other target's macro fills the field validly already,
 		// and so does a submit button's: alone it tells little.
 		return -3
-	case personas.ClassEmpty, personas.ClassQuotes, personas.ClassNonLatin, personas.ClassLong256,
-		personas.ClassNegative, personas.ClassZero, personas.ClassHuge, personas.ClassAboveMax, personas.ClassMarkup:
+	case personas.ClassMarkup, personas.ClassQuotes:
+		// Injection: the classes whose bugs are the most severe.
+		return 1.5
+	case personas.ClassEmpty, personas.ClassNonLatin, personas.ClassLong256,
+		personas.ClassNegative, personas.ClassZero, personas.ClassHuge, personas.ClassAboveMax:
 		return 1
 	case personas.ClassEmoji, personas.ClassRTL, personas.ClassLong10001, personas.ClassWhitespace, personas.ClassPadded,
 		personas.ClassMin, personas.ClassMax, personas.ClassBelowMin:
