@@ -46,7 +46,10 @@ type Finding struct {
 	URL      string      `json:"url,omitempty"`
 	Status   int         `json:"status,omitempty"`
 	Evidence string      `json:"evidence,omitempty"`
-	Time     time.Time   `json:"time"`
+	// Selector is a CSS selector of the element the finding is about,
+	// when its oracle knows one (the page may have changed since).
+	Selector string    `json:"selector,omitempty"`
+	Time     time.Time `json:"time"`
 }
 
 // String is a one-line description for the model.

@@ -386,6 +386,7 @@ type pageReport struct {
 	URL      string `json:"url"`
 	Message  string `json:"message"`
 	Evidence string `json:"evidence"`
+	Selector string `json:"selector"`
 }
 
 func clip(s string, n int) string {
@@ -434,7 +435,7 @@ func fromConsole(f browser.Finding) (browser.Finding, bool) {
 	if !ok {
 		return f, true
 	}
-	return browser.Finding{Kind: k, URL: f.URL, Message: rep.Message, Evidence: rep.Evidence, Time: f.Time}, true
+	return browser.Finding{Kind: k, URL: f.URL, Message: rep.Message, Evidence: rep.Evidence, Selector: rep.Selector, Time: f.Time}, true
 }
 
 // pageFindings are the engine's findings as the explorer reads them: the
@@ -485,8 +486,25 @@ const collectorJS = `(() => {
   // can outlive the page (or keep the engine's network from settling).
   const post = (f) => console.error('` + consoleMark + `' + JSON.stringify(f));
   const html = (el) => el ? String(el.outerHTML).slice(0, 330) : '';
-  window.__agxss = (el) => post({kind: 'xss', message: 'an injected script executed in ' + (el && el.parentElement ? el.parentElement.tagName.toLowerCase() : 'the page'),
-    evidence: html(el && el.parentElement ? el.parentElement : el)});
+  // A CSS path to el (up to the nearest id), for the bug's screenshot to
+  // outline it.
+  const sel = (el) => {
+    const parts = [];
+    for (let e = el; e && e.nodeType === 1 && parts.length < 12; e = e.parentElement) {
+      if (e.id && /^[A-Za-z][\w-]*$/.test(e.id)) { parts.unshift('#' + e.id); break; }
+      let part = e.tagName.toLowerCase();
+      const p = e.parentElement;
+      if (p) {
+        const same = [...p.children].filter((c) => c.tagName === e.tagName);
+        if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(e) + 1) + ')';
+      }
+      parts.unshift(part);
+    }
+    return parts.join(' > ');
+  };
+  window.__agxss = (el) => { const at = el && el.parentElement ? el.parentElement : el;
+    post({kind: 'xss', message: 'an injected script executed in ' + (el && el.parentElement ? el.parentElement.tagName.toLowerCase() : 'the page'),
+      evidence: html(at), selector: at && at.nodeType === 1 ? sel(at) : ''}); };
   const done = new Set();
   let axeBusy = false, axeAgain = false, pressed = false, retries = 0;
   // A press during a run draws the pressed element in its :active colours
@@ -518,7 +536,9 @@ const collectorJS = `(() => {
           const key = v.id + '|' + [].concat(n.target).join(' ');
           if (done.has(key)) continue;
           done.add(key);
-          post({kind: 'a11y', message: v.help + ' (rule ' + v.id + ')', evidence: String(n.html).slice(0, 330)});
+          const t = [].concat(n.target);
+          post({kind: 'a11y', message: v.help + ' (rule ' + v.id + ')', evidence: String(n.html).slice(0, 330),
+            selector: t.length === 1 && typeof t[0] === 'string' ? t[0] : ''});
         }
       }
     } catch (e) {
@@ -536,7 +556,7 @@ const collectorJS = `(() => {
         if (!key) return;
         if (seen.has(key) && !done.has(tr)) {
           done.add(tr);
-          post({kind: 'duplicate_record', message: 'two identical rows in a table', evidence: html(tr)});
+          post({kind: 'duplicate_record', message: 'two identical rows in a table', evidence: html(tr), selector: sel(tr)});
         }
         seen.set(key, tr);
       });
@@ -568,7 +588,7 @@ const collectorJS = `(() => {
       if (errors !== errs) return;
       if (look() + own(el) !== before) worked.add(el);
       if (n === clicks && !worked.has(el) && look() + own(el) === before) {
-        post({kind: 'dead_control', message: 'clicking "' + (el.textContent || el.getAttribute('aria-label') || '').trim() + '" changed nothing', evidence: html(el)});
+        post({kind: 'dead_control', message: 'clicking "' + (el.textContent || el.getAttribute('aria-label') || '').trim() + '" changed nothing', evidence: html(el), selector: sel(el)});
       }
     }, 600);
   }, true);

@@ -1,7 +1,10 @@
 package explore
 
 import (
+	"bytes"
 	"context"
+	"image"
+	"image/png"
 	"log/slog"
 	"net"
 	"net/http"
@@ -150,10 +153,46 @@ func TestCollectorDeadControl(t *testing.T) {
 		raw = append(raw, s.TakeFindings()...)
 	}
 	var dead []string
+	var sel string
 	for _, f := range pageFindings(raw) {
 		if f.Kind == FindDeadControl {
 			dead = append(dead, cssFor(f.Evidence))
+			sel = f.Selector
 		}
 	}
 	assert.Equal(t, []string{`button[id="dead"]`}, dead)
+
+	// The finding names its element, and a bug's screenshot outlines it
+	// (then the page is as it was).
+	assert.Equal(t, "#dead", sel)
+	mr := &missionRun{sess: s, trace: slog.New(slog.DiscardHandler)}
+	require.True(t, mr.outline(ctx, sel, true))
+	shot := s.Do(ctx, browser.Intent{Action: browser.ActScreenshot})
+	require.True(t, shot.OK, shot.Error)
+	require.True(t, mr.outline(ctx, sel, false))
+	after := s.Do(ctx, browser.Intent{Action: browser.ActScreenshot})
+	assert.Greater(t, outlinePixels(t, shot.Screenshot), 100, "the element is outlined")
+	assert.Zero(t, outlinePixels(t, after.Screenshot), "and the outline is gone afterwards")
+	assert.False(t, mr.outline(ctx, "#no-such-element", true))
+	assert.False(t, mr.outline(ctx, "::not a selector", true))
 }
+
+// outlinePixels counts the pixels of a PNG in the outline colour.
+func outlinePixels(t *testing.T, png []byte) int {
+	t.Helper()
+	img, err := pngDecode(png)
+	require.NoError(t, err)
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r>>8 > 240 && g>>8 < 16 && bl>>8 > 240 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func pngDecode(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) }

@@ -753,8 +753,12 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 		mr.emitBug(b)
 		return b, true // no browser (a unit test of the reporting)
 	}
-	// Screenshot of the page as it is now.
+	// Screenshot of the page as it is now, the finding's element outlined.
+	outlined := f.Selector != "" && mr.outline(ctx, f.Selector, true)
 	shot := mr.sess.Do(ctx, browser.Intent{Action: browser.ActScreenshot})
+	if outlined {
+		mr.outline(ctx, f.Selector, false)
+	}
 	mr.late = append(mr.late, shot.Findings...)
 	if len(shot.Screenshot) > 0 {
 		rel := filepath.Join("screenshots", b.ID+".png")
@@ -765,6 +769,41 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	mr.trace.Warn("bug", "id", b.ID, "kind", b.Kind, "url", pathQuery(page), "evidence", clip(evidence, 300), "new", b.New)
 	mr.emitBug(b)
 	return b, true
+}
+
+// outlineColor marks a bug's element in its screenshot.
+const outlineColor = "#ff00ff"
+
+// outline draws (on) or removes an outline around the element sel names,
+// scrolled into view, and reports whether it found the element. The
+// element's own inline outline is put back afterwards.
+func (mr *missionRun) outline(ctx context.Context, sel string, on bool) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	v, err := mr.sess.Evaluate(ctx, `([sel, on, colour]) => {
+  let el = null;
+  try { el = document.querySelector(sel); } catch (e) { return false; }
+  if (!el || !el.style) return false;
+  if (on) {
+    el.dataset.agxOutline = el.style.outline || '';
+    el.dataset.agxOffset = el.style.outlineOffset || '';
+    el.style.outline = '4px solid ' + colour;
+    el.style.outlineOffset = '2px';
+    el.scrollIntoView({block: 'center', inline: 'nearest'});
+  } else if ('agxOutline' in el.dataset) {
+    el.style.outline = el.dataset.agxOutline;
+    el.style.outlineOffset = el.dataset.agxOffset;
+    delete el.dataset.agxOutline;
+    delete el.dataset.agxOffset;
+  }
+  return true;
+}`, []any{sel, on, outlineColor})
+	if err != nil {
+		mr.trace.Debug("outline", "selector", sel, "err", err)
+		return false
+	}
+	found, _ := v.(bool)
+	return found
 }
 
 // bugsSoFar are the bugs this run found, in the order found, for the report
