@@ -27,9 +27,14 @@ func Launch(ctx context.Context) (*browser.Browser, error) {
 }
 
 // Main starts a browser-like value T with launch, stores it in *dst, runs
-// the tests, closes it and exits with the tests' code.
-func Main[T interface{ Close() error }](m *testing.M, launch func(context.Context) (T, error), dst *T) {
-	os.Exit(run(m, launch, dst))
+// the tests, closes it, runs after (say, removing what tests shared) and
+// exits with the tests' code.
+func Main[T interface{ Close() error }](m *testing.M, launch func(context.Context) (T, error), dst *T, after ...func()) {
+	code := run(m, launch, dst)
+	for _, f := range after {
+		f()
+	}
+	os.Exit(code)
 }
 
 func run[T interface{ Close() error }](m *testing.M, launch func(context.Context) (T, error), dst *T) int {

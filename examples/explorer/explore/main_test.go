@@ -1,7 +1,14 @@
 package explore
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/browsertest"
@@ -11,5 +18,42 @@ import (
 var testBrowser *browser.Browser
 
 func TestMain(m *testing.M) {
-	browsertest.Main(m, browsertest.Launch, &testBrowser)
+	browsertest.Main(m, browsertest.Launch, &testBrowser, func() {
+		if demo.dir != "" {
+			_ = os.RemoveAll(demo.dir)
+		}
+	})
+}
+
+// demo is one explorer run on the demo app at the defaults of the main job
+// (budget 200, minimisation on, memory in a bbolt file), shared by the
+// tests that read its results: the costliest run of the package, made once.
+var demo struct {
+	once sync.Once
+	dir  string
+	res  Result
+	err  error
+}
+
+// demoRun runs (once) and returns the shared demo app run and its report
+// directory. The tests that use it only read it.
+func demoRun(t *testing.T) (string, Result) {
+	t.Helper()
+	demo.once.Do(func() {
+		dir, err := os.MkdirTemp("", "explore-demo-")
+		if err != nil {
+			demo.err = err
+			return
+		}
+		demo.dir = dir
+		ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute)
+		defer cancel()
+		start := time.Now()
+		demo.res, demo.err = Run(ctx, Config{Budget: 200, ReportDir: dir, DB: filepath.Join(dir, "explorer.db"), Browser: testBrowser})
+		t.Logf("the shared demo app run took %s", time.Since(start).Round(time.Second))
+	})
+	require.NoError(t, demo.err)
+	require.Len(t, demo.res.Missions, 1)
+	require.Empty(t, demo.res.Missions[0].Err)
+	return demo.dir, demo.res
 }

@@ -641,9 +641,11 @@ func (m *member) next(v *view) (step, bool) {
 			return step{in: clickRef(e.Ref), why: "explore " + e.Name}, true
 		}
 	}
-	// Come back to a form this member still has work on.
-	for _, f := range v.Cov.forms {
-		for _, t := range formTricks {
+	// Come back to a form this member still has work on: each trick on
+	// every form before the next trick (the catalogue's order puts the
+	// likeliest and most severe first), not every trick on one form first.
+	for _, t := range formTricks {
+		for _, f := range v.Cov.forms {
 			if m.has(t) && !m.tried[string(t)+":"+v.Cov.formSig[f]] && !m.tried["revisit:"+string(t)+":"+f] && f != pathOf(v.URL) {
 				m.tried["revisit:"+string(t)+":"+f] = true
 				return step{in: nav(f), why: "back to " + f + " for " + string(t)}, true

@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -170,7 +173,7 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if len(body) > 0 {
-			key = r.URL.Path + "\x00" + stripToken(string(body))
+			key = r.URL.Path + "\x00" + postKey(r.Header.Get("Content-Type"), body)
 			c.mu.Lock()
 			if prev, ok := c.posts[key]; !ok || time.Since(prev) > 10*time.Second {
 				delete(c.answers, key)
@@ -301,6 +304,44 @@ var reToken = regexp.MustCompile(`(^|&)[a-z_]*(token|csrf|nonce)[a-z_]*=[^&]*`)
 
 // stripToken drops form tokens, so two submissions of one form compare equal.
 func stripToken(body string) string { return reToken.ReplaceAllString(body, "") }
+
+// reTokenName is a form field name that carries a per-form token.
+var reTokenName = regexp.MustCompile(`(?i)token|csrf|nonce`)
+
+// postKey is what makes two posts of a form the same submission: its
+// fields and values in a canonical order, the form's token left out (it is
+// the same in both when a double click sent them). A multipart body (a
+// fetch() of FormData) is read field by field, since each request has a
+// boundary of its own; a file part counts by its name and size.
+func postKey(contentType string, body []byte) string {
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return stripToken(string(body))
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	var fields []string
+	for {
+		part, err := mr.NextPart()
+		if err != nil {
+			if err != io.EOF {
+				return stripToken(string(body))
+			}
+			break
+		}
+		name := part.FormName()
+		data, _ := io.ReadAll(io.LimitReader(part, 1<<20))
+		if reTokenName.MatchString(name) {
+			continue
+		}
+		if part.FileName() != "" {
+			fields = append(fields, fmt.Sprintf("%s=file:%s:%d", name, part.FileName(), len(data)))
+			continue
+		}
+		fields = append(fields, name+"="+string(data))
+	}
+	slices.Sort(fields)
+	return strings.Join(fields, "&")
+}
 
 const (
 	injectTag      = `<script src="` + axeJSPath + `"></script>` + injectTagNoAxe

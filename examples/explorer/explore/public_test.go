@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"mime/multipart"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -105,8 +106,38 @@ func TestReportOneBugPerCause(t *testing.T) {
 	require.Len(t, out.Bugs, 2)
 	assert.Contains(t, out.Bugs[1].Symptoms, "duplicate_record: two identical rows in a table")
 
+	// The other way round: the list first, then the second post.
+	mr.sw.typed.add("Grace Hopper 7")
+	row2 := `<tr data-id="12"><td><a href="/items/12">Grace Hopper 7</a></td><td>active</td></tr>`
+	require.Len(t, act("/items", []browser.Finding{{Kind: FindDuplicateRow, URL: "http://127.0.0.1:4100/things", Message: "two identical rows in a table", Evidence: row2}}), 1)
+	assert.Empty(t, act("/things/new", []browser.Finding{{Kind: FindDuplicate, URL: "http://app.test/things", Message: "the same POST /things was accepted twice"}}))
+	require.Len(t, out.Bugs, 3)
+	assert.Contains(t, out.Bugs[2].Symptoms, "duplicate_submit: the same POST /things was accepted twice")
+
 	for _, b := range out.Bugs {
 		raw, _ := json.Marshal(b)
 		assert.NotContains(t, string(raw), "127.0.0.1:4100")
 	}
+}
+
+func TestPostKeyMultipart(t *testing.T) {
+	form := func(title string) (string, []byte) {
+		var buf bytes.Buffer
+		w := multipart.NewWriter(&buf) // a boundary of its own, as each fetch(FormData) has
+		_ = w.WriteField("form_token", "t7")
+		_ = w.WriteField("title", title)
+		fw, _ := w.CreateFormFile("attachment", "a.txt")
+		_, _ = fw.Write([]byte("abc"))
+		_ = w.Close()
+		return w.FormDataContentType(), buf.Bytes()
+	}
+	ct1, b1 := form("Quiet Harbour")
+	ct2, b2 := form("Quiet Harbour")
+	ct3, b3 := form("Other")
+	assert.NotEqual(t, ct1, ct2)
+	assert.Equal(t, postKey(ct1, b1), postKey(ct2, b2), "the same submission sent twice")
+	assert.NotEqual(t, postKey(ct1, b1), postKey(ct3, b3))
+	assert.Equal(t, "attachment=file:a.txt:3&title=Quiet Harbour", postKey(ct1, b1))
+	assert.Equal(t, postKey("application/x-www-form-urlencoded", []byte("a=1&csrf_token=x")), postKey("application/x-www-form-urlencoded", []byte("a=1&csrf_token=y")))
+	assert.Equal(t, "junk", postKey("multipart/form-data; boundary=zz", []byte("junk")), "a body that does not parse is kept as it is")
 }

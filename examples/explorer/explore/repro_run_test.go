@@ -29,14 +29,8 @@ var reSpecBase = regexp.MustCompile(`process\.env\.AGENTGRAPH_BASE_URL \|\| '([^
 // under test.fail()) and fails with it off (test.fail() sees the correct
 // behaviour).
 func TestDemoSpecsFailOnceFixed(t *testing.T) {
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
-	res, err := Run(ctx, Config{Budget: 150, ReportDir: dir, Browser: testBrowser})
-	require.NoError(t, err)
-	require.Len(t, res.Missions, 1)
+	dir, res := demoRun(t)
 	m := res.Missions[0]
-	require.Empty(t, m.Err)
 
 	// One spec per (kind, seeded bugs named): the shortest.
 	type spec struct {
@@ -50,7 +44,7 @@ func TestDemoSpecsFailOnceFixed(t *testing.T) {
 		if b.Spec == "" {
 			continue
 		}
-		ids := demoapp.FindIDs(b.Evidence + "\n" + b.Title + "\n" + b.URL)
+		ids := demoapp.FindIDs(b.Evidence + "\n" + b.Title + "\n" + b.URL + "\n" + strings.Join(b.Symptoms, "\n"))
 		key := fmt.Sprint(b.Kind, ids)
 		if old, ok := picked[key]; ok && old.bug.ReproSteps <= b.ReproSteps {
 			continue
@@ -62,7 +56,8 @@ func TestDemoSpecsFailOnceFixed(t *testing.T) {
 	}
 	require.NotEmpty(t, picked)
 
-	onDir, offDir := filepath.Join(dir, "on"), filepath.Join(dir, "off")
+	work := t.TempDir()
+	onDir, offDir := filepath.Join(work, "on"), filepath.Join(work, "off")
 	for _, d := range []string{onDir, offDir} {
 		require.NoError(t, os.MkdirAll(d, 0o755))
 		require.NoError(t, browsertest.SpecDir(d))

@@ -378,7 +378,7 @@ func preference(persona string) func(personas.Target) float64 {
 		}
 		switch {
 		case a.Kind == personas.ActionDblClick && a.Role == "clickable":
-			p++ // a handler listens for exactly that (double-click to edit)
+			p += 2 // a handler listens for exactly that (double-click to edit)
 		case a.Kind == personas.ActionDblClick && (a.Role != "button" || submitRank(a.Name) == len(submitWords)):
 			// Twice on a control that sends nothing is a toggle undone.
 			p -= 2

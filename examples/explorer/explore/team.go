@@ -478,6 +478,17 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 	return bugs
 }
 
+// sameCollection reports whether a form's post URL and a list page are of
+// one collection: the same path, or one within the other (/things/new
+// posts, /things lists).
+func sameCollection(a, b string) bool {
+	pa, pb := strings.TrimSuffix(pathOf(a), "/"), strings.TrimSuffix(pathOf(b), "/")
+	if pa == "" || pb == "" {
+		return false
+	}
+	return pa == pb || strings.HasPrefix(pa, pb+"/") || strings.HasPrefix(pb, pa+"/")
+}
+
 // addSymptom lists f on b as one of its symptoms (at most 8).
 func addSymptom(b *Bug, f browser.Finding) {
 	sym := string(f.Kind) + ": " + clip(firstNonEmpty(f.Message, f.Evidence), 200)
@@ -499,13 +510,23 @@ func sighted(b *Bug, persona string, step int, e browser.Entry, url string) {
 
 // known finds the bug of this mission (its index in out.Bugs) that f is
 // one more sighting of (the same cause), or a symptom of: a list showing
-// a record twice whose cells hold a value the explorer typed once, when
-// the mission already reported a form submission accepted twice (the
-// app stored that one submission twice). -1 when f is no known bug's.
+// a record twice whose cells hold a value the explorer typed once, and a
+// form submission accepted twice, are one cause (the app stored that one
+// submission twice), whichever the mission reported first. -1 when f is
+// no known bug's.
 func (mr *missionRun) known(out *State, f browser.Finding, e browser.Entry) (int, bool) {
 	if f.Kind == FindDuplicateRow && mr.sw != nil && mr.sw.typed.holdsOnce(f.Evidence) {
 		for i := range out.Bugs {
-			if out.Bugs[i].Kind == string(FindDuplicate) {
+			if out.Bugs[i].Kind == string(FindDuplicate) && sameCollection(out.Bugs[i].URL, firstNonEmpty(f.URL, e.URL)) {
+				return i, true
+			}
+		}
+	}
+	if f.Kind == FindDuplicate && mr.sw != nil {
+		// The list showed the record twice before the collector saw the
+		// second post answered: the same cause, the other way round.
+		for i := range out.Bugs {
+			if out.Bugs[i].Kind == string(FindDuplicateRow) && mr.sw.typed.holdsOnce(out.Bugs[i].Evidence) && sameCollection(out.Bugs[i].URL, f.URL) {
 				return i, true
 			}
 		}
