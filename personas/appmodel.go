@@ -1058,6 +1058,12 @@ func classWeight(a Action) float64 {
 		return 3
 	case ActionUncheck:
 		return 2
+	case ActionDblClick:
+		if a.Role == "clickable" {
+			// An element that listens for a double click and nothing a
+			// control would: that is how it is used (double-click to edit).
+			return 3
+		}
 	case ActionFill:
 		switch a.Class {
 		case ClassValid:

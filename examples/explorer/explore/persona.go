@@ -317,11 +317,15 @@ func submitRank(name string) int {
 
 // submitButton is the in-main button after the fields that most looks like
 // it submits them.
+// reNotSubmit names buttons that undo or destroy rather than send: never a
+// form's submit, whatever their place after the field.
+var reNotSubmit = regexp.MustCompile(`(?i)\b(delete|remove|cancel|close|clear|reset|discard|dismiss|undo)\b`)
+
 func submitButton(els []personas.Element, after int) (personas.Element, bool) {
 	best, rank := -1, len(submitWords)+1
 	for i := after; i < len(els); i++ {
 		e := els[i]
-		if e.Role != "button" || !e.InMain || e.Has("disabled") {
+		if e.Role != "button" || !e.InMain || e.Has("disabled") || reNotSubmit.MatchString(e.Name) {
 			continue
 		}
 		if r := submitRank(e.Name); r < rank {
