@@ -33,6 +33,18 @@
 // graph engine, see TestBoltStorageGrowthEngine), where a full
 // copy per step would take about 250x.
 //
+// A record of 32 KiB or more (a thread's input holding a long
+// conversation, a periodic snapshot) is stored in a bucket of its own,
+// with a small stub in its place among the checkpoints: bbolt rewrites a
+// whole leaf page whenever one of its keys changes, so the small records
+// of the following steps would otherwise rewrite the large one at each
+// commit until the leaf split. Stubs are records of envelope version 2
+// (MaxEnvelopeVersion); every other record is still version 1, and files
+// written before stubs existed are read as they are (their large records
+// stay inline). A build that reads only version 1 reports a stub as
+// ErrUnknownVersion. Check reports a stub whose record is missing or
+// differs, and a stored-apart record that no stub names.
+//
 // # Deltas from the engine
 //
 // Memory and Bolt implement graph.DeltaPutter: the graph engine hands
