@@ -146,16 +146,20 @@ func onlyNew(cur, upd, withIDs []Message, preset int, ix *msgIndex) bool {
 		return false
 	}
 	if preset > 8 {
-		set := make(map[string]bool, preset)
+		// Hashed ids (no pointers for the garbage collector to scan in
+		// a large input); a hash shared by two ids is taken for a repeat,
+		// which the merge then handles exactly.
+		seen := make(map[uint64]struct{}, preset)
 		for i, m := range upd {
 			if m.ID == "" {
 				continue
 			}
 			id := withIDs[i].ID
-			if set[id] || inCur(id) {
+			h := idHash(id)
+			if _, dup := seen[h]; dup || inCur(id) {
 				return false
 			}
-			set[id] = true
+			seen[h] = struct{}{}
 		}
 		return true
 	}
