@@ -523,7 +523,7 @@ func (b *Bolt) DeleteThread(ctx context.Context, threadID string) error {
 		// The logged records first (this op is not logged), then the
 		// delete, each in a synced bbolt transaction.
 		if err = b.applyLog(); err == nil {
-			err = b.applyOps([]walOp{{kind: opDelete, thread: threadID}})
+			err = b.applyOps([]walOp{{kind: opDelete, thread: threadID}}, nil, nil)
 		}
 	} else {
 		err = b.update(func(tx *bolt.Tx) error { return b.deleteThreadTx(tx, threadID) })
