@@ -140,7 +140,9 @@ func recoverCorrupt(err *error) {
 // nsBuckets are the buckets of one thread and namespace.
 type nsBuckets struct {
 	threadID, ns      string
+	nb                *bolt.Bucket // the namespace's bucket
 	cps, writes, refs *bolt.Bucket
+	ext               *bolt.Bucket // external records (extern.go); nil until one is stored
 }
 
 func (b *Bolt) openNS(tx *bolt.Tx, threadID, ns string, create bool) (*nsBuckets, error) {
@@ -174,7 +176,7 @@ func (b *Bolt) openNS(tx *bolt.Tx, threadID, ns string, create bool) (*nsBuckets
 			return nil, err
 		}
 	}
-	n := &nsBuckets{threadID: threadID, ns: ns, cps: nb.Bucket(bucketCheckpoints), writes: nb.Bucket(bucketWrites), refs: nb.Bucket(bucketRefs)}
+	n := &nsBuckets{threadID: threadID, ns: ns, nb: nb, cps: nb.Bucket(bucketCheckpoints), writes: nb.Bucket(bucketWrites), refs: nb.Bucket(bucketRefs), ext: nb.Bucket(bucketExtern)}
 	if create {
 		for _, p := range []struct {
 			name []byte
@@ -262,7 +264,7 @@ func (b *Bolt) putTx(tx *bolt.Tx, cp *graph.Checkpoint, hint *loaded) (*loaded, 
 	if err != nil {
 		return nil, err
 	}
-	if err := n.cps.Put([]byte(cp.ID), rec); err != nil {
+	if err := n.putRecord(cp.ID, rec); err != nil {
 		return nil, err
 	}
 	if l.refsParent {
@@ -331,7 +333,7 @@ func (b *Bolt) retain(n *nsBuckets) error {
 		if err := b.detachChildren(n, id); err != nil {
 			return err
 		}
-		if err := n.cps.Delete(drop[i]); err != nil {
+		if err := n.deleteRecord(drop[i]); err != nil {
 			return err
 		}
 		if err := b.deleteWrites(n, id); err != nil {
@@ -361,7 +363,7 @@ func (b *Bolt) detachChildren(n *nsBuckets, id string) error {
 			if err != nil {
 				return err
 			}
-			if err := n.cps.Put([]byte(child), rec); err != nil {
+			if err := n.putRecord(child, rec); err != nil {
 				return err
 			}
 		}
@@ -521,7 +523,7 @@ func (b *Bolt) DeleteThread(ctx context.Context, threadID string) error {
 		// The logged records first (this op is not logged), then the
 		// delete, each in a synced bbolt transaction.
 		if err = b.applyLog(); err == nil {
-			err = b.applyOps([]walOp{{kind: opDelete, thread: threadID}})
+			err = b.applyOps([]walOp{{kind: opDelete, thread: threadID}}, nil, nil)
 		}
 	} else {
 		err = b.update(func(tx *bolt.Tx) error { return b.deleteThreadTx(tx, threadID) })
@@ -604,6 +606,7 @@ func (b *Bolt) Check(ctx context.Context) error {
 					return nil
 				})
 				errs = append(errs, b.checkWrites(n)...)
+				errs = append(errs, n.checkExtern()...)
 				return nil
 			})
 		})

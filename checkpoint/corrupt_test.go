@@ -103,7 +103,7 @@ func requireDecodeError(t *testing.T, err error, id string, target error) {
 func TestCorruptUnknownVersion(t *testing.T) {
 	path, all := writeThread(t, 10, -1)
 	rewrite(t, path, "c", all[5].ID, func(raw []byte) []byte {
-		raw[3] = EnvelopeVersion + 1 // a well-formed record of a future version
+		raw[3] = MaxEnvelopeVersion + 1 // a well-formed record of a future version
 		body := raw[:len(raw)-4]
 		binary.BigEndian.PutUint32(raw[len(raw)-4:], crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
 		return raw
@@ -113,7 +113,7 @@ func TestCorruptUnknownVersion(t *testing.T) {
 	require.ErrorIs(t, cp.Check(ctx), ErrUnknownVersion)
 	_, _, err := cp.Get(ctx, "thread-x", "", all[5].ID)
 	requireDecodeError(t, err, all[5].ID, ErrUnknownVersion)
-	assert.Contains(t, err.Error(), "version 2")
+	assert.Contains(t, err.Error(), "version 3")
 	// 6 and 7 are stored relative to 5: their error names them and 5.
 	_, _, err = cp.Get(ctx, "thread-x", "", all[6].ID)
 	requireDecodeError(t, err, all[6].ID, ErrUnknownVersion)

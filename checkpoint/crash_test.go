@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -36,14 +37,32 @@ const (
 	envCrashKill  = "AGENTGRAPH_CRASH_KILL"  // "node@count", or empty
 	envCrashReady = "AGENTGRAPH_CRASH_READY" // created when the kill point is reached
 	envCrashOut   = "AGENTGRAPH_CRASH_OUT"   // the final state, as JSON
-	envCrashWAL   = "AGENTGRAPH_CRASH_WAL"   // "", "strict" or "lazy": the checkpointer's log
+	envCrashWAL   = "AGENTGRAPH_CRASH_WAL"   // "", "strict", "lazy", "apply-tx" or "apply-committed": the checkpointer's log
 )
 
 // crashOptions are the checkpointer options of a crash child: no log, a
 // strict log applied to bbolt every 3 records (so the kills also hit runs
 // whose log was applied and reset), or a log with lazy pending writes.
-func crashOptions(mode string) []checkpoint.Option {
+//
+// "apply-tx" and "apply-committed" are the strict log whose second
+// background apply blocks (start only) inside its bbolt transaction, or
+// after its commit: the child writes the ready file there, every node
+// that starts afterwards blocks too, and the parent kills the child.
+func crashOptions(mode, process string) []checkpoint.Option {
 	switch mode {
+	case "apply-tx", "apply-committed":
+		opts := []checkpoint.Option{checkpoint.WithWAL(checkpoint.WALOptions{ApplyEvery: 3})}
+		if process == "start" {
+			var applies atomic.Int32
+			stage := strings.TrimPrefix(mode, "apply-")
+			opts = append(opts, checkpoint.WALApplyHook(func(s string) {
+				if s == stage && applies.Add(1) == 2 {
+					_ = os.WriteFile(os.Getenv(envCrashReady), []byte(mode), 0o600)
+					select {} // killed here
+				}
+			}))
+		}
+		return opts
 	case "strict":
 		return []checkpoint.Option{checkpoint.WithWAL(checkpoint.WALOptions{ApplyEvery: 3})}
 	case "lazy":
@@ -106,6 +125,11 @@ func crashGraph(logPath, kill, ready string) (*graph.StateGraph[crashState], err
 	node := func(name string, update func(s crashState) crashState) graph.NodeFunc[crashState] {
 		return func(ctx context.Context, s crashState) (crashState, error) {
 			at := fmt.Sprintf("%s@%d", name, s.Count)
+			if kill == "apply" {
+				if _, err := os.Stat(ready); err == nil {
+					select {} // an apply kill point was reached: killed here
+				}
+			}
 			if at == kill {
 				// Wait for the step's other tasks to finish, then block.
 				deadline := time.Now().Add(20 * time.Second)
@@ -197,19 +221,23 @@ func crashChild(mode string) error {
 		return err
 	}
 	defer db.Close()
-	cp, err := checkpoint.NewBolt(db, crashOptions(os.Getenv(envCrashWAL))...)
+	cp, err := checkpoint.NewBolt(db, crashOptions(os.Getenv(envCrashWAL), mode)...)
 	if err != nil {
 		return err
 	}
 	defer cp.Close()
 	if mode == "resume" && cp.Replayed().Path != "" {
 		r := cp.Replayed()
-		line := fmt.Sprintf("replayed:%d:%s", r.Records, r.Tail)
+		line := fmt.Sprintf("replayed:%d:%d:%s", r.Records, r.Skipped, r.Tail)
 		if err := logExec(os.Getenv(envCrashLog), line); err != nil {
 			return err
 		}
 	}
-	g, err := crashGraph(os.Getenv(envCrashLog), os.Getenv(envCrashKill), os.Getenv(envCrashReady))
+	kill := os.Getenv(envCrashKill)
+	if mode == "start" && strings.HasPrefix(os.Getenv(envCrashWAL), "apply-") {
+		kill = "apply" // every node blocks once the apply kill point is reached
+	}
+	g, err := crashGraph(os.Getenv(envCrashLog), kill, os.Getenv(envCrashReady))
 	if err != nil {
 		return err
 	}
@@ -327,9 +355,9 @@ func testCrashResume(t *testing.T, mode string, want crashState, refExecs map[st
 				require.NoError(t, err)
 				i := slices.IndexFunc(execs, func(e string) bool { return strings.HasPrefix(e, "replayed:") })
 				require.GreaterOrEqual(t, i, 0, "the resumed child reports its replay")
-				var n int
+				var n, skipped int
 				var tail string
-				_, err = fmt.Sscanf(execs[i], "replayed:%d:%s", &n, &tail)
+				_, err = fmt.Sscanf(execs[i], "replayed:%d:%d:%s", &n, &skipped, &tail)
 				require.ErrorContains(t, err, "EOF", "no tail: %s", execs[i])
 				if mode == "lazy" {
 					// Nothing was applied to bbolt before the kill (128 records
@@ -366,6 +394,81 @@ func testCrashResume(t *testing.T, mode string, want crashState, refExecs map[st
 			assert.Equal(t, 1, after[kill], "the killed task ran once, after the resume")
 			slices.Sort(rerun)
 			assert.Empty(t, rerun, "finished tasks of the broken step ran again after the resume")
+		})
+	}
+}
+
+// TestCrashDuringApply kills a run while the write-ahead log's background
+// apply is inside its bbolt transaction, or just after its commit (before
+// the process learnt of it), and resumes: the replay applies the records
+// bbolt lacks, skips those the commit holds, and the run ends as the
+// uninterrupted one, no finished task of a committed step running again.
+func TestCrashDuringApply(t *testing.T) {
+	ref := newCrashRun(t, "reference")
+	want := ref.finish(t, "start")
+	for _, mode := range []string{"apply-tx", "apply-committed"} {
+		t.Run(mode, func(t *testing.T) {
+			r := newCrashRun(t, mode)
+			r.wal = mode
+			cmd := r.command("start", "")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			deadline := time.Now().Add(60 * time.Second)
+			for {
+				if _, err := os.Stat(r.ready); err == nil {
+					break
+				}
+				require.True(t, time.Now().Before(deadline), "apply kill point never reached: %s", stderr.String())
+				time.Sleep(5 * time.Millisecond)
+			}
+			require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+			var exitErr *exec.ExitError
+			require.ErrorAs(t, cmd.Wait(), &exitErr)
+			_, err := os.Stat(r.out)
+			require.ErrorIs(t, err, os.ErrNotExist, "the killed run did not finish")
+			before := countExecs(t, r.log)
+
+			got := r.finish(t, "resume")
+			assert.Equal(t, want, got, "the resumed run ends in the uninterrupted run's state")
+			execs, err := readExecs(r.log)
+			require.NoError(t, err)
+			i := slices.IndexFunc(execs, func(e string) bool { return strings.HasPrefix(e, "replayed:") })
+			require.GreaterOrEqual(t, i, 0, "the resumed child reports its replay")
+			var n, skipped int
+			var tail string
+			_, err = fmt.Sscanf(execs[i], "replayed:%d:%d:%s", &n, &skipped, &tail)
+			require.ErrorContains(t, err, "EOF", "no tail: %s", execs[i])
+			t.Log(execs[i], "; killed run:", len(before), "task runs")
+			if mode == "apply-tx" {
+				// The first batch (3 records or more) was committed with
+				// its mark; the second's transaction never was.
+				assert.GreaterOrEqual(t, skipped, 3, execs[i])
+				assert.GreaterOrEqual(t, n, 3, execs[i])
+			} else {
+				assert.GreaterOrEqual(t, skipped, 6, "both batches were committed: %s", execs[i])
+			}
+
+			after := countExecs(t, r.log)
+			var rerun []string
+			for k, c := range after {
+				require.LessOrEqual(t, c, 2, k)
+				if c == 2 {
+					rerun = append(rerun, k)
+				}
+			}
+			// A task may run again only if it finished in the broken step
+			// (its writes not yet logged): all of one step.
+			steps := map[string]bool{}
+			for _, k := range rerun {
+				_, c, _ := strings.Cut(k, "@")
+				steps[c] = true
+				assert.Equal(t, 1, before[k], k)
+			}
+			assert.LessOrEqual(t, len(steps), 1, "reruns: %v", rerun)
+			for k := range want.Log {
+				assert.Positive(t, after[want.Log[k]], "%s never ran", want.Log[k])
+			}
 		})
 	}
 }

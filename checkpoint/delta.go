@@ -94,8 +94,8 @@ func (b *Bolt) putDeltaFast(cp *graph.Checkpoint, deltas []graph.ChannelDelta) (
 		if err != nil {
 			return err
 		}
-		raw := n.cps.Get([]byte(cp.ParentID))
-		if raw == nil || recordSum(raw) != base.crc || len(raw) != base.size {
+		raw, err := n.record(cp.ParentID)
+		if err != nil || raw == nil || recordSum(raw) != base.crc || len(raw) != base.size {
 			return errStaleBase
 		}
 		if n.cps.Get([]byte(cp.ID)) != nil {
@@ -109,7 +109,7 @@ func (b *Bolt) putDeltaFast(cp *graph.Checkpoint, deltas []graph.ChannelDelta) (
 		if err != nil {
 			return err
 		}
-		if err := n.cps.Put([]byte(cp.ID), rec); err != nil {
+		if err := n.putRecord(cp.ID, rec); err != nil {
 			return err
 		}
 		if err := n.refs.Put(refKey(cp.ParentID, cp.ID), nil); err != nil {

@@ -33,6 +33,18 @@
 // graph engine, see TestBoltStorageGrowthEngine), where a full
 // copy per step would take about 250x.
 //
+// A record of 32 KiB or more (a thread's input holding a long
+// conversation, a periodic snapshot) is stored in a bucket of its own,
+// with a small stub in its place among the checkpoints: bbolt rewrites a
+// whole leaf page whenever one of its keys changes, so the small records
+// of the following steps would otherwise rewrite the large one at each
+// commit until the leaf split. Stubs are records of envelope version 2
+// (MaxEnvelopeVersion); every other record is still version 1, and files
+// written before stubs existed are read as they are (their large records
+// stay inline). A build that reads only version 1 reports a stub as
+// ErrUnknownVersion. Check reports a stub whose record is missing or
+// differs, and a stored-apart record that no stub names.
+//
 // # Deltas from the engine
 //
 // Memory and Bolt implement graph.DeltaPutter: the graph engine hands
@@ -121,18 +133,25 @@
 // namespace since the last reset is logged as a delta against it (the
 // encoding of the incremental records above), so a grown list costs its
 // new bytes in the log too. The
-// records are applied to bbolt in one synced transaction every
-// ApplyEvery records, when the log is full, before any read (Get, List,
-// Check, Flush) and on Close; then the log is reset by writing a header
-// with the next epoch (records of earlier epochs end the log).
+// records are applied to bbolt in the background: once ApplyEvery records
+// wait, a goroutine applies them in one synced transaction while writes go
+// on (a write waits only when 4 more batches queue behind the one being
+// applied, which bounds the memory and the replay). That transaction also
+// stores a mark (the log's epoch and the offset it reached), so a replay
+// after a crash skips what bbolt already holds. When the log is full,
+// before any read (Get, List, Check, Flush) and on Close, the rest is
+// applied at once (after the running apply) and the log is reset by
+// writing a header with the next epoch (records of earlier epochs end the
+// log).
 // DeleteThread, and a record larger than the whole log, first apply the
 // logged records and then go straight to bbolt in a synced transaction of
 // their own, so the log never holds records older than something bbolt
 // already has without them.
 //
 // NewBolt replays the log: the records it holds (a process was killed, or
-// the DB closed without Close) are applied to bbolt, then the log is reset;
-// Replayed reports how many. A record torn by a crash or failing its
+// the DB closed without Close) are applied to bbolt, except those bbolt's
+// mark says a background apply committed, then the log is reset; Replayed
+// reports how many were applied and skipped. A record torn by a crash or failing its
 // checksum ends the replay: it and what follows are ignored and described
 // in WALReplay.Tail (and logged), never a panic. With the default options
 // such a record was never acknowledged (its fdatasync had not returned),
@@ -163,8 +182,9 @@
 //     resume. A step then costs one fdatasync. Put is always synced.
 //
 // When applying a batch to bbolt fails, the records stay in the log, the
-// checkpointer returns that error from then on, and the next NewBolt
-// replays them. At replay, records bbolt refuses one by one (say, a Put
+// checkpointer returns that error from then on (a background apply's
+// failure surfaces at the next operation), and the next NewBolt replays
+// them. At replay, records bbolt refuses one by one (say, a Put
 // that must rewrite a damaged record) are dropped, logged at Error level
 // and listed in WALReplay.Dropped; the others are applied.
 //

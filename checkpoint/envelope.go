@@ -8,8 +8,18 @@ import (
 	"hash/crc32"
 )
 
-// EnvelopeVersion is the record format version this package writes.
+// EnvelopeVersion is the record format version of the records this
+// package writes. Version 2 (MaxEnvelopeVersion) adds one kind of record,
+// the stub that stands for a large checkpoint record the bbolt back-end
+// stores apart; stubs are written as version 2, so a build that reads
+// only version 1 reports them as ErrUnknownVersion, and every other record
+// stays version 1.
 const EnvelopeVersion = 1
+
+// MaxEnvelopeVersion is the newest record format version this build reads.
+const MaxEnvelopeVersion = envelopeVersionExtern
+
+const envelopeVersionExtern = 2
 
 var envelopeMagic = [3]byte{'A', 'G', 'E'}
 
@@ -127,15 +137,16 @@ func DecodeEnvelope(data []byte) (Envelope, error) {
 		return e, fmt.Errorf("%w: bad magic %q", ErrCorrupt, data[:3])
 	}
 	body, sum := data[:len(data)-4], binary.BigEndian.Uint32(data[len(data)-4:])
+	known := data[3] >= EnvelopeVersion && data[3] <= MaxEnvelopeVersion
 	if got := crc32.Checksum(body, crcTable); got != sum {
-		if data[3] != EnvelopeVersion {
-			return e, fmt.Errorf("%w: version %d (this build reads %d)", ErrUnknownVersion, data[3], EnvelopeVersion)
+		if !known {
+			return e, fmt.Errorf("%w: version %d (this build reads %d to %d)", ErrUnknownVersion, data[3], EnvelopeVersion, MaxEnvelopeVersion)
 		}
 		return e, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x)", ErrCorrupt, sum, got)
 	}
 	e.Version = data[3]
-	if e.Version != EnvelopeVersion {
-		return e, fmt.Errorf("%w: version %d (this build reads %d)", ErrUnknownVersion, e.Version, EnvelopeVersion)
+	if !known {
+		return e, fmt.Errorf("%w: version %d (this build reads %d to %d)", ErrUnknownVersion, e.Version, EnvelopeVersion, MaxEnvelopeVersion)
 	}
 	r := reader{b: body[4:]}
 	e.Kind = string(r.bytes("kind"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -76,6 +77,9 @@ type floorFile struct {
 	buf []byte
 	n   int
 	dur time.Duration // total time spent in write
+	// last is the duration of each write, start when each began.
+	last  []time.Duration
+	start []time.Time
 }
 
 func newFloorFile(b *testing.B) *floorFile {
@@ -96,6 +100,10 @@ func newFloorFile(b *testing.B) *floorFile {
 
 func (fl *floorFile) write() error {
 	start := time.Now()
+	defer func() {
+		fl.last = append(fl.last, time.Since(start))
+		fl.start = append(fl.start, start)
+	}()
 	fl.n++
 	fl.buf[0] = byte(fl.n)
 	if _, err := fl.f.WriteAt(fl.buf, 0); err != nil {
@@ -178,8 +186,26 @@ func BenchmarkSyncRatio(b *testing.B) {
 				b.Fatal(err)
 			}
 			reportRatio(b, time.Since(start)-fl.dur, fl)
+			reportStepP99(b, fl)
 		})
 	}
+}
+
+// reportStepP99 reports the 99th percentile of a step's time (from one
+// node's floor write to the next's, less the floor write) over the mean
+// floor: "p99-ratio".
+func reportStepP99(b *testing.B, fl *floorFile) {
+	if len(fl.start) < 2 {
+		return
+	}
+	steps := make([]time.Duration, 0, len(fl.start)-1)
+	for i := 1; i < len(fl.start); i++ {
+		steps = append(steps, fl.start[i].Sub(fl.start[i-1])-fl.last[i-1])
+	}
+	slices.Sort(steps)
+	p99 := steps[min(len(steps)-1, len(steps)*99/100)]
+	b.ReportMetric(float64(p99.Microseconds()), "p99-µs/op")
+	b.ReportMetric(float64(p99)/(float64(fl.dur)/float64(fl.n)), "p99-ratio")
 }
 
 func reportRatio(b *testing.B, ops time.Duration, fl *floorFile) {

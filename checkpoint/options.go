@@ -16,6 +16,10 @@ type config struct {
 	logger        *slog.Logger
 	bucket        string
 	wal           *WALOptions
+	// walApplyHook, when set (tests only), is called by a background
+	// apply of the log at its stages: "tx" inside the bbolt transaction,
+	// "committed" after its commit.
+	walApplyHook func(stage string)
 }
 
 func newConfig(opts []Option) config {

@@ -374,7 +374,13 @@ func (b *Bolt) load(n *nsBuckets, id string, memo map[string]*loaded) (*loaded, 
 	cur := id
 	seen := map[string]bool{}
 	for {
-		raw := n.cps.Get([]byte(cur))
+		raw, err := n.record(cur)
+		if err != nil {
+			if cur != id {
+				err = fmt.Errorf("base record %q: %w", cur, err)
+			}
+			return nil, b.decodeErr(n, id, err)
+		}
 		if raw == nil {
 			if cur == id {
 				return nil, notFound(n.threadID, n.ns, id)

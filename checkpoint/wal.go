@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -31,9 +32,10 @@ type WALOptions struct {
 	// the log is created (an existing log keeps its size). Default
 	// DefaultWALSize. A record larger than the log goes straight to bbolt.
 	Size int64
-	// ApplyEvery: the logged records are applied to the bbolt file (one
-	// synced transaction) and the log is reset after this many records.
-	// Default DefaultWALApplyEvery.
+	// ApplyEvery: once this many records wait, they are applied to the
+	// bbolt file in one synced transaction, in the background (a write
+	// does not wait for it); writes wait only when 4 batches are waiting
+	// besides the one being applied. Default DefaultWALApplyEvery.
 	ApplyEvery int
 	// LazyWrites makes PutWrites append its record without waiting for the
 	// disk: the record survives a crash of the process (it is in the
@@ -57,6 +59,10 @@ var ErrClosed = errors.New("checkpoint: checkpointer closed")
 type WALReplay struct {
 	Path    string
 	Records int // records applied to the bbolt file
+	// Skipped counts the records found in the log that a background
+	// apply had already committed to the bbolt file (the process ended
+	// before the log was reset): they were not applied again.
+	Skipped int
 	// Tail describes a damaged record (torn by a crash, or a failed
 	// checksum) where the replay stopped: the record and everything after
 	// it were ignored. Empty when the log ended cleanly.
@@ -114,12 +120,24 @@ type logHdr struct {
 }
 
 type wal struct {
-	f       *os.File
-	path    string
-	size    int64
-	epoch   uint64
-	off     int64    // where the next record goes
-	pending [][]byte // payloads logged since the last reset
+	f     *os.File
+	path  string
+	size  int64
+	epoch uint64
+	off   int64 // where the next record goes
+	// pending are the payloads logged since the last reset that bbolt
+	// does not have yet, ends the log offsets after each; a background
+	// apply takes a prefix of them and drops it when committed.
+	pending [][]byte
+	ends    []int64
+	// applying: a background apply is running; cond (on Bolt.wmu) is
+	// signalled when it ends.
+	applying bool
+	cond     *sync.Cond
+	// bases are the checkpoints decoded from the records applied (or
+	// being applied) in this epoch, per thread and namespace: the bases
+	// of the next records' deltas. Only the one applier uses them.
+	bases map[string]*loaded
 	// last is the newest checkpoint logged in this epoch, per thread and
 	// namespace: a Put of its child is logged as a delta against it.
 	last       map[string]*loaded
@@ -259,7 +277,12 @@ func (b *Bolt) openLog(o WALOptions) error {
 	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
-		f, err = createLog(path, o.Size)
+		// A new log's epochs start after the last one bbolt saw applied
+		// (an old log deleted by hand), so its mark never names them.
+		var mark walMark
+		if mark, err = b.readMark(); err == nil {
+			f, err = createLog(path, o.Size, mark.epoch+1)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("checkpoint: open log: %w", err)
@@ -268,7 +291,8 @@ func (b *Bolt) openLog(o WALOptions) error {
 		f.Close()
 		return fmt.Errorf("checkpoint: log %s is in use (one Bolt per DB and bucket): %w", path, err)
 	}
-	w := &wal{f: f, path: path, applyEvery: o.ApplyEvery, lazyWrites: o.LazyWrites, noSync: b.db.NoSync, last: map[string]*loaded{}}
+	w := &wal{f: f, path: path, applyEvery: o.ApplyEvery, lazyWrites: o.LazyWrites, noSync: b.db.NoSync, last: map[string]*loaded{},
+		bases: map[string]*loaded{}, cond: sync.NewCond(&b.wmu)}
 	if err := b.replayLog(w); err != nil {
 		f.Close()
 		return err
@@ -279,7 +303,7 @@ func (b *Bolt) openLog(o WALOptions) error {
 
 // createLog makes a zero-filled log of size bytes with a header of epoch 1,
 // under a temporary name renamed into place once it is on disk.
-func createLog(path string, size int64) (*os.File, error) {
+func createLog(path string, size int64, epoch uint64) (*os.File, error) {
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -300,7 +324,7 @@ func createLog(path string, size int64) (*os.File, error) {
 			return fail(err)
 		}
 	}
-	if _, err := f.WriteAt(walHeader(1), 0); err != nil {
+	if _, err := f.WriteAt(walHeader(epoch), 0); err != nil {
 		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
@@ -343,10 +367,14 @@ func (b *Bolt) replayLog(w *wal) error {
 	if w.size < walDataStart+walFrameHeader {
 		return fmt.Errorf("checkpoint: log %s is %d bytes: %w: too short for a log", w.path, w.size, ErrCorrupt)
 	}
-	ops := make([]walOp, len(s.records))
+	mark, err := b.readMark()
+	if err != nil {
+		return fmt.Errorf("checkpoint: log %s: %w", w.path, err)
+	}
+	ops := make([]walOp, 0, len(s.records))
 	bases := map[string]*loaded{}
 	for i, p := range s.records {
-		op, err := b.decodeLogOp(p, bases)
+		op, err := b.decodeLogOp(p, bases) // every record: later ones may be deltas against it
 		if err != nil {
 			// The record's checksum holds, so it is whole: a newer build
 			// or another serializer wrote it. It is not dropped.
@@ -356,7 +384,11 @@ func (b *Bolt) replayLog(w *wal) error {
 			}
 			return fmt.Errorf("checkpoint: log %s: record %d at offset %d: %w", w.path, i+1, at, err)
 		}
-		ops[i] = op
+		if mark.epoch == s.epoch && s.ends[i] <= mark.off {
+			b.replay.Skipped++ // committed to bbolt by a background apply
+			continue
+		}
+		ops = append(ops, op)
 	}
 	b.replay.Records = len(ops)
 	b.replay.Tail = s.tail
@@ -510,7 +542,7 @@ func (b *Bolt) logAppend(encode func(*wal) ([]byte, error), sync bool, logged fu
 			if err != nil {
 				return err
 			}
-			return b.applyOps([]walOp{op})
+			return b.applyOps([]walOp{op}, nil, nil)
 		}
 	}
 	if err := w.append(payload, sync); err != nil {
@@ -519,10 +551,87 @@ func (b *Bolt) logAppend(encode func(*wal) ([]byte, error), sync bool, logged fu
 	if logged != nil {
 		logged(w)
 	}
-	if len(w.pending) >= w.applyEvery {
-		if err := b.applyLog(); err != nil {
-			return fmt.Errorf("record logged, but applying the log to bbolt failed: %w", err)
+	if len(w.pending) >= w.applyEvery && !w.applying {
+		b.startApply()
+	}
+	// Bounded: at most 4 batches wait besides the one being applied.
+	for len(w.pending) >= 5*w.applyEvery && w.applying {
+		w.cond.Wait()
+	}
+	return nil
+}
+
+// walMark is what bbolt holds of the log: every record of epoch up to
+// offset off. A background apply stores it in the transaction that applies
+// the records, so a replay after a crash skips them.
+type walMark struct {
+	epoch uint64
+	off   int64
+}
+
+var walMarkKey = []byte("\x00wal")
+
+func (b *Bolt) readMark() (walMark, error) {
+	var m walMark
+	err := b.view(func(tx *bolt.Tx) error {
+		top := tx.Bucket([]byte(b.cfg.bucket))
+		if top == nil {
+			return nil
 		}
+		v := top.Get(walMarkKey)
+		if v == nil {
+			return nil
+		}
+		if len(v) != 16 {
+			return fmt.Errorf("%w: log mark of %d bytes", ErrCorrupt, len(v))
+		}
+		m.epoch, m.off = binary.BigEndian.Uint64(v[:8]), int64(binary.BigEndian.Uint64(v[8:]))
+		return nil
+	})
+	return m, err
+}
+
+// startApply applies the pending records to bbolt in the background. The
+// caller holds wmu and no apply is running.
+func (b *Bolt) startApply() {
+	w := b.wal
+	batch := w.pending
+	mark := walMark{epoch: w.epoch, off: w.ends[len(w.ends)-1]}
+	w.applying = true
+	hook := b.cfg.walApplyHook
+	go func() {
+		err := b.applyRecords(batch, &mark, hook)
+		b.wmu.Lock()
+		defer b.wmu.Unlock()
+		w.applying = false
+		w.cond.Broadcast()
+		if err != nil {
+			if w.err == nil {
+				w.err = fmt.Errorf("apply log %s to bbolt: %w (its records stay in the log and are replayed when the file is next opened)", w.path, err)
+			}
+			return
+		}
+		w.pending = w.pending[len(batch):]
+		w.ends = w.ends[len(batch):]
+	}()
+}
+
+// applyRecords decodes payloads (against w.bases) and applies them to
+// bbolt in one synced transaction that also stores mark.
+func (b *Bolt) applyRecords(payloads [][]byte, mark *walMark, hook func(string)) error {
+	ops := make([]walOp, 0, len(payloads))
+	for _, p := range payloads {
+		op, err := b.decodeLogOp(p, b.wal.bases)
+		if err != nil {
+			return fmt.Errorf("checkpoint: decode own log record: %w", err)
+		}
+		ops = append(ops, op)
+	}
+	if err := b.applyOps(ops, mark, hook); err != nil {
+		return err
+	}
+	if hook != nil {
+		hook("committed")
 	}
 	return nil
 }
@@ -546,6 +655,7 @@ func (w *wal) append(payload []byte, sync bool) error {
 	}
 	w.off += int64(len(w.frame))
 	w.pending = append(w.pending, payload)
+	w.ends = append(w.ends, w.off)
 	if cap(w.frame) > 1<<20 {
 		w.frame = nil
 	}
@@ -566,46 +676,45 @@ func (w *wal) reset() error {
 		}
 	}
 	w.off = walDataStart
-	w.pending = nil
+	w.pending, w.ends = nil, nil
 	clear(w.last)
+	clear(w.bases)
 	return nil
 }
 
 // applyLog applies the logged records to bbolt in one synced transaction
-// and resets the log. When the transaction fails, the log keeps its
-// records (they are replayed when the file is next opened) and the
-// checkpointer refuses further writes with that error. The caller holds
-// wmu.
+// (after the background apply running, if any) and resets the log. When
+// the transaction fails, the log keeps its records (they are replayed when
+// the file is next opened) and the checkpointer refuses further writes
+// with that error. The caller holds wmu.
 //
 // Only logged operations may be applied while the log holds records:
 // replaying a log repeats a prefix of what bbolt already holds, which is
 // harmless only when no later operation is missing from the log.
 func (b *Bolt) applyLog() error {
 	w := b.wal
+	for w.applying {
+		w.cond.Wait()
+	}
 	if w.err != nil {
 		return w.err
 	}
-	if len(w.pending) == 0 {
-		return nil
+	if w.off == walDataStart {
+		return nil // nothing logged since the last reset
 	}
-	ops := make([]walOp, 0, len(w.pending))
-	bases := map[string]*loaded{}
-	for _, p := range w.pending {
-		op, err := b.decodeLogOp(p, bases)
-		if err != nil {
-			return fmt.Errorf("checkpoint: decode own log record: %w", err)
+	if len(w.pending) > 0 {
+		mark := walMark{epoch: w.epoch, off: w.ends[len(w.ends)-1]}
+		if err := b.applyRecords(w.pending, &mark, nil); err != nil {
+			w.err = fmt.Errorf("apply log %s to bbolt: %w (its records stay in the log and are replayed when the file is next opened)", w.path, err)
+			return w.err
 		}
-		ops = append(ops, op)
-	}
-	if err := b.applyOps(ops); err != nil {
-		w.err = fmt.Errorf("apply log %s to bbolt: %w (its records stay in the log and are replayed when the file is next opened)", w.path, err)
-		return w.err
 	}
 	return w.reset()
 }
 
-// applyOps applies ops to bbolt in one transaction.
-func (b *Bolt) applyOps(ops []walOp) error {
+// applyOps applies ops to bbolt in one transaction, which stores mark
+// too when it is not nil (hook: see config.walApplyHook).
+func (b *Bolt) applyOps(ops []walOp, mark *walMark, hook func(string)) error {
 	hints := map[string]*loaded{}
 	err := b.update(func(tx *bolt.Tx) error {
 		clear(hints)
@@ -613,6 +722,20 @@ func (b *Bolt) applyOps(ops []walOp) error {
 			if err := b.applyOp(tx, op, hints); err != nil {
 				return fmt.Errorf("thread %q ns %q checkpoint %q: %w", op.thread, op.ns, op.id, err)
 			}
+		}
+		if mark != nil {
+			top, err := tx.CreateBucketIfNotExists([]byte(b.cfg.bucket))
+			if err != nil {
+				return err
+			}
+			v := binary.BigEndian.AppendUint64(nil, mark.epoch)
+			v = binary.BigEndian.AppendUint64(v, uint64(mark.off))
+			if err := top.Put(walMarkKey, v); err != nil {
+				return err
+			}
+		}
+		if hook != nil {
+			hook("tx")
 		}
 		return nil
 	})
@@ -633,7 +756,7 @@ func (b *Bolt) applyOps(ops []walOp) error {
 // applied (say, a Put that must rewrite a damaged record) does not take
 // the others with it; it is logged and listed in WALReplay.Dropped.
 func (b *Bolt) replayOps(ops []walOp) error {
-	err := b.applyOps(ops)
+	err := b.applyOps(ops, nil, nil)
 	if err == nil {
 		return nil
 	}

@@ -234,7 +234,7 @@ func TestWALUnknownVersion(t *testing.T) {
 		damageLog(t, l.log, func(data []byte, s walScan) {
 			start, end := recordStart(s, 2), s.ends[2]
 			payload := data[start+walFrameHeader : end]
-			payload[3] = EnvelopeVersion + 1
+			payload[3] = MaxEnvelopeVersion + 1
 			binary.BigEndian.PutUint32(payload[len(payload)-4:], crc32.Checksum(payload[:len(payload)-4], crcTable))
 			binary.BigEndian.PutUint32(data[start+4:], frameSum(uint32(len(payload)), s.epoch, payload))
 		})

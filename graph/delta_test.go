@@ -156,17 +156,22 @@ func TestDeltaStepCarriesOnlyWhatItAdded(t *testing.T) {
 	app := deltaGraph(t, cp, -1)
 	ctx := context.Background()
 	seed := make([]string, 2000)
+	msgs := make([]state.Message, 2000)
 	for i := range seed {
 		seed[i] = strings.Repeat("s", 50)
+		msgs[i] = state.Message{ID: fmt.Sprint("s", i), Role: state.RoleHuman, Content: seed[i]}
 	}
-	out, err := app.Invoke(ctx, listState{Log: seed}, graph.Thread("t"))
+	out, err := app.Invoke(ctx, listState{Log: seed, Msgs: msgs}, graph.Thread("t"))
 	require.NoError(t, err)
 	require.Len(t, out.Log, 2025)
+	require.Len(t, out.Msgs, 2025, "AddMessages: 2000 + 25 new, one replaced")
+	assert.Equal(t, "replaced", out.Msgs[2001].Content)
 	require.Len(t, cp.sizes, 25, "every step through PutDelta")
 	for i, n := range cp.sizes {
-		assert.Less(t, n, 1000, "step %d carried %d bytes (the state is ~100 KB)", i, n)
+		assert.Less(t, n, 1000, "step %d carried %d bytes (the state is ~250 KB)", i, n)
 	}
 	st, err := app.GetState(ctx, graph.Thread("t"))
 	require.NoError(t, err)
 	assert.Equal(t, out.Log, st.Values.Log)
+	assert.Equal(t, out.Msgs, st.Values.Msgs)
 }

@@ -3,6 +3,7 @@ package state
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"math"
 )
 
 // Role says who wrote a Message.
@@ -57,9 +58,17 @@ type MessagesState struct {
 // The elements of cur are never modified. When the update only adds
 // messages — the usual step — it is appended like Append does (the result
 // may grow cur's backing array past its length, which no earlier view can
-// reach), at the cost of the new messages plus, for update messages that
-// carry their own id, a comparison with each id of cur (no copy, no
-// index). Replacements and removals build a new slice.
+// reach), at the cost of the new messages: the ids of a list of 32 or more
+// messages are indexed beside it (the index follows the list from step to
+// step, extended by each append), so an update message that carries its own
+// id is looked up, not compared with each message. Replacements and
+// removals build a new slice (a copy of the list).
+//
+// The index is a cache keyed weakly by the list's backing array: it never
+// keeps a list alive and never changes a result. It describes the array's
+// contents as AddMessages left them, so a list whose elements are written
+// in place by other code must not be handed to AddMessages again (the
+// reducer contract already forbids writing cur's elements).
 func AddMessages(cur, upd []Message) []Message {
 	if len(upd) == 0 {
 		return cur
@@ -72,7 +81,11 @@ func AddMessages(cur, upd []Message) []Message {
 	}
 	withIDs := make([]Message, len(upd))
 	preset := 0 // update messages that came with an id
+	removal := false
 	for i, m := range upd {
+		if m.Role == RoleRemove {
+			removal = true
+		}
 		if m.ID == "" {
 			m.ID = NewID()
 		} else {
@@ -80,38 +93,73 @@ func AddMessages(cur, upd []Message) []Message {
 		}
 		withIDs[i] = m
 	}
-	if onlyNew(cur, upd, withIDs, preset) {
-		return append(cur, withIDs...)
+	ix := indexOf(cur) // locked when not nil
+	fresh := false     // ix built here, not yet registered
+	if ix == nil && len(cur) >= indexMin && (preset > 0 || removal) {
+		ix = buildIndex(cur)
+		fresh = ix != nil
 	}
-	return mergeMessages(cur, withIDs)
+	if !removal && onlyNew(cur, upd, withIDs, preset, ix) {
+		out := append(cur, withIDs...)
+		switch {
+		case fresh:
+			if ix.add(out, len(cur), withIDs) {
+				publish(ix, out)
+			}
+		case ix != nil:
+			ix.extend(cur, out, withIDs)
+			ix.mu.Unlock()
+		case len(out) >= indexMin && len(withIDs) >= len(cur):
+			// A list made mostly by this update (an input, a seed):
+			// indexing it costs about as much as the update did.
+			publish(buildIndex(out), out)
+		}
+		return out
+	}
+	var pos map[uint64]int32
+	if fresh {
+		pos = ix.pos
+	} else if ix != nil {
+		pos = ix.release()
+	}
+	return mergeMessages(cur, withIDs, pos)
 }
 
-// onlyNew reports whether withIDs (upd with ids filled in) only adds
-// messages: no removal marker, and no preset id that repeats or is in cur.
-func onlyNew(cur, upd, withIDs []Message, preset int) bool {
-	for _, m := range upd {
-		if m.Role == RoleRemove {
-			return false
-		}
-	}
+// onlyNew reports whether withIDs (upd with ids filled in, no removal
+// marker) only adds messages: no preset id that repeats or is in cur. ix,
+// when not nil, indexes cur.
+func onlyNew(cur, upd, withIDs []Message, preset int, ix *msgIndex) bool {
 	if preset == 0 {
 		return true // random ids are new
 	}
+	inCur := func(id string) bool {
+		if ix != nil {
+			if found, sure := ix.has(cur, id); sure {
+				return found
+			}
+		}
+		for i := range cur {
+			if cur[i].ID == id {
+				return true
+			}
+		}
+		return false
+	}
 	if preset > 8 {
-		set := make(map[string]bool, preset)
+		// Hashed ids (no pointers for the garbage collector to scan in
+		// a large input); a hash shared by two ids is taken for a repeat,
+		// which the merge then handles exactly.
+		seen := make(map[uint64]struct{}, preset)
 		for i, m := range upd {
 			if m.ID == "" {
 				continue
 			}
-			if set[withIDs[i].ID] {
+			id := withIDs[i].ID
+			h := idHash(id)
+			if _, dup := seen[h]; dup || inCur(id) {
 				return false
 			}
-			set[withIDs[i].ID] = true
-		}
-		for i := range cur {
-			if set[cur[i].ID] {
-				return false
-			}
+			seen[h] = struct{}{}
 		}
 		return true
 	}
@@ -120,24 +168,80 @@ func onlyNew(cur, upd, withIDs []Message, preset int) bool {
 		if m.ID == "" {
 			continue
 		}
-		for _, id := range ids {
-			if id == withIDs[i].ID {
+		id := withIDs[i].ID
+		for _, seen := range ids {
+			if seen == id {
 				return false
 			}
 		}
-		ids = append(ids, withIDs[i].ID)
-	}
-	for i := range cur {
-		for _, id := range ids {
-			if cur[i].ID == id {
-				return false
-			}
+		if inCur(id) {
+			return false
 		}
+		ids = append(ids, id)
 	}
 	return true
 }
 
-var mergeMessages = MergeByID(func(m Message) string { return m.ID }, func(m Message) bool { return m.Role == RoleRemove })
+// mergeMessages is MergeByID for messages (id, removal markers) that
+// indexes its result. pos, when not nil, is the index of cur (see
+// msgIndex) and becomes the result's.
+func mergeMessages(cur, upd []Message, pos map[uint64]int32) []Message {
+	if len(cur)+len(upd) >= math.MaxInt32 {
+		return plainMerge(cur, upd)
+	}
+	if pos == nil {
+		ix := buildIndex(cur)
+		if ix == nil {
+			return plainMerge(cur, upd)
+		}
+		pos = ix.pos
+	}
+	out := make([]Message, len(cur), len(cur)+len(upd))
+	copy(out, cur)
+	ix := &msgIndex{pos: pos}
+	var dead map[int]bool
+	for _, v := range upd {
+		h := idHash(v.ID)
+		p, ok := pos[h]
+		if ok && out[p].ID != v.ID {
+			return plainMerge(cur, upd) // two ids of one hash
+		}
+		i := int(p)
+		if v.Role == RoleRemove {
+			if ok && !dead[i] {
+				if dead == nil {
+					dead = make(map[int]bool)
+				}
+				dead[i] = true
+				delete(pos, h)
+			}
+			continue
+		}
+		if ok {
+			out[i] = v
+			continue
+		}
+		pos[h] = int32(len(out))
+		out = append(out, v)
+	}
+	if dead != nil {
+		kept := out[:0]
+		for i, v := range out {
+			if !dead[i] {
+				kept = append(kept, v)
+			}
+		}
+		out = kept
+		clear(pos)
+		if !ix.add(out, 0, out) {
+			return out
+		}
+	}
+	publish(ix, out)
+	return out
+}
+
+var plainMerge = MergeByID(func(m Message) string { return m.ID }, func(m Message) bool { return m.Role == RoleRemove })
 
 // NewID returns a random 128-bit hex id.
 func NewID() string {
