@@ -104,7 +104,8 @@ func TestReportOneBugPerCause(t *testing.T) {
 	row := `<tr data-id="9"><td><a href="/items/9">Ada Lovelace 601</a></td><td>active</td></tr>`
 	assert.Empty(t, act("/items", []browser.Finding{{Kind: FindDuplicateRow, URL: "http://127.0.0.1:4100/items", Message: "two identical rows in a table", Evidence: row}}))
 	require.Len(t, out.Bugs, 2)
-	assert.Contains(t, out.Bugs[1].Symptoms, "duplicate_record: two identical rows in a table")
+	require.Len(t, out.Bugs[1].Symptoms, 1)
+	assert.Equal(t, "duplicate_record: two identical rows in a table — "+row, out.Bugs[1].Symptoms[0], "the row shown twice, as evidence")
 
 	// The other way round: the list first, then the second post.
 	mr.sw.typed.add("Grace Hopper 7")
@@ -112,7 +113,8 @@ func TestReportOneBugPerCause(t *testing.T) {
 	require.Len(t, act("/items", []browser.Finding{{Kind: FindDuplicateRow, URL: "http://127.0.0.1:4100/things", Message: "two identical rows in a table", Evidence: row2}}), 1)
 	assert.Empty(t, act("/things/new", []browser.Finding{{Kind: FindDuplicate, URL: "http://app.test/things", Message: "the same POST /things was accepted twice"}}))
 	require.Len(t, out.Bugs, 3)
-	assert.Contains(t, out.Bugs[2].Symptoms, "duplicate_submit: the same POST /things was accepted twice")
+	require.Len(t, out.Bugs[2].Symptoms, 1)
+	assert.Equal(t, "duplicate_submit: the same POST /things was accepted twice", out.Bugs[2].Symptoms[0])
 
 	for _, b := range out.Bugs {
 		raw, _ := json.Marshal(b)

@@ -489,9 +489,14 @@ func sameCollection(a, b string) bool {
 	return pa == pb || strings.HasPrefix(pa, pb+"/") || strings.HasPrefix(pb, pa+"/")
 }
 
-// addSymptom lists f on b as one of its symptoms (at most 8).
+// addSymptom lists f on b as one of its symptoms (at most 8): its
+// message, and its evidence when that says more (the response headers of
+// a request, the row shown twice).
 func addSymptom(b *Bug, f browser.Finding) {
 	sym := string(f.Kind) + ": " + clip(firstNonEmpty(f.Message, f.Evidence), 200)
+	if f.Message != "" && f.Evidence != "" && !strings.Contains(f.Message, f.Evidence) && !strings.Contains(f.Evidence, f.Message) {
+		sym += " — " + clip(f.Evidence, 300)
+	}
 	if len(b.Symptoms) < 8 && !slices.Contains(b.Symptoms, sym) {
 		b.Symptoms = append(b.Symptoms, sym)
 	}
