@@ -139,24 +139,7 @@ func TestClearSiteData(t *testing.T) {
 		fmt.Fprintf(w, `<!doctype html><title>Who</title><p id="who">server saw %s; stored <span id="st"></span></p>
 <script>document.getElementById('st').textContent = String(localStorage.getItem('k')); localStorage.setItem('k', 'v');</script>`, session)
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	dir := t.TempDir()
-	tapePath := filepath.Join(dir, "tape.jsonl")
-	tape, err := browser.OpenTape(tapePath)
-	require.NoError(t, err)
-	eng, err := browser.SharedTestBrowser(t).NewEngine(browser.Config{Origins: []string{srv.URL}, Tape: tape, ActionTimeout: 3 * time.Second})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = eng.Close() })
-	ctx := context.Background()
-	s, err := eng.User(ctx, "ada")
-	require.NoError(t, err)
-	run := func(intent string) browser.Result {
-		t.Helper()
-		r := s.Run(ctx, json.RawMessage(intent))
-		require.True(t, r.OK, "%s: %s", intent, r.Error)
-		return r
-	}
+	srv, _, tapePath, tape, _, run := tapedUser(t, mux)
 	who := func() string { return run(`{"action":"extract_text","target":"#who"}`).Output }
 	run(fmt.Sprintf(`{"action":"navigate","url":%q}`, srv.URL+"/"))
 	run(`{"action":"reload"}`)
@@ -182,4 +165,29 @@ func slicesContainsAction(es []browser.Entry, a browser.Action) bool {
 		}
 	}
 	return false
+}
+
+// tapedUser serves mux and gives a user of an engine on it that records
+// to a tape in a temporary directory, and run, which does an intent and
+// requires it to succeed.
+func tapedUser(t *testing.T, mux http.Handler) (*httptest.Server, string, string, *browser.Tape, *browser.Session, func(string) browser.Result) {
+	t.Helper()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	tapePath := filepath.Join(dir, "tape.jsonl")
+	tape, err := browser.OpenTape(tapePath)
+	require.NoError(t, err)
+	eng, err := browser.SharedTestBrowser(t).NewEngine(browser.Config{Origins: []string{srv.URL}, Tape: tape, ActionTimeout: 3 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = eng.Close() })
+	s, err := eng.User(context.Background(), "ada")
+	require.NoError(t, err)
+	run := func(intent string) browser.Result {
+		t.Helper()
+		r := s.Run(context.Background(), json.RawMessage(intent))
+		require.True(t, r.OK, "%s: %s", intent, r.Error)
+		return r
+	}
+	return srv, dir, tapePath, tape, s, run
 }

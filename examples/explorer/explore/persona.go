@@ -625,6 +625,9 @@ func (m *member) next(v *view) (step, bool) {
 	if st, ok := v.Sweep.followUp(v); ok {
 		return st, true
 	}
+	if st, ok := v.Sweep.here(m, v); ok {
+		return st, true
+	}
 	for _, t := range m.p.Tricks {
 		if macro := m.plan(t, v); len(macro) > 0 {
 			m.q = macro[1:]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"log/slog"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
@@ -45,6 +46,9 @@ type sweep struct {
 	// another one).
 	made    bool
 	recheck []string
+	// here counts the one-step targets played per page template by
+	// sweep.here (a cap, so the tricks keep their share).
+	hereN map[string]int
 }
 
 // pendingTarget is a target whose macro is being played: the transition
@@ -58,7 +62,7 @@ type pendingTarget struct {
 }
 
 func newSweep() *sweep {
-	return &sweep{model: personas.NewModel(personas.Limits{}), done: map[string]int{}, typed: typedValues{}}
+	return &sweep{model: personas.NewModel(personas.Limits{}), done: map[string]int{}, typed: typedValues{}, hereN: map[string]int{}}
 }
 
 // doneKeys are the keys of sweep.done a target counts under.
@@ -216,6 +220,64 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 		return macro[0], true
 	}
 	return step{}, false
+}
+
+// maxHere bounds sweep.here per page template.
+const maxHere = 6
+
+// here is the best untried one-step target of the page the browser is on
+// (choosing an option, ticking a box, pressing an in-page button: no
+// form to fill, no navigation): every visit of a screen tries some of its
+// own controls before the team moves on, so controls outside forms get
+// their turn within the budget. At most maxHere per page template.
+func (sw *sweep) here(m *member, v *view) (step, bool) {
+	if sw == nil || sw.pend != nil {
+		return step{}, false
+	}
+	st, ok := sw.model.State(sw.cur)
+	if !ok {
+		return step{}, false
+	}
+	page, _, _ := strings.Cut(st.Template, "?")
+	if sw.hereN[page] >= maxHere {
+		return step{}, false
+	}
+	inMain := map[string]bool{}
+	for _, c := range st.Controls {
+		if c.InMain {
+			inMain[c.Role+"\x00"+c.Name] = true
+		}
+	}
+	persona := preference(m.p.Name)
+	best, bestScore := personas.Target{}, math.Inf(-1)
+	for _, t := range st.Targets {
+		a := t.Action
+		if t.Status != personas.TargetUntried || !inMain[a.Role+"\x00"+a.Name] || sw.seen(t) > 0 {
+			continue
+		}
+		switch {
+		case a.Kind == personas.ActionSelect, a.Kind == personas.ActionCheck, a.Kind == personas.ActionUncheck:
+		case a.Kind == personas.ActionClick && a.Role != "link" && reNotSubmit.MatchString(a.Name) == false && submitRank(a.Name) == len(submitWords):
+			// An in-page button that submits nothing.
+		default:
+			continue
+		}
+		if s := sw.model.Score(t) + persona(t); s > bestScore {
+			best, bestScore = t, s
+		}
+	}
+	if math.IsInf(bestScore, -1) {
+		return step{}, false
+	}
+	in, _ := sw.model.Input(best)
+	macro := targetMacro(m, v, best.Action, in)
+	if len(macro) != 1 {
+		return step{}, false
+	}
+	sw.hereN[page]++
+	sw.pend = &pendingTarget{from: sw.cur, key: best.Key(), left: 1}
+	macro[0].why = "this screen's own control: " + strings.TrimPrefix(macro[0].why, "coverage: ")
+	return macro[0], true
 }
 
 // listPages are the pages likely to list a record made on the page of
