@@ -44,24 +44,8 @@ func TestNewActionsInChromium(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, actionsHTML)
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	dir := t.TempDir()
-	tapePath := filepath.Join(dir, "tape.jsonl")
-	tape, err := browser.OpenTape(tapePath)
-	require.NoError(t, err)
-	eng, err := browser.SharedTestBrowser(t).NewEngine(browser.Config{Origins: []string{srv.URL}, Tape: tape, ActionTimeout: 3 * time.Second})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = eng.Close() })
+	srv, dir, tapePath, tape, s, run := tapedUser(t, mux)
 	ctx := context.Background()
-	s, err := eng.User(ctx, "ada")
-	require.NoError(t, err)
-	run := func(intent string) browser.Result {
-		t.Helper()
-		r := s.Run(ctx, json.RawMessage(intent))
-		require.True(t, r.OK, "%s: %s", intent, r.Error)
-		return r
-	}
 	waitFor := func(text string) {
 		t.Helper()
 		run(fmt.Sprintf(`{"action":"wait_for","text":%q,"timeout_ms":3000}`, text))

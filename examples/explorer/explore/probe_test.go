@@ -65,22 +65,7 @@ func TestCollectorAxe(t *testing.T) {
 // it has want of them, or after a few seconds.
 func a11yThrough(ctx context.Context, t *testing.T, target string, axe bool, want int) []browser.Finding {
 	t.Helper()
-	col, err := newCollector(target, 3*time.Second, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	if !axe {
-		col.withoutAxe()
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	hs := &http.Server{Handler: col, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = hs.Serve(ln) }()
-	defer func() { _ = hs.Close() }()
-	origin := "http://" + ln.Addr().String()
-	eng, err := testBrowser.NewEngine(browser.Config{Origins: []string{origin}})
-	require.NoError(t, err)
-	defer func() { _ = eng.Close() }()
-	s, err := eng.User(ctx, "axe")
-	require.NoError(t, err)
+	s, origin := collectorUser(ctx, t, target, axe, "axe")
 	res := s.Do(ctx, browser.Intent{Action: browser.ActNavigate, URL: origin + "/"})
 	require.True(t, res.OK, res.Error)
 	raw := res.Findings
@@ -123,20 +108,7 @@ func TestCollectorDeadControl(t *testing.T) {
 	defer app.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	col, err := newCollector(app.URL, 3*time.Second, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	col.withoutAxe()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	hs := &http.Server{Handler: col, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = hs.Serve(ln) }()
-	defer func() { _ = hs.Close() }()
-	origin := "http://" + ln.Addr().String()
-	eng, err := testBrowser.NewEngine(browser.Config{Origins: []string{origin}})
-	require.NoError(t, err)
-	defer func() { _ = eng.Close() }()
-	s, err := eng.User(ctx, "dead")
-	require.NoError(t, err)
+	s, origin := collectorUser(ctx, t, app.URL, false, "dead")
 	require.True(t, s.Do(ctx, browser.Intent{Action: browser.ActNavigate, URL: origin + "/"}).OK)
 	var raw []browser.Finding
 	for _, in := range []browser.Intent{
@@ -196,3 +168,27 @@ func outlinePixels(t *testing.T, png []byte) int {
 }
 
 func pngDecode(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) }
+
+// collectorUser serves a fresh collector (axe-core injected or not) in
+// front of target and opens a browser user on it; both close when the test
+// ends.
+func collectorUser(ctx context.Context, t *testing.T, target string, axe bool, name string) (*browser.Session, string) {
+	t.Helper()
+	col, err := newCollector(target, 3*time.Second, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	if !axe {
+		col.withoutAxe()
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	hs := &http.Server{Handler: col, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	t.Cleanup(func() { _ = hs.Close() })
+	origin := "http://" + ln.Addr().String()
+	eng, err := testBrowser.NewEngine(browser.Config{Origins: []string{origin}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = eng.Close() })
+	s, err := eng.User(ctx, name)
+	require.NoError(t, err)
+	return s, origin
+}

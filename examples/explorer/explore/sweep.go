@@ -257,8 +257,10 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 		}
 		switch {
 		case a.Kind == personas.ActionSelect, a.Kind == personas.ActionCheck, a.Kind == personas.ActionUncheck:
-		case a.Kind == personas.ActionClick && a.Role != "link" && reNotSubmit.MatchString(a.Name) == false && submitRank(a.Name) == len(submitWords):
-			// An in-page button that submits nothing.
+		case a.Kind == personas.ActionClick && a.Role != "link" && !reNotSubmit.MatchString(a.Name) && submitRank(a.Name) == len(submitWords):
+			// An in-page button that submits nothing (nor deletes: a
+			// destructive button waits for the sweep, after the screen's
+			// other controls).
 		default:
 			continue
 		}
