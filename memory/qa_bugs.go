@@ -102,6 +102,16 @@ type BugEntry struct {
 	ThreadID    string    `json:"thread_id,omitempty"`
 	TapeIndex   int       `json:"tape_index"`
 	Screenshot  string    `json:"screenshot,omitempty"`
+	// Repro is the recorder's reproduction of the bug, opaque to memory
+	// (the explorer keeps its minimised steps and what their replay must
+	// show); regression runs replay it (see SetRepro and Verify).
+	Repro json.RawMessage `json:"repro,omitempty"`
+	// FixedIn names the run that marked the bug fixed; ReopenedIn the run
+	// that saw it again after a fix. VerifiedAt is when a replay of Repro
+	// last decided its status.
+	FixedIn    string    `json:"fixed_in,omitempty"`
+	ReopenedIn string    `json:"reopened_in,omitempty"`
+	VerifiedAt time.Time `json:"verified_at,omitzero"`
 }
 
 // BugRecorded is the outcome of RecordBug.
@@ -156,6 +166,7 @@ func (q *QA) RecordBug(ctx context.Context, r BugReport) (BugRecorded, error) {
 		if e.Status == BugFixed {
 			e.Status = BugOpen
 			e.Regressions++
+			e.ReopenedIn = r.ThreadID
 			out.Reopened = true
 		}
 		if sev.rank() > e.Severity.rank() {
@@ -273,30 +284,5 @@ func qaSortBugs(bugs []BugEntry) {
 // MarkFixed marks a bug fixed; seeing it again reopens it as a regression.
 // Like RecordBug it is one atomic update of the entry (graph.Store.Update).
 func (q *QA) MarkFixed(ctx context.Context, fingerprint string) (BugEntry, error) {
-	var e BugEntry
-	ns := q.Namespace(KindBugs)
-	_, err := q.store.Update(ctx, ns, fingerprint, func(cur *graph.Item) (json.RawMessage, error) {
-		e = BugEntry{}
-		if cur == nil {
-			return nil, fmt.Errorf("%w %q: %w", ErrUnknownBug, fingerprint, graph.ErrNotFound)
-		}
-		if err := json.Unmarshal(cur.Value, &e); err != nil {
-			bad := &CorruptRecordsError{Records: []CorruptRecord{{Namespace: ns, Key: fingerprint, Err: err}}}
-			return nil, fmt.Errorf("qa memory: decode %s/%s: %w", KindBugs, fingerprint, bad)
-		}
-		if e.Status == BugFixed {
-			return nil, graph.ErrSkipUpdate
-		}
-		e.Status = BugFixed
-		e.FixedAt = q.now().UTC()
-		b, err := json.Marshal(e)
-		if err != nil {
-			return nil, fmt.Errorf("qa memory: encode %s/%s: %w", KindBugs, fingerprint, err)
-		}
-		return b, nil
-	}, &graph.PutOptions{Index: qaBugIndex})
-	if err != nil {
-		return BugEntry{}, fmt.Errorf("mark fixed: %w", err)
-	}
-	return e, nil
+	return q.MarkFixedIn(ctx, fingerprint, "")
 }

@@ -315,6 +315,19 @@ type SelectorRecord struct {
 // RecordSelector counts one use of selector on the page of rawURL; errText
 // (optional) describes a failure.
 func (q *QA) RecordSelector(ctx context.Context, rawURL, selector string, ok bool, errText string) (SelectorRecord, error) {
+	if ok {
+		return q.AddSelectorUses(ctx, rawURL, selector, 1, 0, "")
+	}
+	return q.AddSelectorUses(ctx, rawURL, selector, 0, 1, errText)
+}
+
+// AddSelectorUses counts successes and failures of selector on the page of
+// rawURL at once (a session's tally); errText (optional) describes the
+// latest failure.
+func (q *QA) AddSelectorUses(ctx context.Context, rawURL, selector string, successes, failures int, errText string) (SelectorRecord, error) {
+	if successes < 0 || failures < 0 {
+		return SelectorRecord{}, fmt.Errorf("record selector: %w", qaInvalid("negative count"))
+	}
 	_, page, err := q.resolve(rawURL)
 	if err != nil {
 		return SelectorRecord{}, fmt.Errorf("record selector: %w", err)
@@ -333,13 +346,10 @@ func (q *QA) RecordSelector(ctx context.Context, rawURL, selector string, ok boo
 	if !found {
 		rec = SelectorRecord{Page: page, Selector: qaTruncateRunes(selector, 500)}
 	}
-	if ok {
-		rec.Successes++
-	} else {
-		rec.Failures++
-		if e := strings.TrimSpace(errText); e != "" {
-			rec.LastError = qaTruncateRunes(e, 300)
-		}
+	rec.Successes += successes
+	rec.Failures += failures
+	if e := strings.TrimSpace(errText); e != "" && failures > 0 {
+		rec.LastError = qaTruncateRunes(e, 300)
 	}
 	rec.LastSeen = q.now().UTC()
 	return rec, q.put(ctx, KindSelectors, key, rec, nil)
@@ -480,9 +490,15 @@ type SessionSummary struct {
 	Started  time.Time `json:"started"`
 	Ended    time.Time `json:"ended"`
 	Steps    int       `json:"steps"`
-	Pages    []string  `json:"pages,omitempty"` // normalised pages visited
-	Bugs     []string  `json:"bugs,omitempty"`  // fingerprints found
-	Summary  string    `json:"summary,omitempty"`
+	// Actions counts the browser actions of the session, Succeeded those
+	// that worked.
+	Actions   int      `json:"actions,omitempty"`
+	Succeeded int      `json:"succeeded,omitempty"`
+	Pages     []string `json:"pages,omitempty"` // normalised pages visited
+	Bugs      []string `json:"bugs,omitempty"`  // fingerprints found
+	// Outcome says how the session ended: why it stopped, or its error.
+	Outcome string `json:"outcome,omitempty"`
+	Summary string `json:"summary,omitempty"`
 }
 
 // SaveSession stores (or replaces) the summary of the mission thread
@@ -509,6 +525,7 @@ func (q *QA) SaveSession(ctx context.Context, s SessionSummary) error {
 		s.Ended = q.now().UTC()
 	}
 	s.Summary = qaTruncateRunes(strings.TrimSpace(s.Summary), 4*maxTextLen)
+	s.Outcome = qaTruncateRunes(strings.TrimSpace(s.Outcome), maxTextLen)
 	return q.put(ctx, KindSessions, qaHash(s.ThreadID), s, []string{"mission", "summary"})
 }
 

@@ -51,6 +51,7 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 		if len(entries) == 0 {
 			continue
 		}
+		mr.rememberRepro(ctx, *b, entries)
 		repro := reproduction(*b, entries)
 		spec, err := browser.Translate([]browser.Reproduction{repro}, browser.SpecOptions{BaseURL: strings.TrimRight(mr.target, "/"), DefaultBaseURL: mr.target, ClearSiteData: []string{ClearSiteDataPath}})
 		if err != nil {
@@ -129,14 +130,16 @@ func writeJSON(path string, v any) error {
 
 func writeBatchSummary(path string, res Result) error {
 	type batch struct {
-		DurationMS int64         `json:"duration_ms"`
-		Missions   []summaryJSON `json:"missions"`
-		Bugs       int           `json:"bugs"`
-		NewBugs    int           `json:"new_bugs"`
-		Demo       *DemoScore    `json:"demo,omitempty"`
-		Usage      *Usage        `json:"usage,omitempty"`
+		RunID      string         `json:"run_id"`
+		DurationMS int64          `json:"duration_ms"`
+		Verified   []Verification `json:"verified,omitempty"`
+		Missions   []summaryJSON  `json:"missions"`
+		Bugs       int            `json:"bugs"`
+		NewBugs    int            `json:"new_bugs"`
+		Demo       *DemoScore     `json:"demo,omitempty"`
+		Usage      *Usage         `json:"usage,omitempty"`
 	}
-	out := batch{DurationMS: res.Duration.Milliseconds(), Bugs: res.Bugs(), NewBugs: res.NewBugs(), Demo: res.Demo, Usage: res.Usage}
+	out := batch{RunID: res.RunID, Verified: res.Verified, DurationMS: res.Duration.Milliseconds(), Bugs: res.Bugs(), NewBugs: res.NewBugs(), Demo: res.Demo, Usage: res.Usage}
 	for _, m := range res.Missions {
 		out.Missions = append(out.Missions, missionSummary(m))
 	}
@@ -226,6 +229,11 @@ type junitCase struct {
 	Name    string        `xml:"name,attr"`
 	Class   string        `xml:"classname,attr"`
 	Failure *junitFailure `xml:"failure,omitempty"`
+	Skipped *junitSkipped `xml:"skipped,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -235,7 +243,8 @@ type junitFailure struct {
 }
 
 // writeJUnit writes one suite per mission: a test case per bug (failed) and
-// one for the mission itself (failed when it errored).
+// one for the mission itself (failed when it errored); a regression run
+// adds a suite of its replays (see Verification).
 func writeJUnit(path string, res Result) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
@@ -256,6 +265,26 @@ func writeJUnit(path string, res Result) error {
 			if c.Failure != nil {
 				s.Fail++
 			}
+		}
+		s.Tests = len(s.Cases)
+		out.Tests += s.Tests
+		out.Fail += s.Fail
+		out.Suites = append(out.Suites, s)
+	}
+	if len(res.Verified) > 0 {
+		// A regression run: one case per remembered bug, failing while
+		// its reproduction still shows it.
+		s := junitSuite{Name: "regression"}
+		for _, v := range res.Verified {
+			c := junitCase{Name: v.Fingerprint + ": " + firstNonEmpty(v.Title, v.Kind), Class: "explorer.regression"}
+			switch {
+			case v.Reproduced():
+				c.Failure = &junitFailure{Message: v.Verdict + ": " + firstNonEmpty(v.Title, v.Kind), Type: v.Kind, Text: v.URL}
+				s.Fail++
+			case v.Verdict == VerdictNotReplayable:
+				c.Skipped = &junitSkipped{Message: v.Note}
+			}
+			s.Cases = append(s.Cases, c)
 		}
 		s.Tests = len(s.Cases)
 		out.Tests += s.Tests

@@ -29,8 +29,14 @@ import (
 
 // Result is the outcome of a batch of missions.
 type Result struct {
+	// RunID names the run in memory (the run that marked a bug fixed or
+	// reopened it): "run-" and its start time in UTC.
+	RunID    string          `json:"run_id"`
 	Missions []MissionResult `json:"missions"`
-	Duration time.Duration   `json:"duration"`
+	// Verified are the verdicts of a --regression run's replays of the
+	// reproductions memory keeps, made before its missions.
+	Verified []Verification `json:"verified,omitempty"`
+	Duration time.Duration  `json:"duration"`
 	// JUnit is the path of the batch's JUnit XML.
 	JUnit string `json:"junit"`
 	// Demo scores the batch against the demo app's seeded bugs (nil for
@@ -54,9 +60,15 @@ func (r Result) Bugs() int {
 	return n
 }
 
-// NewBugs counts the bugs memory had not seen before.
+// NewBugs counts the bugs memory had not seen before, and the fixed bugs
+// whose reproduction showed them again (regressions).
 func (r Result) NewBugs() int {
 	n := 0
+	for _, v := range r.Verified {
+		if v.Verdict == string(memory.VerdictReopened) {
+			n++
+		}
+	}
 	for _, m := range r.Missions {
 		for _, b := range m.Bugs {
 			if b.New {
@@ -111,7 +123,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	start := time.Now()
 	cfg.defaults()
 	log := cfg.Logger
-	var res Result
+	res := Result{RunID: "run-" + start.UTC().Format("20060102T150405Z")}
 
 	// The app under test.
 	target := strings.TrimRight(cfg.Target, "/")
@@ -183,15 +195,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			return res, err
 		}
 	}
-	missions, err := cfg.missions(ctx, qa)
-	if err != nil {
-		return res, err
-	}
-	// Every start URL lies on the target: a path, or a URL of the target's
-	// origin (made a path, so the browser goes through the collector).
-	for i := range missions {
-		if missions[i].StartURL, err = ResolveStartURL(missions[i].StartURL, target); err != nil {
-			return res, fmt.Errorf("mission %s: %w", missions[i].ThreadID, err)
+	// A regression run's missions are the open bugs' pages once every
+	// remembered reproduction was replayed (below).
+	var missions []Mission
+	if !cfg.Regression {
+		if missions, err = cfg.resolvedMissions(ctx, qa, target); err != nil {
+			return res, err
 		}
 	}
 
@@ -224,6 +233,19 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		ActionTimeout: 3 * time.Second, SettleTimeout: settleTimeout, SpinnerTimeout: 3 * time.Second,
 		Secrets: secrets, SecretFields: cfg.SecretFields}
 
+	if cfg.Regression {
+		vr := &missionRun{cfg: cfg, browser: b, engineCfg: engineCfg, target: target, qa: qa, log: log, trace: log, secrets: secrets}
+		if res.Verified, err = verifyBugs(ctx, vr, res.RunID); err != nil {
+			return res, err
+		}
+		missions, err = cfg.resolvedMissions(ctx, qa, target)
+		if errors.Is(err, errNoOpenBugs) && len(res.Verified) > 0 {
+			missions, err = nil, nil // every remembered bug verified fixed
+		}
+		if err != nil {
+			return res, err
+		}
+	}
 	for i, m := range missions {
 		mr := &missionRun{cfg: cfg, m: m, browser: b, engineCfg: engineCfg, col: col, qa: qa, colURL: colURL, target: target, cp: cp, store: store,
 			log: log, index: i, total: len(missions), secrets: secrets}
@@ -300,6 +322,25 @@ func scoreWith(seeded []string, bugs []Bug, find func(string) []string) *DemoSco
 	return out
 }
 
+// errNoOpenBugs: a --regression run found no open bug in memory.
+var errNoOpenBugs = errors.New("--regression: memory has no open bugs for this app")
+
+// resolvedMissions are the batch's missions with their start URLs on the
+// target: a path, or a URL of the target's origin (made a path, so the
+// browser goes through the collector).
+func (cfg *Config) resolvedMissions(ctx context.Context, qa *memory.QA, target string) ([]Mission, error) {
+	missions, err := cfg.missions(ctx, qa)
+	if err != nil {
+		return nil, err
+	}
+	for i := range missions {
+		if missions[i].StartURL, err = ResolveStartURL(missions[i].StartURL, target); err != nil {
+			return nil, fmt.Errorf("mission %s: %w", missions[i].ThreadID, err)
+		}
+	}
+	return missions, nil
+}
+
 func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]Mission, error) {
 	ms := slices.Clone(cfg.Missions)
 	if cfg.Regression {
@@ -312,7 +353,7 @@ func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]Mission, erro
 			ms = append(ms, Mission{ThreadID: r.ThreadID, Prompt: r.Prompt, Team: r.Team, StartURL: pathQuery(r.StartURL)})
 		}
 		if len(ms) == 0 {
-			return nil, fmt.Errorf("%w: --regression: memory has no open bugs for this app", ErrUsage)
+			return nil, fmt.Errorf("%w: %w", ErrUsage, errNoOpenBugs)
 		}
 	}
 	if cfg.Resume != "" {
@@ -393,7 +434,8 @@ type missionRun struct {
 	idle         map[string]int
 	loops        map[string]int
 	bugSeen      map[string]bool
-	recorded     map[string]Bug // bugs given to memory by this run, by fingerprint
+	recorded     map[string]Bug       // bugs given to memory by this run, by fingerprint
+	selUse       map[selKey]*selTally // the locators used, for memory (memlog.go)
 	resetPending bool
 	freshPage    bool // the latest look found a page never visited before
 	rand         *rand.Rand
@@ -571,9 +613,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	r.Timeline = mr.full
 	mr.modelReport(ctx, &r)
 	mr.trace.Info("mission end", "steps", r.Steps, "bugs", len(r.Bugs), "explored", len(r.Explored))
-	if mr.qa != nil {
-		_ = mr.qa.SaveSession(ctx, memory.SessionSummary{ThreadID: mr.m.ThreadID, Summary: fmt.Sprintf("%d steps, %d bugs", r.Steps, len(r.Bugs))})
-	}
+	mr.saveSession(ctx, &r, t0)
 	r.Duration = time.Since(t0)
 	return r
 }
@@ -643,6 +683,7 @@ func (mr *missionRun) record(e browser.Entry, persona string) browser.Entry {
 	e.Seq = mr.seq
 	e.User = persona
 	pub := mr.addr().entry(e) // the tape and the timeline keep the app's addresses
+	mr.tallySelector(pub)
 	if err := mr.tape.Append(pub); err != nil {
 		mr.trace.Warn("tape append failed", "err", err)
 	}

@@ -1,0 +1,179 @@
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/memory"
+)
+
+// A memory that verifies: every bug the explorer reports keeps its
+// reproduction in memory (memory.BugEntry.Repro, written by
+// rememberRepros); a --regression run replays each one before it explores
+// (verifyBugs). An open bug that no longer shows is marked fixed, a fixed
+// one that shows again is reopened, and the run's report lists every
+// verdict.
+
+// reproRecord is the explorer's reproduction of a bug as memory keeps it.
+type reproRecord struct {
+	// Steps are the replayable entries (minimised when the minimiser
+	// confirmed a shorter way), their addresses on memory's origin so that
+	// a later run on another port still replays them.
+	Steps []browser.Entry `json:"steps"`
+	// Sig is the finding the replay must show (findingSig of the bug).
+	Sig string `json:"sig"`
+	// Axe: the finding is axe-core's, so the replay runs it.
+	Axe bool `json:"axe,omitempty"`
+}
+
+// maxReproSteps bounds what memory keeps of a reproduction that the
+// minimiser could not shorten.
+const maxReproSteps = 60
+
+// rememberRepro keeps b's reproduction in memory.
+func (mr *missionRun) rememberRepro(ctx context.Context, b Bug, entries []browser.Entry) {
+	if mr.qa == nil || len(entries) == 0 || len(entries) > maxReproSteps {
+		return
+	}
+	fp := b.Fingerprint // memory's: the cause's (findingBug), as RecordBug makes it
+	if fp == "" {
+		return
+	}
+	toMem := newAddresser(mr.target, mr.qa.Origin())
+	rec := reproRecord{Sig: findingSig(b.Kind, b.URL, b.Evidence), Axe: b.Kind == string(FindA11y)}
+	for _, e := range entries {
+		e = toMem.entry(e)
+		e.Findings, e.Result = nil, "" // what the replay must show is Sig
+		rec.Steps = append(rec.Steps, e)
+	}
+	raw, err := json.Marshal(rec)
+	if err == nil {
+		err = mr.qa.SetRepro(ctx, fp, raw)
+	}
+	if err != nil {
+		mr.trace.Warn("remember reproduction", "bug", b.ID, "err", err)
+	}
+}
+
+// Verification is the verdict of one replay of a remembered reproduction.
+type Verification struct {
+	Fingerprint string `json:"fingerprint"`
+	Kind        string `json:"kind"`
+	Title       string `json:"title,omitempty"`
+	URL         string `json:"url"`
+	// Before is the bug's status in memory before the replay.
+	Before string `json:"before"`
+	// Verdict: "still open", "fixed", "reopened", "still fixed" (see
+	// memory.Verdict), or "not replayable" (a step of the reproduction
+	// could not be done, e.g. the page changed: the status stays).
+	Verdict string `json:"verdict"`
+	Steps   int    `json:"steps"`
+	// Replays counts the replays it took (a bug that did not show is
+	// replayed once more before it is called fixed).
+	Replays int    `json:"replays"`
+	Note    string `json:"note,omitempty"`
+}
+
+// Reproduced reports whether the replay showed the bug.
+func (v Verification) Reproduced() bool {
+	return v.Verdict == string(memory.VerdictStillOpen) || v.Verdict == string(memory.VerdictReopened)
+}
+
+// VerdictNotReplayable is the verdict of a reproduction whose steps could
+// not be replayed.
+const VerdictNotReplayable = "not replayable"
+
+// Verification bounds: one replay, all of them.
+const (
+	verifyReplayTime = time.Minute
+	verifyTime       = 10 * time.Minute
+	verifyAttempts   = 2
+)
+
+// verifyBugs replays the reproduction of every bug in memory that has one
+// (open and fixed), through vr's browser and a fresh collector per replay
+// (the minimiser's replayer), and records each verdict in memory under run.
+func verifyBugs(ctx context.Context, vr *missionRun, run string) ([]Verification, error) {
+	bugs, err := vr.qa.Bugs(ctx, "")
+	if err = warnCorrupt(ctx, vr.cfg.Logger, vr.cfg.Progress, vr.qa, err); err != nil {
+		return nil, fmt.Errorf("explore: regression: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, verifyTime)
+	defer cancel()
+	toRun := newAddresser(vr.qa.Origin(), vr.target)
+	var out []Verification
+	for _, e := range bugs {
+		if len(e.Repro) == 0 {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		v := Verification{Fingerprint: e.Fingerprint, Kind: e.Kind, Title: e.Title, URL: e.URL, Before: string(e.Status)}
+		var rec reproRecord
+		if err := json.Unmarshal(e.Repro, &rec); err != nil || len(rec.Steps) == 0 || rec.Sig == "" {
+			v.Verdict, v.Note = VerdictNotReplayable, "the stored reproduction does not decode"
+			out = append(out, v)
+			continue
+		}
+		steps := make([]browser.Entry, len(rec.Steps))
+		for i, s := range rec.Steps {
+			steps[i] = toRun.entry(s)
+		}
+		v.Steps = len(steps)
+		reproduced, replayable := false, true
+		for range verifyAttempts {
+			rctx, rcancel := context.WithTimeout(ctx, verifyReplayTime)
+			got, err := replayer{mr: vr}.replay(rctx, steps, rec.Axe)
+			rcancel()
+			v.Replays++
+			switch {
+			case err != nil && ctx.Err() != nil:
+				replayable, v.Note = false, "stopped: "+ctx.Err().Error()
+			case err != nil:
+				replayable, v.Note = false, clip(err.Error(), 200)
+			case got.failedAt >= 0:
+				replayable, v.Note = false, fmt.Sprintf("step %d of %d could not be replayed", got.failedAt+1, len(steps))
+			default:
+				replayable, v.Note = true, ""
+				reproduced = got.sigs[rec.Sig]
+			}
+			if reproduced || !replayable {
+				break
+			}
+		}
+		if !replayable {
+			v.Verdict = VerdictNotReplayable
+			out = append(out, v)
+			continue
+		}
+		_, verdict, err := vr.qa.Verify(ctx, e.Fingerprint, run, reproduced)
+		if err != nil {
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				break
+			}
+			return out, fmt.Errorf("explore: regression: %w", err)
+		}
+		v.Verdict = string(verdict)
+		out = append(out, v)
+	}
+	if vr.cfg.Progress != nil && len(out) > 0 {
+		n := map[string]int{}
+		for _, v := range out {
+			n[v.Verdict]++
+		}
+		var parts []string
+		for _, k := range []string{string(memory.VerdictStillOpen), string(memory.VerdictFixed), string(memory.VerdictReopened), string(memory.VerdictStillFixed), VerdictNotReplayable} {
+			if n[k] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
+			}
+		}
+		fmt.Fprintf(vr.cfg.Progress, "regression: replayed %d remembered reproductions: %s\n", len(out), strings.Join(parts, ", "))
+	}
+	return out, nil
+}
