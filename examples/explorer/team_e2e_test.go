@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -75,7 +76,15 @@ func TestMainAdvancedTeam(t *testing.T) {
 				return llmfake.CallTool(llm.ChooseTool, `{"choice":"FINISH"}`)
 			case r.HasTool("execute_browser_command"):
 				if len(r.ToolResults()) == 0 {
-					return llmfake.CallTool("execute_browser_command", `{"intent":{"action":"navigate","url":"/"}}`)
+					// Each persona its own page (the same action three
+					// times on one page is refused as a loop).
+					who := "someone"
+					for _, n := range names {
+						if strings.Contains(r.System(), "You are "+n) {
+							who = n
+						}
+					}
+					return llmfake.CallTool("execute_browser_command", `{"intent":{"action":"navigate","url":"/?from=`+who+`"}}`)
 				}
 				return llmfake.Text("Looked at the start page.")
 			default: // reporter and reflection
@@ -95,7 +104,7 @@ func TestMainAdvancedTeam(t *testing.T) {
 		for _, n := range names {
 			assert.Positive(t, acted[n], "%s acted (tape users: %v)", n, acted)
 		}
-		t.Logf("stdout:\n%s", out.String())
+
 		mu.Lock()
 		assert.Equal(t, len(names), next, "the supervisor model routed to every persona")
 		mu.Unlock()
