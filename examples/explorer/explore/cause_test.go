@@ -35,6 +35,7 @@ func TestRootCause(t *testing.T) {
 func TestEchoAndValidation(t *testing.T) {
 	assert.True(t, echoOfLoad(browser.Finding{Kind: browser.FindConsoleError, Message: "Failed to load resource: the server responded with a status of 500 (Internal Server Error)"}))
 	assert.False(t, echoOfLoad(browser.Finding{Kind: browser.FindConsoleError, Message: "Error: could not render the chart"}))
+	assert.True(t, echoOfLoad(browser.Finding{Kind: browser.FindConsoleError, Message: "Failed to load resource: net::ERR_CONTENT_LENGTH_MISMATCH"}), "the echo of a network failure: the request oracle reports the failure itself")
 	_, ok := findingBug(browser.Finding{Kind: browser.FindConsoleError, Message: "Failed to load resource: the server responded with a status of 404 (Not Found)"}, "http://x/")
 	assert.False(t, ok, "a load echo is never a bug of its own")
 
