@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
@@ -18,7 +19,9 @@ type Score struct {
 }
 
 // score matches reports to seeded bugs: a bug is found when its id shows
-// (bugfarm.FindIDs) in the evidence, title or URL of a reported bug.
+// (bugfarm.FindIDs) in the evidence, title, URL or symptoms of a reported
+// bug (a symptom is part of its report: the banner that shows a failing
+// request's body, as the demo app's score counts it too).
 func score(seeded []bugfarm.Bug, reports []explore.Bug) Score {
 	ids := map[string]bool{}
 	for _, b := range seeded {
@@ -28,7 +31,7 @@ func score(seeded []bugfarm.Bug, reports []explore.Bug) Score {
 	var s Score
 	for _, r := range reports {
 		attributed := false
-		for _, id := range bugfarm.FindIDs(r.Evidence + "\n" + r.Title + "\n" + r.URL) {
+		for _, id := range bugfarm.FindIDs(r.Evidence + "\n" + r.Title + "\n" + r.URL + "\n" + strings.Join(r.Symptoms, "\n")) {
 			if ids[id] {
 				named[id] = true
 				attributed = true

@@ -39,6 +39,7 @@ func TestScore(t *testing.T) {
 		{"a report naming no id is unattributed", []explore.Bug{{Evidence: "slow page"}, {Evidence: "bf5-01"}}, []string{"bf5-01"}, 1},
 		{"an id that is not seeded is unattributed", []explore.Bug{{Evidence: "bf6-01"}, {Evidence: "bf5-09"}}, []string{}, 2},
 		{"a longer id is not the seeded one", []explore.Bug{{Evidence: "bf5-010"}}, []string{}, 1},
+		{"a symptom is part of the report", []explore.Bug{{Evidence: "GET /x 500", Symptoms: []string{"error_banner: Oops [bf5-03]"}}}, []string{"bf5-03"}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

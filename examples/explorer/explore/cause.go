@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -38,6 +39,7 @@ var (
 	reDigits     = regexp.MustCompile(`\d+`)
 	reSpace      = regexp.MustCompile(`\s+`)
 	reStartTagEv = regexp.MustCompile(`<[a-zA-Z][^>]*>`)
+	reStyleAttr  = regexp.MustCompile(`\s+style=("[^"]*"|'[^']*')`)
 	reLoadEcho   = regexp.MustCompile(`(?i)^failed to load resource: (the server responded with a status of \d+|net::err_)`)
 	// reErrorSign marks text that reports a failure, not a validation.
 	reErrorSign = regexp.MustCompile(`(?i)exception|traceback|stack|\bat [\w.$<>]+ ?\(|\bsql|sqlstate|syntax error|unexpected|undefined|null\b|nil\b|panic|fatal|internal|(?:status|error|http|code)\W{0,3}5\d\d\b|\b5\d\d (?:internal|server|bad gateway|service)|errno|failed|failure|crash`)
@@ -55,10 +57,12 @@ func norm(s string, n int) string {
 	return clip(s, n)
 }
 
-// elementSig is the first start tag of an evidence's HTML, normalised.
+// elementSig is the first start tag of an evidence's HTML, normalised;
+// its inline style (which a page, or the explorer's outline, changes) left
+// out.
 func elementSig(evidence string) string {
 	if t := reStartTagEv.FindString(evidence); t != "" {
-		return norm(t, 200)
+		return norm(reStyleAttr.ReplaceAllString(t, ""), 200)
 	}
 	return norm(evidence, 120)
 }
@@ -102,7 +106,21 @@ func rootCause(f browser.Finding, page string) string {
 		return "404|" + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
 	case FindSlow:
 		return "slow|" + norm(strings.SplitN(f.Message, " ", 3)[0], 10) + " " + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
-	case FindDeadControl, FindXSS:
+	case FindXSS:
+		// The sink: a reflected payload is its page and the parameters
+		// that carried it, whichever payload and detector; a stored one
+		// is the element it ran in (or its page, when only the typed
+		// payload's marker told).
+		u := firstNonEmpty(f.URL, page)
+		tpl := personas.URLTemplate(pathOf(u))
+		if ps := payloadParams(u); ps != "" {
+			return "xss|" + tpl + "?" + ps
+		}
+		if strings.Contains(ev, personas.XSSMarker) {
+			return "xss|" + tpl
+		}
+		return "xss|" + elementSig(f.Evidence)
+	case FindDeadControl:
 		return string(f.Kind) + "|" + elementSig(f.Evidence)
 	case FindDuplicateRow:
 		// The same list showing a record twice, whichever record.
@@ -111,6 +129,26 @@ func rootCause(f browser.Finding, page string) string {
 		return "text|" + norm(firstNonEmpty(f.Evidence, f.Message), 160)
 	}
 	return string(f.Kind) + "|" + personas.URLTemplate(pathOf(page)) + "|" + norm(f.Message, 160)
+}
+
+// payloadParams are the query parameters of rawURL whose values carry
+// markup (a reflected payload), sorted and comma-joined.
+func payloadParams(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for k, vs := range u.Query() {
+		for _, v := range vs {
+			if strings.ContainsAny(v, "<>\"") || strings.Contains(strings.ToLower(v), "javascript:") {
+				names = append(names, k)
+				break
+			}
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ",")
 }
 
 // withoutRequest takes the failing request's own path (as sent, and as

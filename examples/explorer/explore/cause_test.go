@@ -69,3 +69,34 @@ func TestMarkupPayloadIsXSS(t *testing.T) {
 	_, ok = findingBug(browser.Finding{Kind: browser.FindServerError, Evidence: "GET /x → 502; body: " + collectorFailure + "connection reset"}, "http://x/")
 	assert.False(t, ok, "the collector's own 502 is no app bug")
 }
+
+// An XSS is one cause per sink: a reflected payload's page and parameter,
+// whichever payload and whichever detector saw it run; a stored one, the
+// element it ran in.
+func TestXSSCauseIsTheSink(t *testing.T) {
+	hooked := browser.Finding{Kind: FindXSS, URL: "http://x/search?q=%3Cimg+src%3Dx+onerror%3D%22__agxss%28this%29%22%3E",
+		Evidence: `an injected script executed in p — <p id="search-echo">Results for “<img src="x" onerror="__agxss(this)">”: 1</p>`}
+	marked := browser.Finding{Kind: FindXSS, URL: "http://x/search?q=%3Cimg+src+onerror%3D%22console.error%28%27agentgraph-xss%3Ain3b68cdc0%27%29%22%3E",
+		Evidence: "an injected script executed (the markup payload typed into a field) — agentgraph-xss:in3b68cdc0"}
+	marked2 := marked
+	marked2.URL = "http://x/search?q=%3Csvg+onload%3D%22console.error%28%27agentgraph-xss%3Ain5790638b%27%29%22%3E&page=2"
+	marked2.Evidence = "an injected script executed — agentgraph-xss:in5790638b"
+	assert.Equal(t, rootCause(hooked, ""), rootCause(marked, ""))
+	assert.Equal(t, rootCause(marked, ""), rootCause(marked2, ""), "another payload, another marker: the same sink")
+
+	other := marked
+	other.URL = "http://x/cookbook?q=%3Cimg%3E"
+	assert.NotEqual(t, rootCause(marked, ""), rootCause(other, ""), "another page is another sink")
+
+	stored := browser.Finding{Kind: FindXSS, URL: "http://x/cookbook", Evidence: `an injected script executed in a — <a href="/cookbook/4"><img src="x" onerror="__agxss(this)"></a>`}
+	stored2 := stored
+	stored2.Evidence = `an injected script executed in a — <a href="/cookbook/9" style="outline: red"><img src="x" onerror="__agxss(this)"></a>`
+	assert.Equal(t, rootCause(stored, ""), rootCause(stored2, ""), "a stored payload: its element, whatever record and inline style")
+}
+
+// A dead control is its element, whatever its inline style.
+func TestDeadControlCauseIgnoresStyle(t *testing.T) {
+	a := browser.Finding{Kind: FindDeadControl, Evidence: `clicking "Scale" changed nothing — <button type="button" id="scale-6">Scale</button>`}
+	b := browser.Finding{Kind: FindDeadControl, Evidence: `clicking "Scale" changed nothing — <button type="button" id="scale-6" style="">Scale</button>`}
+	assert.Equal(t, rootCause(a, ""), rootCause(b, ""))
+}

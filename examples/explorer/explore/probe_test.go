@@ -3,6 +3,7 @@ package explore
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"log/slog"
@@ -138,6 +139,12 @@ func TestCollectorDeadControl(t *testing.T) {
 	// (then the page is as it was).
 	assert.Equal(t, "#dead", sel)
 	mr := &missionRun{sess: s, trace: slog.New(slog.DiscardHandler)}
+	markup := func() string {
+		v, err := s.Evaluate(ctx, `(sel) => document.querySelector(sel).outerHTML`, sel)
+		require.NoError(t, err)
+		return fmt.Sprint(v)
+	}
+	before := markup()
 	require.True(t, mr.outline(ctx, sel, true))
 	shot := s.Do(ctx, browser.Intent{Action: browser.ActScreenshot})
 	require.True(t, shot.OK, shot.Error)
@@ -145,6 +152,7 @@ func TestCollectorDeadControl(t *testing.T) {
 	after := s.Do(ctx, browser.Intent{Action: browser.ActScreenshot})
 	assert.Greater(t, outlinePixels(t, shot.Screenshot), 100, "the element is outlined")
 	assert.Zero(t, outlinePixels(t, after.Screenshot), "and the outline is gone afterwards")
+	assert.Equal(t, before, markup(), "the element's markup is as it was (a later finding's evidence, and so its cause, must not change)")
 	assert.False(t, mr.outline(ctx, "#no-such-element", true))
 	assert.False(t, mr.outline(ctx, "::not a selector", true))
 }

@@ -825,17 +825,18 @@ func (mr *missionRun) outline(ctx context.Context, sel string, on bool) bool {
   let el = null;
   try { el = document.querySelector(sel); } catch (e) { return false; }
   if (!el || !el.style) return false;
+  // The element's style attribute as it was, kept outside the DOM, so
+  // that the element's markup (evidence of later findings) is unchanged.
+  const saved = window.__agxOutlined || (window.__agxOutlined = new WeakMap());
   if (on) {
-    el.dataset.agxOutline = el.style.outline || '';
-    el.dataset.agxOffset = el.style.outlineOffset || '';
+    saved.set(el, el.getAttribute('style'));
     el.style.outline = '4px solid ' + colour;
     el.style.outlineOffset = '2px';
     el.scrollIntoView({block: 'center', inline: 'nearest'});
-  } else if ('agxOutline' in el.dataset) {
-    el.style.outline = el.dataset.agxOutline;
-    el.style.outlineOffset = el.dataset.agxOffset;
-    delete el.dataset.agxOutline;
-    delete el.dataset.agxOffset;
+  } else if (saved.has(el)) {
+    const was = saved.get(el);
+    if (was === null) el.removeAttribute('style'); else el.setAttribute('style', was);
+    saved.delete(el);
   }
   return true;
 }`, []any{sel, on, outlineColor})
