@@ -825,18 +825,19 @@ func (mr *missionRun) outline(ctx context.Context, sel string, on bool) bool {
   let el = null;
   try { el = document.querySelector(sel); } catch (e) { return false; }
   if (!el || !el.style) return false;
-  // The element's style attribute as it was, kept outside the DOM, so
-  // that the element's markup (evidence of later findings) is unchanged.
-  const saved = window.__agxOutlined || (window.__agxOutlined = new WeakMap());
+  // The element's style attribute as it was (JSON: null for none), put
+  // back afterwards so that its markup (evidence of later findings) is
+  // unchanged.
   if (on) {
-    saved.set(el, el.getAttribute('style'));
+    if (!el.hasAttribute('data-agx-style')) el.setAttribute('data-agx-style', JSON.stringify(el.getAttribute('style')));
     el.style.outline = '4px solid ' + colour;
     el.style.outlineOffset = '2px';
     el.scrollIntoView({block: 'center', inline: 'nearest'});
-  } else if (saved.has(el)) {
-    const was = saved.get(el);
-    if (was === null) el.removeAttribute('style'); else el.setAttribute('style', was);
-    saved.delete(el);
+  } else if (el.hasAttribute('data-agx-style')) {
+    let was = null;
+    try { was = JSON.parse(el.getAttribute('data-agx-style')); } catch (e) {}
+    if (typeof was === 'string') el.setAttribute('style', was); else el.removeAttribute('style');
+    el.removeAttribute('data-agx-style');
   }
   return true;
 }`, []any{sel, on, outlineColor})
