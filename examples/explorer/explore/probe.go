@@ -81,6 +81,9 @@ type collector struct {
 	hold     time.Duration        // next POST response is held this long
 	noAxe    bool                 // pages get no axe-core
 	requests int
+	// relayed: when the collector last relayed a whole answer of the app
+	// to "METHOD /path" (the proxy wrote every byte the app sent).
+	relayed map[string]time.Time
 }
 
 func newCollector(target string, slow time.Duration, log *slog.Logger) (*collector, error) {
@@ -92,7 +95,7 @@ func newCollector(target string, slow time.Duration, log *slog.Logger) (*collect
 	if err != nil {
 		return nil, fmt.Errorf("explore: collector: accessibility checks need axe-core: %w", err)
 	}
-	c := &collector{target: u, slow: slow, log: log, axe: axe, seen: map[string]bool{}, posts: map[string]time.Time{}, answers: map[string][]answer{}}
+	c := &collector{target: u, slow: slow, log: log, axe: axe, seen: map[string]bool{}, posts: map[string]time.Time{}, answers: map[string][]answer{}, relayed: map[string]time.Time{}}
 	c.proxy = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(u)
@@ -109,6 +112,9 @@ func newCollector(target string, slow time.Duration, log *slog.Logger) (*collect
 				panic(http.ErrAbortHandler)
 			}
 			log.Warn("collector: upstream request failed", "url", r.URL.String(), "err", err)
+			if rec, ok := w.(*recorder); ok {
+				rec.failed = true
+			}
 			http.Error(w, collectorFailure+err.Error(), http.StatusBadGateway)
 		},
 	}
@@ -118,6 +124,17 @@ func newCollector(target string, slow time.Duration, log *slog.Logger) (*collect
 // collectorFailure starts the body of a 502 the collector itself answers
 // when the app could not be reached.
 const collectorFailure = "agentgraph collector: the app did not answer: "
+
+// relayedWhole reports whether the collector relayed a whole answer of
+// the app to method and path within the last d: a request the browser then
+// saw fail at the network level (a length mismatch, a reset) broke between
+// the collector and the browser, not in the app.
+func (c *collector) relayedWhole(method, path string, d time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.relayed[method+" "+path]
+	return ok && time.Since(t) <= d
+}
 
 // holdNextPost makes the collector hold the response of the next POST for
 // d after the app answered: a slow network, so that an impatient second
@@ -184,10 +201,13 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	start := time.Now()
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK, c: c, post: r.Method == http.MethodPost}
-	c.proxy.ServeHTTP(rec, r)
+	c.proxy.ServeHTTP(rec, r) // panics (http.ErrAbortHandler) when the app's answer broke off
 	took := time.Since(start)
 	c.mu.Lock()
 	c.requests++
+	if !rec.failed {
+		c.relayed[r.Method+" "+r.URL.Path] = time.Now()
+	}
 	c.mu.Unlock()
 	c.observe(r, rec, took, key)
 }
@@ -201,6 +221,7 @@ type recorder struct {
 	post   bool
 	body   bytes.Buffer
 	wrote  bool
+	failed bool // the collector answered for an app that did not
 }
 
 func (r *recorder) WriteHeader(code int) {

@@ -761,6 +761,13 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 		mr.trace.Info("observation: validation message", "text", clip(firstNonEmpty(f.Evidence, f.Message), 200))
 		return Bug{}, false
 	}
+	if mr.brokeAfterApp(f) {
+		// The app's whole answer left the collector: what broke it was
+		// between the collector and the browser (a loaded machine), not
+		// the app.
+		mr.trace.Info("observation: request broke after the app answered it whole", "message", clip(f.Message, 200), "url", pathQuery(mr.public(f.URL)))
+		return Bug{}, false
+	}
 	if f.Kind == FindDuplicateRow && mr.sw != nil && mr.sw.typed.ownRepeat(f.Evidence) {
 		// Two records the explorer made with the same values: no bug.
 		mr.trace.Info("duplicate row of the explorer's own values", "evidence", clip(f.Evidence, 200))
@@ -810,6 +817,21 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	mr.trace.Warn("bug", "id", b.ID, "kind", b.Kind, "url", pathQuery(page), "evidence", clip(evidence, 300), "new", b.New)
 	mr.emitBug(b)
 	return b, true
+}
+
+// reTransportFailure is a request failure of the connection itself (not a
+// refusal, not an abort by the page).
+var reTransportFailure = regexp.MustCompile(`net::ERR_(CONTENT_LENGTH_MISMATCH|INCOMPLETE_CHUNKED_ENCODING|INVALID_CHUNKED_ENCODING|EMPTY_RESPONSE|CONNECTION_RESET|CONNECTION_CLOSED)\b`)
+
+// brokeAfterApp reports a request failure at the connection level of a
+// request whose whole answer the collector relayed from the app moments
+// before.
+func (mr *missionRun) brokeAfterApp(f browser.Finding) bool {
+	if f.Kind != browser.FindRequestFailed || mr.col == nil || !reTransportFailure.MatchString(f.Message) {
+		return false
+	}
+	method, _, ok := strings.Cut(f.Message, " request failed")
+	return ok && mr.col.relayedWhole(method, pathOf(f.URL), 30*time.Second)
 }
 
 // outlineColor marks a bug's element in its screenshot.
