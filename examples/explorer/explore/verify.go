@@ -60,6 +60,20 @@ func (mr *missionRun) rememberRepro(ctx context.Context, b Bug, entries []browse
 	}
 }
 
+// unknownSecret is the first secret reference the steps type that
+// secrets (or the environment) cannot resolve; "" when there is none.
+func unknownSecret(steps []browser.Entry, secrets *browser.Secrets) string {
+	for _, e := range steps {
+		v := e.Params.ValueOrEmpty()
+		if name, ok := browser.SecretRef(v); ok {
+			if _, known := secrets.Resolve(v); !known {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
 // Verification is the verdict of one replay of a remembered reproduction.
 type Verification struct {
 	Fingerprint string `json:"fingerprint"`
@@ -126,6 +140,12 @@ func verifyBugs(ctx context.Context, vr *missionRun, run string) ([]Verification
 			steps[i] = toRun.entry(s)
 		}
 		v.Steps = len(steps)
+		if name := unknownSecret(steps, vr.secrets); name != "" {
+			// Secret values are never stored: this run must know it.
+			v.Verdict, v.Note = VerdictNotReplayable, "it types "+name+", which this run does not know: give the password (--password) or set "+name+" in the environment"
+			out = append(out, v)
+			continue
+		}
 		reproduced, replayable := false, true
 		for range verifyAttempts {
 			rctx, rcancel := context.WithTimeout(ctx, verifyReplayTime)

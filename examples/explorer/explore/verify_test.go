@@ -16,7 +16,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
@@ -89,10 +91,16 @@ func TestRegressionVerifies(t *testing.T) {
 	run := func(disabled string) (Result, string) {
 		var progress bytes.Buffer
 		reports := t.TempDir()
+		// The sign-in's password: run 1 typed it (the demo app shows it)
+		// and memory keeps only its reference, ${SECRET_1}.
+		creds := Credentials{Email: demoapp.DemoEmail, Password: demoapp.DemoPassword}
 		res, err := Run(ctx, Config{Regression: true, DB: db, ReportDir: reports, Budget: 3, MinimizeReplays: -1,
-			DemoDisabled: []string{disabled}, Browser: testBrowser, Progress: &progress})
+			DemoDisabled: []string{disabled}, Browser: testBrowser, Progress: &progress, Credentials: creds})
 		require.NoError(t, err, "progress:\n%s", progress.String())
 		t.Logf("regression run against the demo app with %s disabled:\n%s", disabled, progress.String())
+		for _, v := range res.Verified {
+			t.Logf("verified %s (%s %s): %s %s", v.Fingerprint, v.Kind, v.URL, v.Verdict, v.Note)
+		}
 		return res, reports
 	}
 	verdicts := func(res Result) map[string]string {
@@ -208,4 +216,15 @@ func newInMissions(res Result) int {
 		}
 	}
 	return n
+}
+
+func TestUnknownSecret(t *testing.T) {
+	secrets := browser.NewSecrets("hunter22")
+	typed := func(v string) browser.Entry {
+		return browser.Entry{Action: browser.ActFill, Params: browser.Intent{Action: browser.ActFill, Target: "#pw", Value: &v}}
+	}
+	assert.Empty(t, unknownSecret([]browser.Entry{typed("plain"), typed("${SECRET_1}")}, secrets), "the configured password is SECRET_1")
+	assert.Equal(t, "SECRET_2", unknownSecret([]browser.Entry{typed("${SECRET_1}"), typed("${SECRET_2}")}, secrets))
+	t.Setenv("SECRET_2", "from the environment")
+	assert.Empty(t, unknownSecret([]browser.Entry{typed("${SECRET_2}")}, secrets), "as specs do, the environment gives it")
 }
