@@ -205,6 +205,7 @@ func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.
 		Headed:          s.Headed,
 		PRURL:           s.PRURL,
 		MCPConfig:       s.MCPConfig,
+		Skills:          s.Skills,
 		MissionRetries:  s.MissionRetries,
 		MinimizeReplays: s.MinimizeReplays,
 		MinimizeTime:    s.MinimizeTime,
@@ -217,10 +218,11 @@ func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.
 		if _, err := explore.ParsePRURL(cfg.PRURL); err != nil {
 			return cfg, err
 		}
-		if cfg.MCPConfig == "" {
-			if _, err := os.Stat("mcp_servers.json"); err == nil {
-				cfg.MCPConfig = "mcp_servers.json"
-			}
+	}
+	// ./mcp_servers.json serves the model personas and the PR missions.
+	if cfg.MCPConfig == "" {
+		if _, err := os.Stat("mcp_servers.json"); err == nil {
+			cfg.MCPConfig = "mcp_servers.json"
 		}
 	}
 	if s.Missions != "" {
