@@ -69,6 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 			return runInit(args[1:], stdout, stderr)
 		case "config":
 			return runConfig(args[1:], stdout, stderr, env)
+		case "mcp":
+			return runMCP(ctx, args[1:], os.Stdin, stdout, stderr)
 		}
 	}
 	l, code := loadConfig("explorer", args, stderr, env)
@@ -162,6 +164,7 @@ func loadConfig(name string, args []string, stderr io.Writer, env func(string) (
 		fmt.Fprintf(stderr, "usage: explorer [flags]       explore (settings: flag > AGENTGRAPH_<KEY> > %s > default)\n", config.DefaultFile)
 		fmt.Fprintln(stderr, "       explorer config [flags] print the effective config, secrets masked")
 		fmt.Fprintln(stderr, "       explorer init [--force] [--config FILE] write a commented "+config.DefaultFile)
+		fmt.Fprintln(stderr, "       explorer mcp [--http ADDR] [--target URL] [--reports DIR] serve the browser tools over MCP")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
