@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -88,18 +89,46 @@ func readSession(t *testing.T, reports string) ([]browser.Entry, string) {
 	return tape, string(spec)
 }
 
-// TestMCPServeHTTP: `explorer mcp --http` serves the browser tools over
-// streamable HTTP to mcp-go's client, in Chromium on the embedded demo
-// app; stopping it (the signal's context) writes the tape and the spec.
+// explorerMCP starts `explorer mcp args...` as its own process: the test
+// binary re-executed as the explorer (signal_test.go's TestMain).
+func explorerMCP(ctx context.Context, t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *lockedBuffer) {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.CommandContext(ctx, exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), explorerChildEnv+"="+strings.Join(append([]string{"mcp"}, args...), "\n"))
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	errOut := &lockedBuffer{}
+	cmd.Stderr = errOut
+	require.NoError(t, cmd.Start())
+	return cmd, stdin, stdout, errOut
+}
+
+// waitExit waits (bounded) for the process to exit 0 after end.
+func waitExit(t *testing.T, cmd *exec.Cmd, errOut *lockedBuffer, end time.Time) {
+	t.Helper()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err := <-waited:
+		require.NoError(t, err, errOut.String())
+		t.Logf("exited %v after the end", time.Since(end).Round(time.Millisecond))
+	case <-time.After(30 * time.Second):
+		t.Fatalf("explorer mcp did not exit: %s", errOut.String())
+	}
+}
+
+// TestMCPServeHTTP: `explorer mcp --http` (its own process) serves the
+// browser tools over streamable HTTP to mcp-go's client, in Chromium on the
+// embedded demo app; SIGTERM stops it, and it writes the tape and the spec.
 func TestMCPServeHTTP(t *testing.T) {
 	reports := t.TempDir()
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	var errOut lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runMCP(ctx, []string{"--http", "127.0.0.1:0", "--reports", reports}, strings.NewReader(""), io.Discard, &errOut)
-	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd, _, _, errOut := explorerMCP(ctx, t, "--http", "127.0.0.1:0", "--reports", reports)
 	addrRE := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/mcp);`)
 	var endpoint string
 	require.Eventually(t, func() bool {
@@ -107,40 +136,26 @@ func TestMCPServeHTTP(t *testing.T) {
 			endpoint = m[1]
 			return true
 		}
-		select {
-		case code := <-done:
-			t.Fatalf("explorer mcp exited %d: %s", code, errOut.String())
-		default:
-		}
 		return false
-	}, 60*time.Second, 50*time.Millisecond, "the serving line: %s", errOut.String())
+	}, 60*time.Second, 50*time.Millisecond, "the serving line: %s", errOut)
 
-	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
 	c, err := client.NewStreamableHttpClient(endpoint)
 	require.NoError(t, err)
-	require.NoError(t, c.Start(cctx))
-	initialize(cctx, t, c)
-
-	out, isErr := call(cctx, t, c, "execute_browser_command", `{"intent":{"action":"navigate","url":"/"}}`)
+	require.NoError(t, c.Start(ctx))
+	initialize(ctx, t, c)
+	out, isErr := call(ctx, t, c, "execute_browser_command", `{"intent":{"action":"navigate","url":"/"}}`)
 	require.False(t, isErr, out)
 	assert.Contains(t, out, "Acme Projects")
-	out, isErr = call(cctx, t, c, "execute_browser_command", `{"intent":{"action":"click","target":"testid=nav-release-notes"}}`)
+	out, isErr = call(ctx, t, c, "execute_browser_command", `{"intent":{"action":"click","target":"testid=nav-release-notes"}}`)
 	require.False(t, isErr, out)
 	assert.Contains(t, out, "/release-notes")
-	out, isErr = call(cctx, t, c, "execute_browser_command", `{"intent":{"action":"navigate","url":"https://example.com/"}}`)
+	out, isErr = call(ctx, t, c, "execute_browser_command", `{"intent":{"action":"navigate","url":"https://example.com/"}}`)
 	assert.True(t, isErr, "the origin guard refuses other origins: %s", out)
 	require.NoError(t, c.Close())
 
-	stopped := time.Now()
-	stop() // SIGINT/SIGTERM
-	defer func() { t.Logf("stopped in %v", time.Since(stopped)) }()
-	select {
-	case code := <-done:
-		require.Equal(t, explore.ExitClean, code, errOut.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("explorer mcp did not stop: %s", errOut.String())
-	}
+	end := time.Now()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	waitExit(t, cmd, errOut, end)
 	tape, spec := readSession(t, reports)
 	require.Len(t, tape, 3, "navigate, click, the refused navigation")
 	assert.Equal(t, browser.ActNavigate, tape[0].Action)
@@ -156,24 +171,15 @@ func TestMCPServeHTTP(t *testing.T) {
 	assert.Contains(t, errOut.String(), "3 browser actions; tape ")
 }
 
-// TestMCPServeStdio runs `explorer mcp` as its own process (the test binary
-// re-executed as the explorer) and speaks MCP over its stdin and stdout;
-// closing stdin ends it, and it writes the tape and the spec.
+// TestMCPServeStdio: `explorer mcp` (its own process) speaks MCP over its
+// stdin and stdout; closing stdin ends it, and it writes the tape and the
+// spec.
 func TestMCPServeStdio(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	reports := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), explorerChildEnv+"=mcp\n--reports\n"+reports)
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	var errOut lockedBuffer
-	cmd.Stderr = &errOut
-	require.NoError(t, cmd.Start())
+	t0 := time.Now()
+	cmd, stdin, stdout, errOut := explorerMCP(ctx, t, "--reports", reports)
 
 	c := client.NewClient(transport.NewIO(stdout, stdin, io.NopCloser(strings.NewReader(""))))
 	require.NoError(t, c.Start(ctx))
@@ -188,20 +194,16 @@ func TestMCPServeStdio(t *testing.T) {
 	out, isErr = call(ctx, t, c, "generate_reproduction_spec", `{"name":"sign-in start"}`)
 	require.False(t, isErr, out)
 	assert.Contains(t, out, "getByTestId('signin-email')")
+	t.Logf("started and drove the server in %v", time.Since(t0).Round(time.Millisecond))
 
+	end := time.Now()
 	require.NoError(t, stdin.Close()) // the client goes away
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	select {
-	case err := <-waited:
-		require.NoError(t, err, errOut.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("explorer mcp did not exit after stdin closed: %s", errOut.String())
-	}
+	waitExit(t, cmd, errOut, end)
 	tape, spec := readSession(t, reports)
 	require.Len(t, tape, 3, "navigate, fill, snapshot")
 	assert.Equal(t, browser.ActFill, tape[1].Action)
 	assert.Contains(t, spec, "await visit(page, '/signin')")
 	assert.Contains(t, spec, "page.getByTestId('signin-email').fill('"+demoapp.DemoEmail+"')")
 	assert.Contains(t, errOut.String(), "serving the browser tools over stdio")
+	assert.Contains(t, errOut.String(), "3 browser actions; tape ")
 }
