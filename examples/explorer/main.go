@@ -11,7 +11,8 @@
 // Settings come from flags, AGENTGRAPH_<KEY> variables, explorer.yaml and
 // .env (package config); `explorer config` prints the effective ones and
 // `explorer init` writes a commented explorer.yaml. See package explore for
-// the outputs.
+// the outputs. `explorer mcp` serves the browser tools over MCP instead
+// (mcpserve.go).
 //
 // Exit codes (explore.ExitCode):
 //
