@@ -11,7 +11,8 @@
 // Settings come from flags, AGENTGRAPH_<KEY> variables, explorer.yaml and
 // .env (package config); `explorer config` prints the effective ones and
 // `explorer init` writes a commented explorer.yaml. See package explore for
-// the outputs.
+// the outputs. `explorer mcp` serves the browser tools over MCP instead
+// (mcpserve.go).
 //
 // Exit codes (explore.ExitCode):
 //
@@ -69,6 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 			return runInit(args[1:], stdout, stderr)
 		case "config":
 			return runConfig(args[1:], stdout, stderr, env)
+		case "mcp":
+			return runMCP(ctx, args[1:], os.Stdin, stdout, stderr)
 		}
 	}
 	l, code := loadConfig("explorer", args, stderr, env)
@@ -162,6 +165,7 @@ func loadConfig(name string, args []string, stderr io.Writer, env func(string) (
 		fmt.Fprintf(stderr, "usage: explorer [flags]       explore (settings: flag > AGENTGRAPH_<KEY> > %s > default)\n", config.DefaultFile)
 		fmt.Fprintln(stderr, "       explorer config [flags] print the effective config, secrets masked")
 		fmt.Fprintln(stderr, "       explorer init [--force] [--config FILE] write a commented "+config.DefaultFile)
+		fmt.Fprintln(stderr, "       explorer mcp [--http ADDR] [--target URL] [--reports DIR] serve the browser tools over MCP")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -205,6 +209,7 @@ func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.
 		Headed:          s.Headed,
 		PRURL:           s.PRURL,
 		MCPConfig:       s.MCPConfig,
+		Skills:          s.Skills,
 		MissionRetries:  s.MissionRetries,
 		MinimizeReplays: s.MinimizeReplays,
 		MinimizeTime:    s.MinimizeTime,
@@ -217,10 +222,11 @@ func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.
 		if _, err := explore.ParsePRURL(cfg.PRURL); err != nil {
 			return cfg, err
 		}
-		if cfg.MCPConfig == "" {
-			if _, err := os.Stat("mcp_servers.json"); err == nil {
-				cfg.MCPConfig = "mcp_servers.json"
-			}
+	}
+	// ./mcp_servers.json serves the model personas and the PR missions.
+	if cfg.MCPConfig == "" {
+		if _, err := os.Stat("mcp_servers.json"); err == nil {
+			cfg.MCPConfig = "mcp_servers.json"
 		}
 	}
 	if s.Missions != "" {

@@ -31,7 +31,7 @@ func TestFieldsRoundTrip(t *testing.T) {
 		assert.Equal(t, f.Get(&d), f.Get(&s), f.Key)
 		assert.NotEmpty(t, f.Usage, f.Key)
 	}
-	assert.Len(t, Fields(), 26)
+	assert.Len(t, Fields(), 27)
 }
 
 func TestPrecedence(t *testing.T) {
@@ -57,6 +57,8 @@ func TestPrecedence(t *testing.T) {
 		{"flag bool over file", true, nil, map[string]string{"headed": "false"}, "headed", "false", "flag --headed"},
 		{"env bool over file", true, map[string]string{"AGENTGRAPH_HEADED": "false"}, nil, "headed", "false", "env AGENTGRAPH_HEADED"},
 		{"env snake key", false, map[string]string{"AGENTGRAPH_TURN_STEPS": "4"}, nil, "turn_steps", "4", "env AGENTGRAPH_TURN_STEPS"},
+		{"skills from env", false, map[string]string{"AGENTGRAPH_SKILLS": "qa-skills"}, nil, "skills", "qa-skills", "env AGENTGRAPH_SKILLS"},
+		{"skills flag over env", false, map[string]string{"AGENTGRAPH_SKILLS": "qa-skills"}, map[string]string{"skills": "mine"}, "skills", "mine", "flag --skills"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -33,6 +33,7 @@ type Settings struct {
 	Headed          bool
 	PRURL           string
 	MCPConfig       string
+	Skills          string
 	Events          string
 	MissionRetries  int
 	MinimizeReplays int
@@ -163,7 +164,8 @@ func Fields() []Field {
 		{Key: "seed", Usage: "seed of the offline personas", ptr: func(s *Settings) any { return &s.Seed }},
 		{Key: "headed", Usage: "show the browser", ptr: boo(func(s *Settings) *bool { return &s.Headed })},
 		{Key: "pr_url", Usage: "missions from a GitHub pull request (https://github.com/OWNER/REPO/pull/N)", ptr: str(func(s *Settings) *string { return &s.PRURL }), check: checkPRURL},
-		{Key: "mcp_config", Usage: "mcp_servers.json whose \"github\" server fetches pr_url (empty: ./mcp_servers.json if present, else the gh CLI)", ptr: str(func(s *Settings) *string { return &s.MCPConfig })},
+		{Key: "mcp_config", Usage: "mcp_servers.json: model personas get its servers' tools, its \"github\" server fetches pr_url (empty: ./mcp_servers.json if present)", ptr: str(func(s *Settings) *string { return &s.MCPConfig })},
+		{Key: "skills", Usage: "skills directory (a folder per skill with SKILL.md and scripts/) whose tools model personas get (empty: none)", ptr: str(func(s *Settings) *string { return &s.Skills })},
 		{Key: "events", Usage: "write every run event (goal start and end, steps, tool calls and results, bugs, step limits) as JSON lines to this file (empty: none)", ptr: str(func(s *Settings) *string { return &s.Events })},
 		{Key: "mission_retries", Usage: "continue a mission from its checkpoint this often after transient model errors (0: never)", ptr: num(func(s *Settings) *int { return &s.MissionRetries })},
 		{Key: "minimize_replays", Usage: "replays to shorten one bug's reproduction (negative: off)", ptr: num(func(s *Settings) *int { return &s.MinimizeReplays })},

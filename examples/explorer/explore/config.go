@@ -171,9 +171,20 @@ type Config struct {
 	// PRURL, a GitHub pull request (https://github.com/OWNER/REPO/pull/N),
 	// replaces Missions by missions about its changes (see PRMissions).
 	PRURL string
-	// MCPConfig is an mcp_servers.json file; a server named "github" in it
-	// fetches the pull request, else the gh CLI does.
+	// MCPConfig is an mcp_servers.json file. Model personas get the tools
+	// of each of its enabled servers, named "<server>_<tool>" (connected
+	// once per run, closed at its end; a server that fails to start is a
+	// warning, a name that clashes with another tool an ErrUsage error).
+	// A server named "github" in it fetches the pull request of PRURL,
+	// else the gh CLI does.
 	MCPConfig string
+	// Skills is a directory of skills (package tools/skills: a folder per
+	// skill with SKILL.md and scripts/); model personas get skill_list,
+	// skill_show, skill_scripts and skill_run over it. Empty: no skills.
+	Skills string
+	// SkillTimeout bounds one skill script run (0: 60s); the script's
+	// process group is killed when it runs out.
+	SkillTimeout time.Duration
 	// PlannerModel writes the PR missions (nil: missions from the changed
 	// paths, offline).
 	PlannerModel llms.Model

@@ -72,7 +72,11 @@
 //     and the learned supplement from memory), the browser tools of
 //     browser.Tools (execute_browser_command, get_dom_snapshot,
 //     capture_screenshot) and memory's recall_past_findings and
-//     record_observation. The browser tools keep browser.Tools' names and
+//     record_observation, plus the tools of Config.MCPConfig's servers
+//     ("<server>_<tool>", connected once per run) and, with Config.Skills,
+//     skill_list, skill_show, skill_scripts and skill_run (extratools.go;
+//     these are no browser steps, and their results are redacted like
+//     the browser's). The browser tools keep browser.Tools' names and
 //     schemas but run through the same act path as the offline personas, so
 //     every action of the model is on the mission tape and its page-health
 //     and collector findings become bugs; an action's result carries the

@@ -18,6 +18,10 @@ import (
 var testBrowser *browser.Browser
 
 func TestMain(m *testing.M) {
+	if os.Getenv(testMCPServerEnv) == "1" {
+		// Re-executed as the MCP server of TestModelPersonaMCPAndSkills.
+		os.Exit(serveTestMCP())
+	}
 	browsertest.Main(m, browsertest.Launch, &testBrowser, func() {
 		if demo.dir != "" {
 			_ = os.RemoveAll(demo.dir)

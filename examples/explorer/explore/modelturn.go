@@ -62,13 +62,13 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 		here = pathQuery(v.URL)
 		page = "\n\nCurrent page snapshot:\n" + clip(v.Snap.Text, 8000)
 	}
-	task := fmt.Sprintf(personaTask, max(limit-t.did, 0), here, reset) + page
+	task := fmt.Sprintf(personaTask, max(limit-t.did, 0), here, reset) + extraToolsNote(mr.extra) + page
 	if brief := lastSupervisorBrief(s); brief != "" {
 		task = "Supervisor: " + brief + "\n\n" + task
 	}
 	agent := &llm.Agent{Model: mr.cfg.Models.Persona, Tools: reg, System: system, MaxSteps: 2*limit + 4,
 		OnToolResult: func(r llm.ToolResult) {
-			mr.trace.Info("tool", "persona", m.p.Name, "tool", r.Name, "args", clip(r.Args, 300), "error", r.IsError, "result", clip(r.Content, 200))
+			mr.trace.Info("tool", "persona", m.p.Name, "tool", r.Name, "args", clip(mr.secrets.Redact(r.Args), 300), "error", r.IsError, "result", clip(mr.secrets.Redact(r.Content), 200))
 		}}
 	var res llm.Result
 	if t.did < limit {
@@ -148,7 +148,8 @@ func (r routed) Call(ctx context.Context, args json.RawMessage) (string, error) 
 // and capture_screenshot (browser.Tools' definitions, dispatched through
 // act), capture_bug_screenshot and analyze_visual_state
 // (browser.VisionTools' definitions, on the mission's session),
-// recall_past_findings and record_observation.
+// recall_past_findings and record_observation, plus the run's MCP and
+// skills tools.
 func (t *turn) registry() (*tools.Registry, error) {
 	calls := map[string]func(context.Context, json.RawMessage) (string, error){
 		"execute_browser_command": t.execute,
@@ -179,6 +180,13 @@ func (t *turn) registry() (*tools.Registry, error) {
 		}
 	}
 	ts = append(ts, t.mr.qa.RecallTool(), t.mr.qa.ObservationTool(t.m.p.Name, t.mr.m.ThreadID))
+	// The MCP servers' and the skills' tools (extratools.go), their
+	// results redacted like the browser's.
+	if t.mr.extra != nil {
+		for _, x := range t.mr.extra.tools {
+			ts = append(ts, redactedTool{Tool: x, secrets: t.mr.secrets})
+		}
+	}
 	for i := range ts {
 		ts[i] = observedTool{Tool: ts[i], mr: t.mr, persona: t.m.p.Name}
 	}

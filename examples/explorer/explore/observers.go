@@ -38,7 +38,8 @@ func (mr *missionRun) emitBug(b Bug) {
 }
 
 // observedTool reports every call of a persona's tool to the observers:
-// tool_call before, tool_result after.
+// tool_call before, tool_result after, secret values replaced by their
+// references (a model may type the password it was given).
 type observedTool struct {
 	tools.Tool
 	mr      *missionRun
@@ -46,11 +47,12 @@ type observedTool struct {
 }
 
 func (o observedTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
-	o.mr.emit(observe.Event{Kind: observe.ToolCall, Persona: o.persona, Tool: o.Name(), Args: string(args)})
+	sec := o.mr.secrets
+	o.mr.emit(observe.Event{Kind: observe.ToolCall, Persona: o.persona, Tool: o.Name(), Args: sec.Redact(string(args))})
 	out, err := o.Tool.Call(ctx, args)
-	ev := observe.Event{Kind: observe.ToolResult, Persona: o.persona, Tool: o.Name(), Result: out, OK: err == nil}
+	ev := observe.Event{Kind: observe.ToolResult, Persona: o.persona, Tool: o.Name(), Result: sec.Redact(out), OK: err == nil}
 	if err != nil {
-		ev.Error = err.Error()
+		ev.Error = sec.Redact(err.Error())
 	}
 	o.mr.emit(ev)
 	return out, err

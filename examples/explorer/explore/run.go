@@ -229,6 +229,15 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		defer b.Close()
 	}
+	// Model personas' tools beyond the browser's: the MCP servers' and the
+	// skills', opened once for the whole run.
+	var extra *extraTools
+	if cfg.Models.persona() != nil {
+		if extra, err = openExtraTools(ctx, cfg, log, cfg.Progress); err != nil {
+			return res, err
+		}
+		defer func() { _ = extra.Close() }()
+	}
 	engineCfg := browser.Config{Origins: []string{colURL}, Aliases: map[string]string{strings.TrimRight(target, "/"): colURL}, Logger: log,
 		ActionTimeout: 3 * time.Second, SettleTimeout: settleTimeout, SpinnerTimeout: 3 * time.Second,
 		Secrets: secrets, SecretFields: cfg.SecretFields}
@@ -248,7 +257,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	for i, m := range missions {
 		mr := &missionRun{cfg: cfg, m: m, browser: b, engineCfg: engineCfg, col: col, qa: qa, colURL: colURL, target: target, cp: cp, store: store,
-			log: log, index: i, total: len(missions), secrets: secrets}
+			log: log, index: i, total: len(missions), secrets: secrets, extra: extra}
 		before := cfg.Models.usageSnapshot()
 		r := mr.run(ctx)
 		if demo != nil {
@@ -421,6 +430,7 @@ type missionRun struct {
 	addrOnce     sync.Once
 	addrs        *addresser       // colURL → target (public.go)
 	secrets      *browser.Secrets // shared by the mission's engines
+	extra        *extraTools      // model personas' MCP and skills tools (nil: none)
 	start        string
 	dir          string
 	budget       int
