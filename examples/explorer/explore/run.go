@@ -185,7 +185,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		cp, store = bcp, bst
 	}
 	// Memory is keyed by the app's real origin, not the collector's port.
-	qa, err := memory.NewQA(store, memoryOrigin(target, demo != nil))
+	qa, err := memory.NewQA(store, memoryOrigin(target, demo != nil), memory.WithQALogger(log))
 	if err != nil {
 		return res, fmt.Errorf("%w: target %q: %v", ErrUsage, target, err)
 	}

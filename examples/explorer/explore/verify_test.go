@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,150 +20,114 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
-	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
-// openMemory opens the QA memory of the demo app in the bbolt file path.
-func openMemory(t *testing.T, path string) (*memory.QA, *memory.BoltStore, func()) {
+// openMemory opens the QA memory of origin in the bbolt file path.
+func openMemory(t *testing.T, path, origin string) (*memory.QA, *memory.BoltStore, func()) {
 	t.Helper()
 	db, err := checkpoint.OpenBoltDB(path, nil)
 	require.NoError(t, err)
 	st, err := memory.NewBoltStore(db)
 	require.NoError(t, err)
-	qa, err := memory.NewQA(st, memoryOrigin("", true))
+	qa, err := memory.NewQA(st, origin)
 	require.NoError(t, err)
 	return qa, st, func() { _ = db.Close() }
 }
 
-// TestRegressionVerifies: three runs on one database. The shared demo run
-// (run 1) leaves its bugs in memory with their reproductions; a
-// --regression run against the demo app with every bug fixed replays
-// them and marks them fixed by that run; another against the app with
-// its bugs back reopens them as regressions, and its JUnit fails for them.
+// widgetsPage is a small app page whose "Load widgets" button throws when
+// the bug is on.
+func widgetsPage(bug bool) string {
+	handler := `document.getElementById('out').textContent = 'No widgets yet.'`
+	if bug {
+		handler = `const list = null; document.getElementById('out').textContent = list.length + ' widgets'`
+	}
+	return `<!doctype html><html lang="en"><head><title>Widgets</title></head><body><main><h1>Widgets</h1>
+<button type="button" id="load" onclick="` + handler + `">Load widgets</button><p id="out"></p>
+<a href="/about">About</a></main></body></html>`
+}
+
+// TestRegressionVerifies: three runs on one database against an app whose
+// bug is switched off and on again. Run 1 finds the bug and memory keeps
+// its reproduction; a --regression run with the bug off replays it and
+// marks it fixed by that run; another with the bug back reopens it as a
+// regression, and its JUnit fails for it.
 func TestRegressionVerifies(t *testing.T) {
-	dir, _ := demoRun(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	var bug atomic.Bool
+	bug.Store(true)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, widgetsPage(bug.Load()))
+	})
+	mux.HandleFunc("GET /about", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, `<!doctype html><html lang="en"><head><title>About</title></head><body><main><h1>About</h1><a href="/">Home</a></main></body></html>`)
+	})
+	app := httptest.NewServer(mux)
+	defer app.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-
-	// A copy of run 1's database, cut down to a few bugs whose finding
-	// does not depend on timing, to keep the test short.
-	work := t.TempDir()
-	db := filepath.Join(work, "explorer.db")
-	raw, err := os.ReadFile(filepath.Join(dir, "explorer.db"))
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(db, raw, 0o600))
-	qa, st, closeDB := openMemory(t, db)
-	bugs, err := qa.Bugs(ctx, "")
-	require.NoError(t, err)
-	type kept struct {
-		fp    string
-		steps int
-	}
-	var withRepro []kept
-	for _, b := range bugs {
-		if len(b.Repro) == 0 {
-			continue
-		}
-		var rec reproRecord
-		require.NoError(t, json.Unmarshal(b.Repro, &rec), "bug %s", b.Fingerprint)
-		require.NotEmpty(t, rec.Steps)
-		require.NotEmpty(t, rec.Sig)
-		for _, s := range rec.Steps {
-			assert.NotContains(t, s.URL+s.Params.URL, "127.0.0.1", "memory keeps its own origin, not a run's port")
-		}
-		switch b.Kind {
-		case "http_5xx", "page_error", "console_error", "not_found", "xss", "stack_trace", "error_banner":
-			withRepro = append(withRepro, kept{b.Fingerprint, len(rec.Steps)})
-		}
-	}
-	require.GreaterOrEqual(t, len(withRepro), 3, "run 1 remembered reproductions (of %d bugs)", len(bugs))
-	slices.SortStableFunc(withRepro, func(a, b kept) int { return a.steps - b.steps })
-	keep := map[string]bool{}
-	for _, k := range withRepro[:3] {
-		keep[k.fp] = true
-	}
-	for _, b := range bugs {
-		if !keep[b.Fingerprint] {
-			require.NoError(t, st.Delete(ctx, qa.Namespace(memory.KindBugs), b.Fingerprint))
-		}
-	}
-	closeDB()
-
-	run := func(disabled string) (Result, string) {
+	db := filepath.Join(t.TempDir(), "explorer.db")
+	run := func(regression bool) (Result, string) {
 		var progress bytes.Buffer
 		reports := t.TempDir()
-		// The sign-in's password: run 1 typed it (the demo app shows it)
-		// and memory keeps only its reference, ${SECRET_1}.
-		creds := Credentials{Email: demoapp.DemoEmail, Password: demoapp.DemoPassword}
-		res, err := Run(ctx, Config{Regression: true, DB: db, ReportDir: reports, Budget: 3, MinimizeReplays: -1,
-			DemoDisabled: []string{disabled}, Browser: testBrowser, Progress: &progress, Credentials: creds})
+		res, err := Run(ctx, Config{Target: app.URL, Regression: regression, DB: db, ReportDir: reports, Budget: 12, MinimizeReplays: 8,
+			Browser: testBrowser, Progress: &progress, Missions: []Mission{{ThreadID: "widgets", Prompt: "Explore the widgets app"}}})
 		require.NoError(t, err, "progress:\n%s", progress.String())
-		t.Logf("regression run against the demo app with %s disabled:\n%s", disabled, progress.String())
+		t.Logf("run (bug %v, regression %v):\n%s", bug.Load(), regression, progress.String())
 		for _, v := range res.Verified {
 			t.Logf("verified %s (%s %s): %s %s", v.Fingerprint, v.Kind, v.URL, v.Verdict, v.Note)
 		}
 		return res, reports
 	}
-	verdicts := func(res Result) map[string]string {
-		out := map[string]string{}
-		for _, v := range res.Verified {
-			out[v.Fingerprint] = v.Verdict
-		}
-		return out
-	}
-
-	// Run 2: every bug fixed.
-	res2, _ := run("all")
-	v2 := verdicts(res2)
-	require.Len(t, v2, len(keep), "every remembered reproduction is replayed")
-	fixed := 0
-	for fp, v := range v2 {
-		assert.NotEqual(t, string(memory.VerdictStillOpen), v, "bug %s shows on the fixed app", fp)
-		if v == string(memory.VerdictFixed) {
-			fixed++
-		}
-	}
-	require.GreaterOrEqual(t, fixed, 2, "verdicts: %v", v2)
-	assert.Zero(t, res2.NewBugs())
-
-	qa, _, closeDB = openMemory(t, db)
-	for fp, v := range v2 {
+	memOf := func(fp string) memory.BugEntry {
+		t.Helper()
+		qa, _, closeDB := openMemory(t, db, app.URL)
+		defer closeDB()
 		e, err := qa.Bug(ctx, fp)
 		require.NoError(t, err)
-		if v == string(memory.VerdictFixed) {
-			assert.Equal(t, memory.BugFixed, e.Status)
-			assert.Equal(t, res2.RunID, e.FixedIn, "memory names the run that showed the fix")
-		}
+		return e
 	}
-	closeDB()
 
-	// Run 3: the bugs are back.
-	res3, reports3 := run("none")
-	v3 := verdicts(res3)
-	reopened := 0
-	for fp, v := range v2 {
-		if v == string(memory.VerdictFixed) {
-			assert.Equal(t, string(memory.VerdictReopened), v3[fp], "bug %s", fp)
-			if v3[fp] == string(memory.VerdictReopened) {
-				reopened++
+	// Run 1: the bug is found and memory keeps its reproduction.
+	res1, _ := run(false)
+	var fp string
+	for _, m := range res1.Missions {
+		for _, b := range m.Bugs {
+			if b.Kind == "page_error" {
+				fp = b.Fingerprint
 			}
 		}
 	}
-	assert.Equal(t, reopened, res3.NewBugs()-newInMissions(res3), "a regression counts as new for --fail-on")
-	qa, _, closeDB = openMemory(t, db)
-	defer closeDB()
-	for fp, v := range v3 {
-		if v != string(memory.VerdictReopened) {
-			continue
-		}
-		e, err := qa.Bug(ctx, fp)
-		require.NoError(t, err)
-		assert.Equal(t, memory.BugOpen, e.Status)
-		assert.Equal(t, 1, e.Regressions)
-		assert.Equal(t, res3.RunID, e.ReopenedIn)
-		assert.Equal(t, res2.RunID, e.FixedIn)
-	}
+	require.NotEmpty(t, fp, "run 1 found the page error")
+	e := memOf(fp)
+	require.NotEmpty(t, e.Repro, "memory keeps the reproduction")
+	var rec reproRecord
+	require.NoError(t, json.Unmarshal(e.Repro, &rec))
+	require.NotEmpty(t, rec.Steps)
+	require.NotEmpty(t, rec.Sig)
+
+	// Run 2: the bug is fixed.
+	bug.Store(false)
+	res2, _ := run(true)
+	require.Equal(t, string(memory.VerdictFixed), verdictOf(res2, fp))
+	assert.Zero(t, res2.NewBugs())
+	e = memOf(fp)
+	assert.Equal(t, memory.BugFixed, e.Status)
+	assert.Equal(t, res2.RunID, e.FixedIn, "memory names the run that showed the fix")
+
+	// Run 3: the bug is back.
+	bug.Store(true)
+	res3, reports3 := run(true)
+	require.Equal(t, string(memory.VerdictReopened), verdictOf(res3, fp))
+	assert.Equal(t, 1, res3.NewBugs()-newInMissions(res3), "a regression counts as new for --fail-on")
+	e = memOf(fp)
+	assert.Equal(t, memory.BugOpen, e.Status)
+	assert.Equal(t, 1, e.Regressions)
+	assert.Equal(t, res3.RunID, e.ReopenedIn)
+	assert.Equal(t, res2.RunID, e.FixedIn)
+
 	junit, err := os.ReadFile(filepath.Join(reports3, "junit.xml"))
 	require.NoError(t, err)
 	var suites junitSuites
@@ -177,21 +143,20 @@ func TestRegressionVerifies(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, reopened, failed, "one failing regression case per reopened bug; junit:\n%s", junit)
+	assert.Equal(t, 1, failed, "one failing regression case for the reopened bug; junit:\n%s", junit)
 	var summary struct {
 		RunID    string         `json:"run_id"`
 		Verified []Verification `json:"verified"`
 	}
-	f, err := os.Open(filepath.Join(reports3, "summary.json"))
-	require.NoError(t, err)
-	defer f.Close()
-	b, err := io.ReadAll(f)
+	b, err := os.ReadFile(filepath.Join(reports3, "summary.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &summary))
 	assert.Equal(t, res3.RunID, summary.RunID)
-	assert.Len(t, summary.Verified, len(v3))
+	assert.Len(t, summary.Verified, len(res3.Verified))
 
-	// The missions left the selector tallies and session summaries in memory.
+	// The missions left selector tallies and session summaries in memory.
+	qa, _, closeDB := openMemory(t, db, app.URL)
+	defer closeDB()
 	sels, err := qa.Selectors(ctx)
 	require.NoError(t, err)
 	assert.NotEmpty(t, sels, "the locators the personas used are in memory")
@@ -203,6 +168,16 @@ func TestRegressionVerifies(t *testing.T) {
 		assert.LessOrEqual(t, s.Succeeded, s.Actions)
 		assert.NotEmpty(t, s.Outcome, "session %s", s.ThreadID)
 	}
+}
+
+// verdictOf is res's verdict on the bug fp ("" when it was not replayed).
+func verdictOf(res Result, fp string) string {
+	for _, v := range res.Verified {
+		if v.Fingerprint == fp {
+			return v.Verdict
+		}
+	}
+	return ""
 }
 
 // newInMissions counts the new bugs of res's missions (not its replays).
