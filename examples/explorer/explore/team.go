@@ -447,7 +447,7 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 		// The journal keeps what this action added to the bugs (symptoms,
 		// sightings) for a resume.
 		for _, i := range slices.Sorted(maps.Keys(touched)) {
-			if b := out.Bugs[i]; mr.recorded[b.Fingerprint].ID == b.ID {
+			if b := out.Bugs[i]; mr.recorded[b.Fingerprint].ID == b.ID && b.ID != "" {
 				mr.recorded[b.Fingerprint] = b
 				mr.journalBug(b)
 			}
