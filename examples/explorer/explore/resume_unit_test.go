@@ -14,6 +14,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/memory"
 	"github.com/agentgraph/agentgraph/state"
 )
 
@@ -166,4 +167,54 @@ func TestReconcileBugsAfterCheckpoint(t *testing.T) {
 	assert.Equal(t, 2, second, "the failed node ran again")
 	assert.Equal(t, 8, out.Steps)
 	assert.Equal(t, []Bug{b1, b2}, out.Bugs)
+}
+
+// TestResumedBugKeepsItsNewMark follows one bug through a kill: the killed
+// run finds it (memory: new, seen once; the journal has it), the resumed
+// run reads the journal and meets the cause again before anything else
+// marks it seen: it keeps its new mark and memory does not count the
+// sighting twice; a later run of the mission finds it in memory and
+// does not call it new.
+func TestResumedBugKeepsItsNewMark(t *testing.T) {
+	ctx := context.Background()
+	qa, err := memory.NewQA(memory.NewInMemoryStore(), "http://app.test")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	newRun := func() *missionRun {
+		return &missionRun{cfg: Config{}, m: Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test", dir: dir,
+			trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]Bug{}, sw: newSweep()}
+	}
+	m := &member{p: Persona{Name: "adversarial"}}
+	boom := []browser.Finding{{Kind: browser.FindServerError, URL: "http://app.test/items", Message: "server error 500 on POST /items",
+		Evidence: "POST /items → 500; body: database is locked"}}
+	find := func(mr *missionRun, seq int64) []Bug {
+		mr.steps++
+		return mr.report(ctx, m, browser.Entry{Seq: seq, Action: browser.ActClick, URL: "http://127.0.0.1:4100/items"}, boom, &State{})
+	}
+
+	killed := newRun()
+	got := find(killed, 5)
+	require.Len(t, got, 1)
+	require.True(t, got[0].New)
+	first := got[0]
+
+	resumed := newRun()
+	resumed.loadBugJournal()
+	require.Contains(t, resumed.recorded, first.Fingerprint)
+	resumed.bugs = 0 // the checkpoint held no bug: the numbering starts again
+	got = find(resumed, 9)
+	require.Len(t, got, 1)
+	assert.True(t, got[0].New, "new in this mission: the killed run found it first")
+	entry, err := qa.Bug(ctx, first.Fingerprint)
+	require.NoError(t, err)
+	assert.Equal(t, 1, entry.SeenCount, "memory counts the killed run's sighting once")
+
+	later := newRun()
+	_ = os.Remove(filepath.Join(dir, bugJournalFile)) // a fresh run starts a new journal
+	got = find(later, 1)
+	require.Len(t, got, 1)
+	assert.False(t, got[0].New, "a later run knows it from memory")
+	entry, err = qa.Bug(ctx, first.Fingerprint)
+	require.NoError(t, err)
+	assert.Equal(t, 2, entry.SeenCount)
 }
