@@ -321,6 +321,9 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 			require.NotNil(t, m, "the resume says where it continues")
 			n, _ := strconv.Atoi(m[2])
 			putBack += n
+			// The checkpoint brought the app model and the frontier back.
+			assert.NotEqual(t, "0", m[3], "states of the app model after the resume")
+			assert.NotEqual(t, "0", m[4], "links of the frontier after the resume")
 			t.Logf("killed at step %d (%d bugs shown, %d tape entries); resumed %s; to %d steps, %d bugs (%d in memory)",
 				steps, bugs, len(killedTape), m[0], sum.Steps, len(sum.Bugs), len(mem))
 		})
@@ -329,9 +332,9 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	t.Logf("the whole test: %s", time.Since(began).Round(time.Second))
 }
 
-// reResumeLine is the trace line of a resume: the checkpoint's steps and
-// the bugs put back.
-var reResumeLine = regexp.MustCompile(`resume: continuing from the checkpoint.* steps=(\d+) .*bugs_put_back=(\d+).*`)
+// reResumeLine is the trace line of a resume: the checkpoint's steps, the
+// bugs put back, the app model's states and the frontier's links.
+var reResumeLine = regexp.MustCompile(`resume: continuing from the checkpoint.* steps=(\d+) .*bugs_put_back=(\d+) states=(\d+) .*frontier=(\d+).*`)
 
 // killExplorer starts the explorer with args and SIGKILLs it at the first
 // step from step at on whose progress line shows a bug more than the line
