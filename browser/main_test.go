@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -18,7 +19,11 @@ import (
 var testBrowser *Browser
 
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) != "" {
+	// A fuzz worker runs only the fuzz target, which needs no browser: a
+	// Chromium per worker (started again after each new input it keeps)
+	// would leave the fuzzer next to no time.
+	flag.Parse()
+	if os.Getenv(childEnv) != "" || flag.Lookup("test.fuzzworker").Value.String() == "true" {
 		os.Exit(m.Run())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -276,13 +276,20 @@
 // Before continuing, the Go-side mission state is set back to the
 // checkpoint's (steps, bug numbering); the steps the failed attempt took
 // after that checkpoint stay on the tape, whose numbering goes on, and bugs
-// it gave to memory are not recorded twice.
+// it gave to memory are not recorded twice: they are put back into the
+// graph state (reconcile, graph.UpdateState) before the mission goes on.
 //
 // Config.Resume (--resume THREAD) continues a killed mission: the graph
 // thread is read from <ReportDir>/<thread>/.graph_thread, the tape goes on
 // after its last entry, and the browser gets back the cookies and storage
 // saved after every step (.browser_state.json, with Config.DB), so a
-// signed-in mission stays signed in when the app kept its sessions.
+// signed-in mission stays signed in when the app kept its sessions. The
+// app model (State.AppModel) and the team's progress (State.Progress: the
+// frontier, pages visited, forms, tried tricks) come back from the
+// checkpoint; the bugs found after it come back from the mission's bug
+// journal (.bug_journal.jsonl), with the ids and "new" marks they were
+// found with; what the killed run typed comes back from the tape
+// (resume.go).
 //
 // # Work-arounds
 //

@@ -96,6 +96,8 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 		mr.idle[m.p.Name]++
 	}
 	out.Steps = s.Steps + t.did
+	out.AppModel = mr.sw.snapshot()
+	out.Progress = mr.progressSnapshot()
 	summary := strings.TrimSpace(res.Final)
 	if summary == "" {
 		summary = "(no summary)"

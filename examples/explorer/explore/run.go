@@ -518,7 +518,16 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	mr.cov = newCoverage()
 	mr.sw = newSweep()
 	mr.idle, mr.loops, mr.bugSeen, mr.recorded = map[string]int{}, map[string]int{}, map[string]bool{}, map[string]Bug{}
-	mr.rand = rand.New(rand.NewPCG(mr.cfg.Seed, uint64(len(mr.m.ThreadID))))
+	// A resumed mission draws other values than the killed run did (its
+	// records stay apart from the killed run's) and knows what that typed.
+	mr.rand = rand.New(rand.NewPCG(mr.cfg.Seed, uint64(len(mr.m.ThreadID))^uint64(mr.seq)<<32))
+	mr.retype(mr.full)
+	journal := filepath.Join(mr.dir, bugJournalFile)
+	if mr.cfg.Resume == mr.m.ThreadID {
+		mr.loadBugJournal()
+	} else {
+		_ = os.Remove(journal)
+	}
 	for _, p := range personas {
 		mr.team = append(mr.team, newMember(p, mr.cfg.Credentials, func() { mr.col.holdNextPost(settleTimeout + 700*time.Millisecond) }))
 	}
@@ -573,6 +582,21 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		if err := mr.resync(ctx, app, gthread); err != nil {
 			return fail(fmt.Errorf("%s: %w", what, err))
 		}
+		// The bugs found after the checkpoint go back into the state, and
+		// the team's progress comes back with the app model.
+		putBack, err := mr.reconcile(ctx, app, gthread)
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", what, err))
+		}
+		snap, err := app.GetState(ctx, graph.Thread(gthread))
+		if err != nil {
+			return fail(fmt.Errorf("%s: read the checkpoint of %s: %w", what, gthread, err))
+		}
+		mr.restoreProgress(snap.Values.Progress)
+		c := mr.sw.model.Stats()
+		mr.trace.Info("resume: continuing from the checkpoint", "steps", snap.Values.Steps, "budget", mr.budget, "bugs", len(snap.Values.Bugs),
+			"bugs_put_back", putBack, "states", c.States, "targets", c.Targets, "tried", c.Tried+c.Failed, "visited", len(mr.cov.visitedOrder),
+			"frontier", len(mr.cov.frontier), "tape", mr.seq)
 		// Start the resumed browser where the mission started (on the tape:
 		// the run goes on from there).
 		mr.sess.Do(ctx, nav(mr.start))
@@ -656,6 +680,9 @@ func (mr *missionRun) retry(ctx context.Context, app *graph.CompiledGraph[State]
 		case <-t.C:
 		}
 		if rerr := mr.resync(ctx, app, gthread); rerr != nil {
+			return out, errors.Join(err, rerr)
+		}
+		if _, rerr := mr.reconcile(ctx, app, gthread); rerr != nil {
 			return out, errors.Join(err, rerr)
 		}
 		out, err = app.Invoke(ctx, State{}, graph.Thread(gthread), graph.Continue())
@@ -804,6 +831,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 			b.Fingerprint = rec.Entry.Fingerprint
 		}
 		mr.recorded[fp] = b
+		mr.journalBug(b) // at once: a kill from here on loses no bug
 	} else {
 		mr.trace.Warn("record bug in memory", "err", err)
 	}
@@ -822,6 +850,10 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 		rel := filepath.Join("screenshots", b.ID+".png")
 		if err := os.WriteFile(filepath.Join(mr.dir, rel), shot.Screenshot, 0o600); err == nil {
 			b.Screenshot = rel
+			if prev, ok := mr.recorded[fp]; ok && prev.ID == b.ID {
+				prev.Screenshot = rel
+				mr.recorded[fp] = prev
+			}
 		}
 	}
 	mr.trace.Warn("bug", "id", b.ID, "kind", b.Kind, "url", pathQuery(page), "evidence", clip(evidence, 300), "new", b.New)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -50,6 +51,10 @@ type State struct {
 	// AppModel is the app model (personas.Model as JSON) as the latest
 	// persona turn left it, so a resumed mission continues its coverage.
 	AppModel []byte `json:",omitempty"`
+	// Progress is the rest of the mission's progress as the latest
+	// persona turn left it (the team's pages and links, the tricks each
+	// persona tried; see resume.go), for the same reason.
+	Progress []byte `json:",omitempty"`
 }
 
 // Bug is one finding the team reported, deduplicated within a mission.
@@ -282,6 +287,7 @@ func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
 		}
 		out.Steps = s.Steps + did
 		out.AppModel = mr.sw.snapshot()
+		out.Progress = mr.progressSnapshot()
 		out.Messages = append(out.Messages, state.Message{ID: state.NewID(), Role: state.RoleAI, Name: m.p.Name,
 			Content: fmt.Sprintf("%s: %d steps, %d new bugs, %d new pages; %s.", m.p.Name, did, len(out.Bugs), len(out.Explored), verdict)})
 		return out, nil
@@ -436,6 +442,17 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 	var bugs []Bug
 	primary := -1       // the action's server or uncaught error, or shown error, in out.Bugs
 	primaryErr := false // primary is a server or uncaught error (a console echo is its symptom)
+	touched := map[int]bool{}
+	defer func() {
+		// The journal keeps what this action added to the bugs (symptoms,
+		// sightings) for a resume.
+		for _, i := range slices.Sorted(maps.Keys(touched)) {
+			if b := out.Bugs[i]; mr.recorded[b.Fingerprint].ID == b.ID && b.ID != "" {
+				mr.recorded[b.Fingerprint] = b
+				mr.journalBug(b)
+			}
+		}
+	}()
 	for len(fs) > 0 || len(mr.late) > 0 {
 		fs = append(fs, pageFindings(mr.late)...)
 		mr.late = nil
@@ -445,6 +462,7 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 		if primary >= 0 && slices.Contains(symptomKinds, f.Kind) && (f.Kind != browser.FindConsoleError || primaryErr) {
 			// A symptom of the action's error: listed on it.
 			addSymptom(&out.Bugs[primary], f)
+			touched[primary] = true
 			continue
 		}
 		if i, symptom := mr.known(out, f, e); i >= 0 {
@@ -452,6 +470,7 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 			// (or a symptom of it), and the action's primary error when
 			// it is one, so its banner and console echo join it.
 			b := &out.Bugs[i]
+			touched[i] = true
 			if symptom {
 				addSymptom(b, f)
 			} else {
@@ -464,6 +483,7 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 		}
 		if b, ok := mr.bug(ctx, m, f, e); ok {
 			out.Bugs = append(out.Bugs, b)
+			touched[len(out.Bugs)-1] = true
 			bugs = append(bugs, b)
 			switch f.Kind {
 			case browser.FindServerError, browser.FindPageError:
