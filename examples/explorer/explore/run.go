@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
@@ -33,6 +32,8 @@ type Result struct {
 	Duration time.Duration   `json:"duration"`
 	// JUnit is the path of the batch's JUnit XML.
 	JUnit string `json:"junit"`
+	// Shard is the batch's share ("i/n", Config.Shard; "" for all).
+	Shard string `json:"shard,omitempty"`
 	// Demo scores the batch against the demo app's seeded bugs (nil for
 	// other targets): found is matched from the findings' evidence alone.
 	Demo *DemoScore `json:"demo,omitempty"`
@@ -113,6 +114,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	log := cfg.Logger
 	var res Result
 
+	if err := cfg.checkScale(); err != nil {
+		return res, err
+	}
 	// The app under test.
 	target := strings.TrimRight(cfg.Target, "/")
 	var demo *demoapp.Server
@@ -150,28 +154,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	// into a password field) are recorded as ${SECRET_n} everywhere.
 	secrets := browser.NewSecrets(append([]string{cfg.Credentials.Password}, cfg.Secrets...)...)
 
-	// Persistence: one bbolt file for checkpoints and memory.
-	var cp graph.Checkpointer = checkpoint.NewMemory()
-	var store graph.Store = memory.NewInMemoryStore()
-	if cfg.DB != "" {
-		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o700); err != nil {
-			return res, &SetupError{Err: err}
-		}
-		db, err := checkpoint.OpenBoltDB(cfg.DB, nil)
-		if err != nil {
-			return res, &SetupError{Err: fmt.Errorf("open %s: %w", cfg.DB, err)}
-		}
-		defer db.Close()
-		bcp, err := checkpoint.NewBolt(db)
-		if err != nil {
-			return res, &SetupError{Err: fmt.Errorf("checkpoints in %s: %w", cfg.DB, err)}
-		}
-		bst, err := memory.NewBoltStore(db)
-		if err != nil {
-			return res, &SetupError{Err: fmt.Errorf("memory in %s: %w", cfg.DB, err)}
-		}
-		cp, store = bcp, bst
+	// Persistence: checkpoints and memory in one bbolt file, a PostgreSQL
+	// database shared with other shards, or memory only.
+	cp, store, closeDB, err := openDB(ctx, cfg.DB)
+	if err != nil {
+		return res, err
 	}
+	defer closeDB()
 	// Memory is keyed by the app's real origin, not the collector's port.
 	qa, err := memory.NewQA(store, memoryOrigin(target, demo != nil))
 	if err != nil {
@@ -186,6 +175,14 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	missions, err := cfg.missions(ctx, qa)
 	if err != nil {
 		return res, err
+	}
+	if cfg.Shard.Count > 0 {
+		res.Shard = cfg.Shard.String()
+		if len(missions) == 0 {
+			// Nothing falls to this shard: an empty batch report, so that
+			// merge-reports finds every shard's directory.
+			return res, cfg.emptyBatch(&res, start)
+		}
 	}
 	// Every start URL lies on the target: a path, or a URL of the target's
 	// origin (made a path, so the browser goes through the collector).
@@ -211,7 +208,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 	b := cfg.Browser
 	if b == nil {
-		b, err = browser.Launch(ctx, browser.LaunchOptions{Headed: cfg.Headed, Logger: log})
+		b, err = browser.Launch(ctx, browser.LaunchOptions{Headed: cfg.Headed, Logger: log, Endpoint: cfg.BrowserWS})
 		if err != nil {
 			if errors.Is(err, browser.ErrSetup) {
 				return res, &SetupError{Err: err}
@@ -349,7 +346,7 @@ func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]Mission, erro
 			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 		}
 	}
-	return ms, nil
+	return cfg.shardMissions(ms)
 }
 
 var reThread = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$`)
