@@ -99,7 +99,7 @@ func ShardOf(threadID string, n int) int {
 // (postgres:// or postgresql://) rather than a bbolt file.
 func IsPostgresDB(db string) bool {
 	scheme, _, ok := strings.Cut(db, "://")
-	return ok && (strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql"))
+	return ok && (scheme == "postgres" || scheme == "postgresql")
 }
 
 var reScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
