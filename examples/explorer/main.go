@@ -10,8 +10,9 @@
 //
 // Settings come from flags, AGENTGRAPH_<KEY> variables, explorer.yaml and
 // .env (package config); `explorer config` prints the effective ones and
-// `explorer init` writes a commented explorer.yaml. See package explore for
-// the outputs.
+// `explorer init` writes a commented explorer.yaml; `explorer merge-reports
+// [-o DIR] DIR...` merges the report directories of shards (--shard i/n).
+// See package explore for the outputs.
 //
 // Exit codes (explore.ExitCode):
 //
