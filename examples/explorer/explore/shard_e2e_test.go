@@ -23,7 +23,7 @@ import (
 // sharing one PostgreSQL memory: shard 1/2 gets the main job's mission
 // ("explore", budget 200, as the shared demo run) and drives a Chromium
 // that a Playwright browser server (run-server, started here) launched;
-// shard 2/2 gets a shorter second mission in the test binary's local
+// shard 2/2 gets a shorter second mission (40 steps) in the test binary's local
 // Chromium. Merged, the report holds every seeded bug the single demo run
 // found, each cause once; the remote shard alone finds the bugs that only
 // the collector (slow responses, 5xx bodies) and the in-page oracles
@@ -39,7 +39,7 @@ func TestShardedDemoRun(t *testing.T) {
 	defer func() { assert.NoError(t, srv.Stop()) }()
 
 	missions := []Mission{DefaultMission(),
-		{ThreadID: "checkout", Prompt: "Sign in, create a project and go through its pages as a power user.", Budget: 60}}
+		{ThreadID: "checkout", Prompt: "Sign in, create a project and go through its pages as a power user.", Budget: 40}}
 	require.Equal(t, 1, ShardOf("explore", 2))
 	require.Equal(t, 2, ShardOf("checkout", 2))
 	root := t.TempDir()
