@@ -21,14 +21,14 @@ import (
 
 // TestShardedDemoRun runs a batch of two missions as two shards at once,
 // sharing one PostgreSQL memory: shard 1/2 gets the main job's mission
-// ("explore", budget 200, as the shared demo run) and drives a Chromium
-// that a Playwright browser server (run-server, started here) launched;
-// shard 2/2 gets a shorter second mission (40 steps) in the test binary's local
-// Chromium. Merged, the report holds every seeded bug the single demo run
-// found, each cause once; the remote shard alone finds the bugs that only
-// the collector (slow responses, 5xx bodies) and the in-page oracles
-// (axe-core, XSS probes, dead controls) see. Minimisation is off in the
-// shards: it shortens specs and changes nothing about what is found.
+// ("explore", budget 200, as the shared demo run) in the test binary's
+// Chromium; shard 2/2 gets a shorter second mission (50 steps) and drives
+// a Chromium that a Playwright browser server (run-server, started here)
+// launched. Merged, the report holds every seeded bug the single demo run
+// found, each cause once; the remote shard finds bugs that only the
+// collector (5xx bodies) and the in-page oracles (axe-core, which the
+// collector injects; XSS probes) see. Minimisation is off in the shards:
+// it shortens specs and changes nothing about what is found.
 func TestShardedDemoRun(t *testing.T) {
 	_, single := demoRun(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
@@ -39,7 +39,7 @@ func TestShardedDemoRun(t *testing.T) {
 	defer func() { assert.NoError(t, srv.Stop()) }()
 
 	missions := []Mission{DefaultMission(),
-		{ThreadID: "checkout", Prompt: "Sign in, create a project and go through its pages as a power user.", Budget: 40}}
+		{ThreadID: "checkout", Prompt: "Sign in, create a project and go through its pages as a power user.", Budget: 50}}
 	require.Equal(t, 1, ShardOf("explore", 2))
 	require.Equal(t, 2, ShardOf("checkout", 2))
 	root := t.TempDir()
@@ -52,7 +52,7 @@ func TestShardedDemoRun(t *testing.T) {
 		shard, err := ParseShard([]string{"1/2", "2/2"}[i])
 		require.NoError(t, err)
 		cfg := Config{Missions: missions, Shard: shard, Budget: 200, ReportDir: dirs[i], DB: dsn, MinimizeReplays: -1}
-		if i == 0 {
+		if i == 1 {
 			cfg.BrowserWS = srv.Endpoint
 		} else {
 			cfg.Browser = testBrowser
@@ -67,15 +67,14 @@ func TestShardedDemoRun(t *testing.T) {
 		require.Empty(t, r.Missions[0].Err)
 		assert.Equal(t, []string{"1/2", "2/2"}[i], r.Shard)
 	}
-	remote, local := results[0], results[1]
-	assert.Equal(t, "explore", remote.Missions[0].Mission.ThreadID)
-	assert.Equal(t, "checkout", local.Missions[0].Mission.ThreadID)
+	local, remote := results[0], results[1]
+	assert.Equal(t, "explore", local.Missions[0].Mission.ThreadID)
+	assert.Equal(t, "checkout", remote.Missions[0].Mission.ThreadID)
 	t.Logf("remote shard: %d steps, %d bugs, found %v", remote.Missions[0].Steps, remote.Bugs(), remote.Demo.Found)
 	t.Logf("local shard: %d steps, %d bugs, found %v", local.Missions[0].Steps, local.Bugs(), local.Demo.Found)
 
 	// Through the remote browser: the collector's and the page's oracles.
-	for _, id := range []demoapp.BugID{demoapp.BugSlowReports, demoapp.Bug5xxSort, demoapp.BugA11yIconButton, demoapp.BugXSSSearch,
-		demoapp.BugDeadSaveDraft, demoapp.BugConsoleSettings, demoapp.Bug404ReleaseNotes, demoapp.BugBannerExport, demoapp.BugLongName} {
+	for _, id := range []demoapp.BugID{demoapp.Bug5xxSort, demoapp.BugA11yIconButton, demoapp.BugXSSSearch} {
 		assert.Contains(t, remote.Demo.Found, string(id), "found through the remote browser")
 	}
 
@@ -133,5 +132,5 @@ func TestShardedDemoRun(t *testing.T) {
 			assert.Equal(t, len(c.Missions), e.SeenCount, "%s: memory saw it once per mission that reported it", c.ID)
 		}
 	}
-	assertAppAddressesOnly(t, filepath.Join(out, "explore"), remote.Missions[0].Target)
+	assertAppAddressesOnly(t, filepath.Join(out, "checkout"), remote.Missions[0].Target)
 }
