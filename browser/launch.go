@@ -48,6 +48,17 @@ type LaunchOptions struct {
 	ExtraArgs []string
 	// Logger receives driver diagnostics (default slog.Default()).
 	Logger *slog.Logger
+	// Endpoint, a ws:// or wss:// URL, connects to a Playwright browser
+	// server (`npx playwright run-server`) instead of starting Chromium
+	// here: the server launches the browser (see Connect in remote.go).
+	// Node.js and the driver still run here; Chromium need not.
+	Endpoint string
+	// ExposeNetwork is what the server's browser reaches through this
+	// process rather than from the server's host (Playwright's
+	// exposeNetwork rules; default "<loopback>": loopback addresses are
+	// this machine's, so a collector or app served on 127.0.0.1 here works
+	// with a browser elsewhere). Only with Endpoint.
+	ExposeNetwork string
 }
 
 // Browser is one running Chromium driven through Playwright. Engines share
@@ -61,8 +72,11 @@ type Browser struct {
 	closeErr  error
 }
 
-// Launch starts Playwright's driver and Chromium. A missing piece gives an
-// error wrapping ErrSetup that names the fix.
+// Launch starts Playwright's driver and Chromium, or, with
+// opts.Endpoint, connects the driver to a Playwright browser server that
+// launches Chromium on its side. A missing local piece gives an error
+// wrapping ErrSetup that names the fix; a server that cannot be reached or
+// cannot launch the browser, one wrapping ErrServer.
 func Launch(ctx context.Context, opts LaunchOptions) (*Browser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("browser: launch: %w", err)
@@ -71,8 +85,16 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Browser, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	chromium, err := findChromium(opts.ChromiumPath)
-	if err != nil {
+	var chromium string
+	var err error
+	if opts.Endpoint != "" {
+		if err := CheckEndpoint(opts.Endpoint); err != nil {
+			return nil, err
+		}
+		// The server's Chromium: the one named here, if any (a path on the
+		// server's machine); else the server picks its own.
+		chromium = firstNonEmpty(opts.ChromiumPath, os.Getenv("AGENTGRAPH_CHROMIUM"))
+	} else if chromium, err = findChromium(opts.ChromiumPath); err != nil {
 		return nil, err
 	}
 	node, err := findNode(opts.NodePath)
@@ -119,6 +141,16 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Browser, error) {
 		})
 		if err != nil {
 			done <- started{err: fmt.Errorf("%w: starting the Playwright driver (%s with %s): %s; %s", ErrSetup, node, cli, oneLine(err), SetupHint)}
+			return
+		}
+		if opts.Endpoint != "" {
+			b, err := connect(pw, opts, chromium)
+			if err != nil {
+				_ = pw.Stop()
+				done <- started{err: err}
+				return
+			}
+			done <- started{pw: pw, b: b}
 			return
 		}
 		b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
@@ -208,6 +240,19 @@ func findNode(explicit string) (string, error) {
 		return "", fmt.Errorf("%w: Node.js (node) not found on PATH; install Node.js 20+ and %s", ErrSetup, SetupHint)
 	}
 	return p, nil
+}
+
+// DriverPaths returns the Node.js and the playwright-core cli.js that
+// Launch runs (opts.NodePath and opts.DriverCLI, else the environment and
+// the usual places), e.g. to start `cli.js run-server` with them.
+func DriverPaths(opts LaunchOptions) (node, cli string, err error) {
+	if node, err = findNode(opts.NodePath); err != nil {
+		return "", "", err
+	}
+	if cli, err = findDriverCLI(opts.DriverCLI); err != nil {
+		return "", "", err
+	}
+	return node, cli, nil
 }
 
 // DriverRelPath is where scripts/setup.sh installs playwright-core's CLI,

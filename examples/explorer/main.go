@@ -10,9 +10,10 @@
 //
 // Settings come from flags, AGENTGRAPH_<KEY> variables, explorer.yaml and
 // .env (package config); `explorer config` prints the effective ones and
-// `explorer init` writes a commented explorer.yaml. See package explore for
-// the outputs. `explorer mcp` serves the browser tools over MCP instead
-// (mcpserve.go).
+// `explorer init` writes a commented explorer.yaml; `explorer merge-reports
+// [-o DIR] DIR...` merges the report directories of shards (--shard i/n).
+// `explorer mcp` serves the browser tools over MCP instead (mcpserve.go).
+// See package explore for the outputs.
 //
 // Exit codes (explore.ExitCode):
 //
@@ -35,6 +36,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/config"
@@ -72,6 +74,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 			return runConfig(args[1:], stdout, stderr, env)
 		case "mcp":
 			return runMCP(ctx, args[1:], os.Stdin, stdout, stderr)
+		case "merge-reports":
+			return runMerge(args[1:], stdout, stderr)
 		}
 	}
 	l, code := loadConfig("explorer", args, stderr, env)
@@ -166,6 +170,7 @@ func loadConfig(name string, args []string, stderr io.Writer, env func(string) (
 		fmt.Fprintln(stderr, "       explorer config [flags] print the effective config, secrets masked")
 		fmt.Fprintln(stderr, "       explorer init [--force] [--config FILE] write a commented "+config.DefaultFile)
 		fmt.Fprintln(stderr, "       explorer mcp [--http ADDR] [--target URL] [--reports DIR] serve the browser tools over MCP")
+		fmt.Fprintln(stderr, "       explorer merge-reports [-o DIR] DIR... merge the report directories of shards (--shard i/n)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -195,7 +200,13 @@ func loadConfig(name string, args []string, stderr io.Writer, env func(string) (
 // exploreConfig turns the settings into the explorer's configuration,
 // reading the missions file. env is the environment (with .env).
 func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.Config, error) {
+	shard, err := explore.ParseShard(s.Shard)
+	if err != nil {
+		return explore.Config{}, fmt.Errorf("explorer: shard %w", err)
+	}
 	cfg := explore.Config{
+		Shard:           shard,
+		BrowserWS:       s.BrowserWS,
 		Target:          s.Target,
 		Team:            s.Team,
 		Budget:          s.Budget,
@@ -263,6 +274,43 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		return explore.ExitSetup
 	}
 	fmt.Fprintf(stdout, "explorer: wrote %s\n", *file)
+	return explore.ExitClean
+}
+
+// runMerge merges the report directories of shards into one.
+func runMerge(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("explorer merge-reports", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "reports-merged", "output directory")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: explorer merge-reports [-o DIR] DIR...")
+		fmt.Fprintln(stderr, "merges the report directories of explorer runs (the shards of --shard i/n) into one: every mission's directory,")
+		fmt.Fprintln(stderr, "and summary.json, junit.xml, test_report.md and report.html of the whole, one bug per cause")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return explore.ExitClean
+		}
+		return explore.ExitSetup
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "explorer merge-reports: no report directory given (usage: explorer merge-reports [-o DIR] DIR...)")
+		return explore.ExitSetup
+	}
+	res, err := explore.MergeReports(*out, fs.Args()...)
+	if err != nil {
+		fmt.Fprintln(stderr, "explorer "+strings.TrimPrefix(err.Error(), explore.ErrUsage.Error()+": "))
+		return explore.ExitSetup
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintln(stderr, "explorer merge-reports: warning:", w)
+	}
+	fmt.Fprintf(stdout, "explorer: merged %d report directories (%d missions) into %s: %d bugs, one per cause (%d reports of a cause another had)\n",
+		len(res.Inputs), res.Missions, res.Dir, res.Bugs, res.Merged)
+	if d := res.Demo; d != nil {
+		fmt.Fprintf(stdout, "demo app: found %d of %d seeded bugs\n", len(d.Found), len(d.Seeded))
+	}
 	return explore.ExitClean
 }
 

@@ -350,14 +350,21 @@ func testDatabase(ctx context.Context) (string, error) {
 // Use it from TestMain: os.Exit(pgtest.Main(m)).
 func Main(m *testing.M) int {
 	code := m.Run()
-	sharedMu.Lock()
-	s := shared
-	sharedMu.Unlock()
-	if err := s.Stop(); err != nil {
+	if err := StopShared(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		if code == 0 {
 			code = 1
 		}
 	}
 	return code
+}
+
+// StopShared stops the shared cluster, if one was started: for a TestMain
+// that runs its tests through another helper (browsertest.Main) rather
+// than Main.
+func StopShared() error {
+	sharedMu.Lock()
+	s := shared
+	sharedMu.Unlock()
+	return s.Stop()
 }

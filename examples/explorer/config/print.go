@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 )
 
 // Mask is what secret settings print as.
@@ -28,6 +31,10 @@ func (l *Loaded) Print(w io.Writer) error {
 			if u, err := url.Parse(v); err == nil && u.User != nil {
 				v = u.Redacted()
 			}
+		case f.Key == "db":
+			v = explore.RedactDB(v)
+		case f.Key == "browser_ws" && v != "":
+			v = browser.EndpointForDisplay(v)
 		}
 		if _, err := fmt.Fprintf(w, "%s: %s # %s\n", f.Key, yamlScalar(f, v), l.Sources[f.Key]); err != nil {
 			return err

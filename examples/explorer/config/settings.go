@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/llm"
 )
@@ -22,6 +23,8 @@ type Settings struct {
 	TurnSteps       int
 	Reports         string
 	DB              string
+	Shard           string
+	BrowserWS       string
 	Resume          string
 	Regression      bool
 	FailOn          string
@@ -153,7 +156,9 @@ func Fields() []Field {
 		{Key: "budget", Usage: "browser steps per mission", ptr: num(func(s *Settings) *int { return &s.Budget })},
 		{Key: "turn_steps", Usage: "step limit of one persona turn", ptr: num(func(s *Settings) *int { return &s.TurnSteps })},
 		{Key: "reports", Usage: "report directory", ptr: str(func(s *Settings) *string { return &s.Reports })},
-		{Key: "db", Usage: "bbolt file for checkpoints and memory (empty: in memory)", ptr: str(func(s *Settings) *string { return &s.DB })},
+		{Key: "db", Usage: "bbolt file, or postgres:// URL shared by shards, for checkpoints and memory (empty: in memory; a URL's password is masked when printed)", ptr: str(func(s *Settings) *string { return &s.DB }), check: explore.CheckDB},
+		{Key: "shard", Usage: "run only shard i of n of the missions, e.g. 1/4 (by a hash of each thread id; empty: all)", ptr: str(func(s *Settings) *string { return &s.Shard }), check: checkShard},
+		{Key: "browser_ws", Usage: "ws:// URL of a Playwright browser server (npx playwright run-server) that launches the browser (empty: Chromium here)", ptr: str(func(s *Settings) *string { return &s.BrowserWS }), check: checkBrowserWS},
 		{Key: "resume", Usage: "resume the mission with this thread id from its checkpoint", ptr: str(func(s *Settings) *string { return &s.Resume })},
 		{Key: "regression", Usage: "missions from the open bugs in memory", ptr: boo(func(s *Settings) *bool { return &s.Regression })},
 		{Key: "fail_on", Usage: "exit 1 on bugs: new, any or none", ptr: str(func(s *Settings) *string { return &s.FailOn }), check: checkFailOn},
@@ -209,6 +214,18 @@ func checkProvider(v string) error {
 	}
 	_, err := llm.ParseProvider(v)
 	return err
+}
+
+func checkShard(v string) error {
+	_, err := explore.ParseShard(v)
+	return err
+}
+
+func checkBrowserWS(v string) error {
+	if v == "" {
+		return nil
+	}
+	return browser.CheckEndpoint(v)
 }
 
 func checkPRURL(v string) error {

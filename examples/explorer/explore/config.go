@@ -121,8 +121,20 @@ type Config struct {
 	TurnSteps int
 	// ReportDir receives reports/<thread>/… and junit.xml ("reports").
 	ReportDir string
-	// DB is the bbolt file for checkpoints and memory ("": in memory only).
+	// DB is where checkpoints and bug memory live: a bbolt file, a
+	// postgres:// URL (checkpoint/postgres and memory's Postgres store on
+	// one pool, shared by shards on several machines; see CheckDB), or ""
+	// for memory only. A URL's password is never printed (RedactDB).
 	DB string
+	// Shard runs only this shard's share of the missions (ShardOf: by a
+	// hash of the thread id); the zero value runs them all.
+	Shard Shard
+	// BrowserWS, a ws:// URL, drives a browser that a Playwright browser
+	// server (npx playwright run-server) launches, instead of launching
+	// Chromium here (browser.LaunchOptions.Endpoint). The collector stays
+	// on this machine's loopback; the connection carries the browser's
+	// requests to it. Ignored when Browser is set.
+	BrowserWS string
 	// Resume continues the killed mission with this thread id from its
 	// checkpoint (it must be in DB).
 	Resume string

@@ -264,6 +264,17 @@
 // the files in its prompt. The plan is written to
 // <ReportDir>/pr_missions.json.
 //
+// # Scale-out
+//
+// Config.DB may be a postgres:// URL (checkpoint/postgres and memory's
+// Postgres store on one pool, so shards share bug memory), Config.Shard
+// runs one shard's missions (ShardOf: FNV-1a of the thread id mod n), and
+// Config.BrowserWS drives a browser a Playwright browser server launched
+// (browser.LaunchOptions.Endpoint; the collector stays on this machine's
+// loopback, which the connection exposes to that browser). MergeReports
+// joins the shards' report directories, one bug per fingerprint
+// (scale.go, merge.go).
+//
 // # Retries and resume
 //
 // A mission whose graph run fails on a transient model error

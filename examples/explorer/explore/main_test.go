@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/browsertest"
+	"github.com/agentgraph/agentgraph/internal/pgtest"
 )
 
 // testBrowser is the one Chromium of this test binary.
@@ -25,6 +27,11 @@ func TestMain(m *testing.M) {
 	browsertest.Main(m, browsertest.Launch, &testBrowser, func() {
 		if demo.dir != "" {
 			_ = os.RemoveAll(demo.dir)
+		}
+	}, func() {
+		// The PostgreSQL cluster of the scale-out tests, if one started.
+		if err := pgtest.StopShared(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 		}
 	})
 }

@@ -128,18 +128,25 @@ func writeJSON(path string, v any) error {
 	return os.WriteFile(path, append(b, '\n'), 0o600)
 }
 
+// batchSummary is the batch's summary.json (the report directory's top
+// level); merge-reports reads and writes it too.
+type batchSummary struct {
+	// RunID names the run in memory (Result.RunID).
+	RunID      string `json:"run_id,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	// Verified are a --regression run's replays (Result.Verified).
+	Verified []Verification `json:"verified,omitempty"`
+	Missions []summaryJSON  `json:"missions"`
+	Bugs     int            `json:"bugs"`
+	NewBugs  int            `json:"new_bugs"`
+	Demo     *DemoScore     `json:"demo,omitempty"`
+	Usage    *Usage         `json:"usage,omitempty"`
+	// Shard is the batch's share of the missions ("i/n"), when sharded.
+	Shard string `json:"shard,omitempty"`
+}
+
 func writeBatchSummary(path string, res Result) error {
-	type batch struct {
-		RunID      string         `json:"run_id"`
-		DurationMS int64          `json:"duration_ms"`
-		Verified   []Verification `json:"verified,omitempty"`
-		Missions   []summaryJSON  `json:"missions"`
-		Bugs       int            `json:"bugs"`
-		NewBugs    int            `json:"new_bugs"`
-		Demo       *DemoScore     `json:"demo,omitempty"`
-		Usage      *Usage         `json:"usage,omitempty"`
-	}
-	out := batch{RunID: res.RunID, Verified: res.Verified, DurationMS: res.Duration.Milliseconds(), Bugs: res.Bugs(), NewBugs: res.NewBugs(), Demo: res.Demo, Usage: res.Usage}
+	out := batchSummary{RunID: res.RunID, Verified: res.Verified, DurationMS: res.Duration.Milliseconds(), Bugs: res.Bugs(), NewBugs: res.NewBugs(), Demo: res.Demo, Usage: res.Usage, Shard: res.Shard}
 	for _, m := range res.Missions {
 		out.Missions = append(out.Missions, missionSummary(m))
 	}

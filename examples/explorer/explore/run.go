@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
@@ -39,6 +38,8 @@ type Result struct {
 	Duration time.Duration  `json:"duration"`
 	// JUnit is the path of the batch's JUnit XML.
 	JUnit string `json:"junit"`
+	// Shard is the batch's share ("i/n", Config.Shard; "" for all).
+	Shard string `json:"shard,omitempty"`
 	// Demo scores the batch against the demo app's seeded bugs (nil for
 	// other targets): found is matched from the findings' evidence alone.
 	Demo *DemoScore `json:"demo,omitempty"`
@@ -125,6 +126,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	log := cfg.Logger
 	res := Result{RunID: "run-" + start.UTC().Format("20060102T150405Z")}
 
+	if err := cfg.checkScale(); err != nil {
+		return res, err
+	}
 	// The app under test.
 	target := strings.TrimRight(cfg.Target, "/")
 	var demo *demoapp.Server
@@ -162,28 +166,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	// into a password field) are recorded as ${SECRET_n} everywhere.
 	secrets := browser.NewSecrets(append([]string{cfg.Credentials.Password}, cfg.Secrets...)...)
 
-	// Persistence: one bbolt file for checkpoints and memory.
-	var cp graph.Checkpointer = checkpoint.NewMemory()
-	var store graph.Store = memory.NewInMemoryStore()
-	if cfg.DB != "" {
-		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o700); err != nil {
-			return res, &SetupError{Err: err}
-		}
-		db, err := checkpoint.OpenBoltDB(cfg.DB, nil)
-		if err != nil {
-			return res, &SetupError{Err: fmt.Errorf("open %s: %w", cfg.DB, err)}
-		}
-		defer db.Close()
-		bcp, err := checkpoint.NewBolt(db)
-		if err != nil {
-			return res, &SetupError{Err: fmt.Errorf("checkpoints in %s: %w", cfg.DB, err)}
-		}
-		bst, err := memory.NewBoltStore(db)
-		if err != nil {
-			return res, &SetupError{Err: fmt.Errorf("memory in %s: %w", cfg.DB, err)}
-		}
-		cp, store = bcp, bst
+	// Persistence: checkpoints and memory in one bbolt file, a PostgreSQL
+	// database shared with other shards, or memory only.
+	cp, store, closeDB, err := openDB(ctx, cfg.DB)
+	if err != nil {
+		return res, err
 	}
+	defer closeDB()
 	// Memory is keyed by the app's real origin, not the collector's port.
 	qa, err := memory.NewQA(store, memoryOrigin(target, demo != nil), memory.WithQALogger(log))
 	if err != nil {
@@ -198,9 +187,17 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	// A regression run's missions are the open bugs' pages once every
 	// remembered reproduction was replayed (below).
 	var missions []Mission
+	if cfg.Shard.Count > 0 {
+		res.Shard = cfg.Shard.String()
+	}
 	if !cfg.Regression {
 		if missions, err = cfg.resolvedMissions(ctx, qa, target); err != nil {
 			return res, err
+		}
+		if cfg.Shard.Count > 0 && len(missions) == 0 {
+			// Nothing falls to this shard: an empty batch report, so that
+			// merge-reports finds every shard's directory.
+			return res, cfg.emptyBatch(&res, start)
 		}
 	}
 
@@ -220,7 +217,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 	b := cfg.Browser
 	if b == nil {
-		b, err = browser.Launch(ctx, browser.LaunchOptions{Headed: cfg.Headed, Logger: log})
+		b, err = browser.Launch(ctx, browser.LaunchOptions{Headed: cfg.Headed, Logger: log, Endpoint: cfg.BrowserWS})
 		if err != nil {
 			if errors.Is(err, browser.ErrSetup) {
 				return res, &SetupError{Err: err}
@@ -243,12 +240,16 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		Secrets: secrets, SecretFields: cfg.SecretFields}
 
 	if cfg.Regression {
-		vr := &missionRun{cfg: cfg, browser: b, engineCfg: engineCfg, target: target, qa: qa, log: log, trace: log, secrets: secrets}
-		if res.Verified, err = verifyBugs(ctx, vr, res.RunID); err != nil {
-			return res, err
+		// Sharded, the first shard replays them (the others share its
+		// memory and explore their share of the pages).
+		if cfg.Shard.Count <= 1 || cfg.Shard.Index == 1 {
+			vr := &missionRun{cfg: cfg, browser: b, engineCfg: engineCfg, target: target, qa: qa, log: log, trace: log, secrets: secrets}
+			if res.Verified, err = verifyBugs(ctx, vr, res.RunID); err != nil {
+				return res, err
+			}
 		}
 		missions, err = cfg.resolvedMissions(ctx, qa, target)
-		if errors.Is(err, errNoOpenBugs) && len(res.Verified) > 0 {
+		if errors.Is(err, errNoOpenBugs) && (len(res.Verified) > 0 || cfg.Shard.Count > 1) {
 			missions, err = nil, nil // every remembered bug verified fixed
 		}
 		if err != nil {
@@ -399,7 +400,7 @@ func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]Mission, erro
 			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 		}
 	}
-	return ms, nil
+	return cfg.shardMissions(ms)
 }
 
 var reThread = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$`)

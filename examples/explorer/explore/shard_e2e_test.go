@@ -1,0 +1,136 @@
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentgraph/agentgraph/browser/browsertest"
+	"github.com/agentgraph/agentgraph/internal/demoapp"
+	"github.com/agentgraph/agentgraph/internal/pgtest"
+	"github.com/agentgraph/agentgraph/memory"
+)
+
+// TestShardedDemoRun runs a batch of two missions as two shards at once,
+// sharing one PostgreSQL memory: shard 1/2 gets the main job's mission
+// ("explore", budget 200, as the shared demo run) in the test binary's
+// Chromium; shard 2/2 gets a shorter second mission (50 steps) and drives
+// a Chromium that a Playwright browser server (run-server, started here)
+// launched. Merged, the report holds every seeded bug the single demo run
+// found, each cause once; the remote shard finds bugs that only the
+// collector (5xx bodies) and the in-page oracles (axe-core, which the
+// collector injects; XSS probes) see. Minimisation is off in the shards:
+// it shortens specs and changes nothing about what is found.
+func TestShardedDemoRun(t *testing.T) {
+	_, single := demoRun(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	dsn := pgtest.DSN(t)
+	srv, err := browsertest.StartRunServer(ctx)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, srv.Stop()) }()
+
+	missions := []Mission{DefaultMission(),
+		{ThreadID: "checkout", Prompt: "Sign in, create a project and go through its pages as a power user.", Budget: 50}}
+	require.Equal(t, 1, ShardOf("explore", 2))
+	require.Equal(t, 2, ShardOf("checkout", 2))
+	root := t.TempDir()
+	dirs := []string{filepath.Join(root, "shard-1"), filepath.Join(root, "shard-2")}
+	results := make([]Result, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range 2 {
+		shard, err := ParseShard([]string{"1/2", "2/2"}[i])
+		require.NoError(t, err)
+		cfg := Config{Missions: missions, Shard: shard, Budget: 200, ReportDir: dirs[i], DB: dsn, MinimizeReplays: -1}
+		if i == 1 {
+			cfg.BrowserWS = srv.Endpoint
+		} else {
+			cfg.Browser = testBrowser
+		}
+		wg.Go(func() { results[i], errs[i] = Run(ctx, cfg) })
+	}
+	wg.Wait()
+	t.Logf("two shards in %s", time.Since(start).Round(time.Second))
+	for i, r := range results {
+		require.NoError(t, errs[i], "shard %d/2 (run-server output: %s)", i+1, srv.Output())
+		require.Len(t, r.Missions, 1)
+		require.Empty(t, r.Missions[0].Err)
+		assert.Equal(t, []string{"1/2", "2/2"}[i], r.Shard)
+	}
+	local, remote := results[0], results[1]
+	assert.Equal(t, "explore", local.Missions[0].Mission.ThreadID)
+	assert.Equal(t, "checkout", remote.Missions[0].Mission.ThreadID)
+	t.Logf("remote shard: %d steps, %d bugs, found %v", remote.Missions[0].Steps, remote.Bugs(), remote.Demo.Found)
+	t.Logf("local shard: %d steps, %d bugs, found %v", local.Missions[0].Steps, local.Bugs(), local.Demo.Found)
+
+	// Through the remote browser: the collector's and the page's oracles.
+	for _, id := range []demoapp.BugID{demoapp.Bug5xxSort, demoapp.BugA11yIconButton, demoapp.BugXSSSearch} {
+		assert.Contains(t, remote.Demo.Found, string(id), "found through the remote browser")
+	}
+
+	out := filepath.Join(root, "merged")
+	mres, err := MergeReports(out, dirs...)
+	require.NoError(t, err)
+	assert.Empty(t, mres.Warnings)
+	var sum mergedSummary
+	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &sum))
+
+	// Every seeded bug the single run found, in the merged report.
+	var missing []string
+	for _, id := range single.Demo.Found {
+		if !slices.Contains(sum.Demo.Found, id) {
+			missing = append(missing, id)
+		}
+	}
+	t.Logf("single run found %d %v; merged shards %d %v (%d causes, %d reports merged)", len(single.Demo.Found), single.Demo.Found,
+		len(sum.Demo.Found), sum.Demo.Found, sum.Bugs, sum.Merged)
+	assert.Empty(t, missing, "seeded bugs the single run found and the shards did not")
+	assert.GreaterOrEqual(t, len(sum.Demo.Found), 14, "the main job's bar")
+
+	// Each cause once: distinct fingerprints, the reports of both shards
+	// merged, about one report per seeded bug.
+	fps := map[string]bool{}
+	for _, c := range sum.Causes {
+		assert.False(t, fps[c.Fingerprint], "cause %s twice", c.Fingerprint)
+		fps[c.Fingerprint] = true
+	}
+	assert.Equal(t, remote.Bugs()+local.Bugs(), sum.Bugs+sum.Merged)
+	assert.Positive(t, sum.Merged, "the two missions share causes")
+	assert.LessOrEqual(t, sum.Bugs, len(sum.Demo.Found)+5, "about one report per seeded bug")
+
+	// One shared memory: a cause both shards reported is new in exactly
+	// one of them, and memory counts both.
+	st, pool, err := memory.OpenPostgresStore(ctx, dsn)
+	require.NoError(t, err)
+	defer pool.Close()
+	qa, err := memory.NewQA(st, memoryOrigin("", true))
+	require.NoError(t, err)
+	newIn := map[string]int{}
+	for _, r := range results {
+		for _, b := range r.Missions[0].Bugs {
+			if b.New {
+				newIn[b.Fingerprint]++
+			}
+		}
+	}
+	for _, c := range sum.Causes {
+		assert.Equal(t, 1, newIn[c.Fingerprint], "%s is new in exactly one shard", c.ID)
+		e, err := qa.Bug(ctx, c.Fingerprint)
+		if assert.NoError(t, err, "%s in memory", c.ID) {
+			assert.Equal(t, len(c.Missions), e.SeenCount, "%s: memory saw it once per mission that reported it", c.ID)
+		}
+	}
+	assertAppAddressesOnly(t, filepath.Join(out, "checkout"), remote.Missions[0].Target)
+}
