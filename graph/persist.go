@@ -80,10 +80,44 @@ func taskID(cpID, node string, i int) string {
 	return hex16(h)
 }
 
-// emptyRoute is the encoding of a task result with no routing, made once.
+// emptyRoute is the encoding of a task result with no routing, made once,
+// with the encodings of the routes to one node (see routeTo).
 func (c *CompiledGraph[S]) emptyRoute() ([]byte, error) {
-	c.emptyOnce.Do(func() { c.emptyEnc, c.emptyErr = c.ser.Marshal(routeRec{}) })
+	c.emptyOnce.Do(func() {
+		c.emptyEnc, c.emptyErr = c.ser.Marshal(routeRec{})
+		if c.emptyErr != nil {
+			return
+		}
+		c.oneRoute = make([][]byte, len(c.nodes)+1)
+		for i := range c.oneRoute {
+			name := End
+			if i < len(c.nodes) {
+				name = c.nodes[i].name
+			}
+			b, err := c.ser.Marshal(routeRec{Nodes: []string{name}})
+			if err != nil {
+				c.oneRoute = nil
+				return
+			}
+			c.oneRoute[i] = b
+		}
+	})
 	return c.emptyEnc, c.emptyErr
+}
+
+// routeTo returns the encoding of a route to node name alone, nil when it
+// was not made (the caller then encodes it).
+func (c *CompiledGraph[S]) routeTo(name string) []byte {
+	if _, err := c.emptyRoute(); err != nil || c.oneRoute == nil {
+		return nil
+	}
+	if name == End {
+		return c.oneRoute[len(c.nodes)]
+	}
+	if i, ok := c.nodeIdx[name]; ok {
+		return c.oneRoute[i]
+	}
+	return nil
 }
 
 // restore loads a checkpoint's values into r.
@@ -232,12 +266,29 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 		}
 	}
 	var writes []PendingWrite
-	for i := range tasks {
-		w, err := r.encodeWrites(&tasks[i])
+	switch len(tasks) {
+	case 0:
+	case 1:
+		// One task: its encoded writes are the step's (checkpointers copy
+		// what they keep, and the task's encoding is not changed after).
+		w, err := r.encodeWrites(&tasks[0])
 		if err != nil {
 			return err
 		}
-		writes = append(writes, w...)
+		writes = w[:len(w):len(w)]
+	default:
+		n := 0
+		for i := range tasks {
+			w, err := r.encodeWrites(&tasks[i])
+			if err != nil {
+				return err
+			}
+			n += len(w)
+		}
+		writes = make([]PendingWrite, 0, n)
+		for i := range tasks {
+			writes = append(writes, tasks[i].encoded...)
+		}
 	}
 	cp := &Checkpoint{
 		ThreadID: r.thread, NS: r.ns, ID: id, ParentID: parent, Step: r.step, Source: source,
@@ -328,8 +379,11 @@ func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer, grow bool) (b []byte, 
 	h := *(*sliceHeader)(f.ptr(sp))
 	at, old := r.encAt[fi], r.enc[fi]
 	if h.data != nil && h.data == at.data && h.len > at.len && at.len > 0 && len(old) > 2 && old[0] == '[' && old[len(old)-1] == ']' {
-		tail := sliceHeader{data: unsafe.Add(h.data, uintptr(at.len)*f.typ.Elem().Size()), len: h.len - at.len, cap: h.len - at.len}
-		tb, err := g.ser.Marshal(reflect.NewAt(f.typ, unsafe.Pointer(&tail)).Interface())
+		// The tail's header lives in r (no allocation per step); it is
+		// cleared after, so that it keeps nothing alive.
+		r.tail = sliceHeader{data: unsafe.Add(h.data, uintptr(at.len)*f.typ.Elem().Size()), len: h.len - at.len, cap: h.len - at.len}
+		tb, err := g.ser.Marshal(reflect.NewAt(f.typ, unsafe.Pointer(&r.tail)).Interface())
+		r.tail = sliceHeader{}
 		if err != nil {
 			return nil, 0, err
 		}
@@ -420,8 +474,14 @@ func (r *run[S]) encodeWrites(t *task[S]) ([]PendingWrite, error) {
 
 func (r *run[S]) encodeTaskWrites(t *task[S]) ([]PendingWrite, error) {
 	g := r.g
-	var out []PendingWrite
 	up := unsafe.Pointer(&t.update)
+	n := 1 + len(t.overwrite) // the route, the overwrites
+	for fi := range g.fields {
+		if f := &g.fields[fi]; !f.isZero(f.ptr(up)) {
+			n++
+		}
+	}
+	out := make([]PendingWrite, 0, n)
 	for fi := range g.fields {
 		f := &g.fields[fi]
 		if f.isZero(f.ptr(up)) {
@@ -456,6 +516,11 @@ func (r *run[S]) encodeTaskWrites(t *task[S]) ([]PendingWrite, error) {
 			return nil, fmt.Errorf("graph: encode route of %s: %w", t.node.name, err)
 		}
 		return append(out, PendingWrite{TaskID: t.sc.id, Node: t.node.name, Channel: chanRoute, Value: b}), nil
+	}
+	if t.one != "" && len(t.gotos) == 0 && len(t.sends) == 0 {
+		if b := g.routeTo(t.one); b != nil {
+			return append(out, PendingWrite{TaskID: t.sc.id, Node: t.node.name, Channel: chanRoute, Value: b}), nil
+		}
 	}
 	rec := routeRec{Nodes: t.gotos}
 	if t.one != "" {
