@@ -94,8 +94,13 @@ type taskWrites struct {
 // put merges ws (cloned) into the writes of their tasks: a write for a
 // (task, channel) pair already present replaces it in place.
 func (tw *taskWrites) put(ws []graph.PendingWrite) {
+	n := 0
 	for _, w := range ws {
-		w.Value = cloneBytes(w.Value)
+		n += len(w.Value)
+	}
+	a := make(arena, 0, n)
+	for _, w := range ws {
+		w.Value = a.copy(w.Value)
 		cur, ok := tw.tasks[w.TaskID]
 		if !ok {
 			tw.order = append(tw.order, w.TaskID)
@@ -109,9 +114,13 @@ func (tw *taskWrites) all() []graph.PendingWrite {
 	if tw == nil || len(tw.order) == 0 {
 		return nil
 	}
-	var out []graph.PendingWrite
+	n := 0
 	for _, id := range tw.order {
-		out = append(out, cloneWrites(tw.tasks[id])...)
+		n += len(tw.tasks[id])
+	}
+	out := make([]graph.PendingWrite, 0, n)
+	for _, id := range tw.order {
+		out = appendWrites(out, tw.tasks[id])
 	}
 	return out
 }
@@ -196,7 +205,8 @@ func (m *Memory) PutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []gr
 	if n == nil || cp.ParentID == "" || cp.ParentID == cp.ID || n.cps[cp.ParentID] == nil {
 		return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: parent %q not stored: %w", cp.ThreadID, cp.NS, cp.ID, cp.ParentID, graph.ErrDeltaBase)
 	}
-	stored, ropes, err := deltaValues(cp, deltas, func(k string) ([]byte, *rope, bool) { return n.value(cp.ParentID, k) })
+	parent := cp.ParentID
+	stored, ropes, err := deltaValues(cp, deltas, n.cps[parent], func(k string) ([]byte, *rope, bool) { return n.value(parent, k) })
 	if err != nil {
 		return err
 	}
@@ -207,14 +217,23 @@ func (m *Memory) PutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []gr
 // deltaValues builds the stored form of a PutDelta: a copy of cp whose
 // Values hold the given and inherited plain values, and the ropes of the
 // channels given by deltas or inherited as ropes. parent looks up the
-// parent's value of a channel.
-func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent func(string) ([]byte, *rope, bool)) (*graph.Checkpoint, map[string]*rope, error) {
+// parent's value of a channel; parentCP, when not nil, is the stored
+// parent, whose equal values and Metadata the copy shares.
+func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parentCP *graph.Checkpoint, parent func(string) ([]byte, *rope, bool)) (*graph.Checkpoint, map[string]*rope, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: %s", cp.ThreadID, cp.NS, cp.ID, fmt.Sprintf(format, args...))
 	}
-	byCh := make(map[string]int, len(deltas))
+	// A step has a few deltas: they are looked up by a scan, not a map.
+	deltaOf := func(ch string) int {
+		for i := range deltas {
+			if deltas[i].Channel == ch {
+				return i
+			}
+		}
+		return -1
+	}
 	for i, d := range deltas {
-		if _, dup := byCh[d.Channel]; dup {
+		if deltaOf(d.Channel) != i {
 			return nil, nil, fmt.Errorf("%w: %w", fail("two deltas for channel %q", d.Channel), ErrInvalid)
 		}
 		if _, ok := cp.Versions[d.Channel]; !ok {
@@ -223,14 +242,10 @@ func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent func(
 		if _, ok := cp.Values[d.Channel]; ok {
 			return nil, nil, fmt.Errorf("%w: %w", fail("channel %q given both in full and as a delta", d.Channel), ErrInvalid)
 		}
-		byCh[d.Channel] = i
 	}
-	c := *cp
-	c.Values = nil
-	stored := cloneCheckpoint(&c)
-	stored.Values = make(map[string][]byte, len(cp.Versions)+len(cp.Values))
-	for k, v := range cp.Values {
-		stored.Values[k] = cloneBytes(v)
+	stored := cloneWith(cp, cp.Values, parentCP)
+	if stored.Values == nil {
+		stored.Values = make(map[string][]byte, len(cp.Versions))
 	}
 	var ropes map[string]*rope
 	for k := range cp.Versions {
@@ -241,8 +256,8 @@ func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent func(
 		if !ok {
 			return nil, nil, fmt.Errorf("%w: %w", fail("channel %q is not in the parent", k), graph.ErrDeltaBase)
 		}
-		i, isDelta := byCh[k]
-		if !isDelta {
+		i := deltaOf(k)
+		if i < 0 {
 			if pr != nil {
 				if ropes == nil {
 					ropes = map[string]*rope{}
