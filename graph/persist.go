@@ -37,7 +37,9 @@ type routeRec struct {
 	Sends []sendRec `json:",omitempty"`
 }
 
-func (c *CompiledGraph[S]) newID(parent string) string {
+// newID returns a new checkpoint id (16 hex digits: a time in
+// nanoseconds, greater than the parent's and than the last id made).
+func (c *CompiledGraph[S]) newID(parent string) uint64 {
 	c.idMu.Lock()
 	n := time.Now().UnixNano()
 	if n <= c.lastID {
@@ -48,21 +50,33 @@ func (c *CompiledGraph[S]) newID(parent string) string {
 	}
 	c.lastID = n
 	c.idMu.Unlock()
-	return hex16(uint64(n))
+	return uint64(n)
 }
 
-func hex16(v uint64) string {
+func appendHex16(b []byte, v uint64) []byte {
 	const digits = "0123456789abcdef"
-	var b [16]byte
+	var d [16]byte
 	for i := 15; i >= 0; i-- {
-		b[i] = digits[v&0xf]
+		d[i] = digits[v&0xf]
 		v >>= 4
 	}
-	return string(b[:])
+	return append(b, d[:]...)
 }
 
-// taskID is FNV-1a over the checkpoint id, the node and the task's index.
-func taskID(cpID, node string, i int) string {
+// stepIDs returns, in one string, a new checkpoint id followed by the ids
+// of the tasks of next it schedules (each 16 hex digits: FNV-1a over the
+// checkpoint id, the node and the task's index).
+func stepIDs[S any](c *CompiledGraph[S], parent string, next []task[S]) string {
+	b := make([]byte, 0, 16*(1+len(next)))
+	b = appendHex16(b, c.newID(parent))
+	id := unsafe.String(unsafe.SliceData(b), 16) // b's first 16 bytes do not change
+	for i := range next {
+		b = appendHex16(b, taskHash(id, next[i].node.name, i))
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is not changed after
+}
+
+func taskHash(cpID, node string, i int) uint64 {
 	const offset, prime = 14695981039346656037, 1099511628211
 	h := uint64(offset)
 	mix := func(b byte) { h ^= uint64(b); h *= prime }
@@ -77,7 +91,7 @@ func taskID(cpID, node string, i int) string {
 	mix(byte(i))
 	mix(byte(i >> 8))
 	mix(byte(i >> 16))
-	return hex16(h)
+	return h
 }
 
 // emptyRoute is the encoding of a task result with no routing, made once,
@@ -194,7 +208,8 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	if r.cur != nil {
 		parent = r.cur.ID
 	}
-	id := g.newID(parent)
+	ids := stepIDs(g, parent, r.next)
+	id := ids[:16]
 	sp := unsafe.Pointer(&r.state)
 	dp, useDelta := r.cp.(DeltaPutter)
 	useDelta = useDelta && r.cur != nil
@@ -255,7 +270,7 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	next := make([]TaskRef, len(r.next))
 	for i := range r.next {
 		t := &r.next[i]
-		t.sc.id = taskID(id, t.node.name, i)
+		t.sc.id = ids[16*(i+1) : 16*(i+2)]
 		next[i] = TaskRef{ID: t.sc.id, Node: t.node.name, Send: t.send}
 		if t.send {
 			b, err := g.ser.Marshal(&t.input)
