@@ -15,17 +15,6 @@ func cloneBytes(b []byte) []byte {
 	return append(make([]byte, 0, len(b)), b...)
 }
 
-func cloneValues(m map[string][]byte) map[string][]byte {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string][]byte, len(m))
-	for k, v := range m {
-		out[k] = cloneBytes(v)
-	}
-	return out
-}
-
 func cloneWrites(ws []graph.PendingWrite) []graph.PendingWrite {
 	if ws == nil {
 		return nil
@@ -62,17 +51,6 @@ func (a *arena) copy(b []byte) []byte {
 	n := len(*a)
 	*a = append(*a, b...)
 	return (*a)[n:len(*a):len(*a)]
-}
-
-// cloneCheckpointShared is cloneCheckpoint for storing: a value equal to
-// the stored parent's is shared with it instead of copied, and so is the
-// parent's Metadata when equal (stored values are never changed, and what
-// callers get is cloned).
-func cloneCheckpointShared(cp, parent *graph.Checkpoint) *graph.Checkpoint {
-	if parent == nil {
-		return cloneCheckpoint(cp)
-	}
-	return cloneWith(cp, cp.Values, parent)
 }
 
 // cloneCheckpoint returns a deep copy of cp, so that neither the caller nor
