@@ -63,22 +63,18 @@ func cloneCheckpoint(cp *graph.Checkpoint) *graph.Checkpoint {
 // with a parent, values and Metadata equal to the parent's are shared with
 // it. All copied bytes come from one allocation.
 func cloneWith(cp *graph.Checkpoint, values map[string][]byte, parent *graph.Checkpoint) *graph.Checkpoint {
-	c := *cp
-	n := 0
+	n := headerBytes(cp)
 	for _, v := range values {
 		n += len(v)
 	}
-	for _, t := range cp.Next {
-		n += len(t.Arg)
-	}
-	for _, w := range cp.Writes {
-		n += len(w.Value)
-	}
-	for _, in := range cp.Interrupts {
-		n += len(in.Value)
-	}
 	a := make(arena, 0, n)
-	c.Values = nil
+	c := new(graph.Checkpoint)
+	var pm map[string]string
+	if parent != nil {
+		pm = parent.Metadata
+	}
+	cloneHeader(c, cp, &a, pm)
+	c.Versions = maps.Clone(cp.Versions)
 	if values != nil {
 		c.Values = make(map[string][]byte, len(values))
 		for k, v := range values {
@@ -91,34 +87,57 @@ func cloneWith(cp *graph.Checkpoint, values map[string][]byte, parent *graph.Che
 			c.Values[k] = a.copy(v)
 		}
 	}
-	c.Versions = maps.Clone(cp.Versions)
+	return c
+}
+
+// headerBytes is the length of cp's Send arguments, write values and
+// interrupt payloads.
+func headerBytes(cp *graph.Checkpoint) int {
+	n := 0
+	for _, t := range cp.Next {
+		n += len(t.Arg)
+	}
+	for _, w := range cp.Writes {
+		n += len(w.Value)
+	}
+	for _, in := range cp.Interrupts {
+		n += len(in.Value)
+	}
+	return n
+}
+
+// cloneHeader sets dst to a copy of cp without its Values and Versions: the bytes of
+// its Next, Writes and Interrupts copied into a, its Metadata shared with
+// parentMeta when equal (stored metadata is never changed), else copied.
+func cloneHeader(dst, cp *graph.Checkpoint, a *arena, parentMeta map[string]string) {
+	*dst = *cp
+	dst.Values, dst.Versions = nil, nil
 	if cp.Next != nil {
-		c.Next = make([]graph.TaskRef, len(cp.Next))
+		dst.Next = make([]graph.TaskRef, len(cp.Next))
 		for i, t := range cp.Next {
 			t.Arg = a.copy(t.Arg)
-			c.Next[i] = t
+			dst.Next[i] = t
 		}
 	}
 	if cp.Writes != nil {
-		c.Writes = make([]graph.PendingWrite, len(cp.Writes))
+		dst.Writes = make([]graph.PendingWrite, len(cp.Writes))
 		for i, w := range cp.Writes {
 			w.Value = a.copy(w.Value)
-			c.Writes[i] = w
+			dst.Writes[i] = w
 		}
 	}
 	if cp.Interrupts != nil {
-		c.Interrupts = make([]graph.InterruptInfo, len(cp.Interrupts))
+		dst.Interrupts = make([]graph.InterruptInfo, len(cp.Interrupts))
 		for i, in := range cp.Interrupts {
 			in.Value = a.copy(in.Value)
-			c.Interrupts[i] = in
+			dst.Interrupts[i] = in
 		}
 	}
-	if parent != nil && sameMetadata(parent.Metadata, cp.Metadata) {
-		c.Metadata = parent.Metadata
+	if parentMeta != nil && sameMetadata(parentMeta, cp.Metadata) {
+		dst.Metadata = parentMeta
 	} else {
-		c.Metadata = maps.Clone(cp.Metadata)
+		dst.Metadata = maps.Clone(cp.Metadata)
 	}
-	return &c
 }
 
 // sameMetadata reports whether a and b hold the same entries and are both

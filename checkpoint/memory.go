@@ -72,7 +72,15 @@ func (c *memCP) value(k string) ([]byte, *rope, bool) {
 
 // checkpoint returns a copy of c with every value (ropes materialised).
 func (c *memCP) checkpoint() *graph.Checkpoint {
-	out := c.cp
+	n := headerBytes(&c.cp)
+	for _, ch := range c.chans {
+		if ch.hasValue && ch.rope == nil {
+			n += len(ch.value)
+		}
+	}
+	a := make(arena, 0, n)
+	out := new(graph.Checkpoint)
+	cloneHeader(out, &c.cp, &a, nil)
 	if !c.noValues {
 		out.Values = make(map[string][]byte, len(c.chans))
 	}
@@ -84,39 +92,55 @@ func (c *memCP) checkpoint() *graph.Checkpoint {
 			if ch.rope != nil {
 				out.Values[ch.name] = ch.rope.bytes()
 			} else {
-				out.Values[ch.name] = ch.value
+				out.Values[ch.name] = a.copy(ch.value)
 			}
 		}
 		if ch.hasVer {
 			out.Versions[ch.name] = ch.version
 		}
 	}
-	return cloneCheckpoint(&out)
+	return out
 }
 
-// newMemCP copies cp's header, Next, Writes and Interrupts (their bytes in
-// one allocation) and makes room for its channels; Metadata equal to the
-// parent's is shared with it.
-func newMemCP(cp *graph.Checkpoint, parent *memCP) *memCP {
-	h := *cp
-	h.Values, h.Versions = nil, nil
-	var c *memCP
-	if parent != nil {
-		c = &memCP{cp: *cloneWith(&h, nil, &parent.cp)}
-	} else {
-		c = &memCP{cp: *cloneWith(&h, nil, nil)}
-	}
-	c.noValues, c.noVers = cp.Values == nil, cp.Versions == nil
-	n := len(cp.Values)
-	for k := range cp.Versions {
-		if _, ok := cp.Values[k]; !ok {
-			n++
+// newMemCP copies cp into a stored checkpoint whose channels are those of
+// cp.Values and cp.Versions; the bytes it copies (Send arguments, writes,
+// interrupts, the given values) come from one allocation. A value or the
+// Metadata equal to the parent's is shared with it; with ropify a long
+// list value becomes a rope, so that a PutDelta extending it grows it in
+// place.
+func newMemCP(cp *graph.Checkpoint, parent *memCP, ropify bool) *memCP {
+	n := headerBytes(cp)
+	for _, v := range cp.Values {
+		if !ropify || !ropeValue(v) {
+			n += len(v)
 		}
 	}
-	c.chans = make([]memChan, 0, n)
+	a := make(arena, 0, n)
+	c := &memCP{noValues: cp.Values == nil, noVers: cp.Versions == nil}
+	var pm map[string]string
+	if parent != nil {
+		pm = parent.cp.Metadata
+	}
+	cloneHeader(&c.cp, cp, &a, pm)
+	nch := len(cp.Values)
+	for k := range cp.Versions {
+		if _, ok := cp.Values[k]; !ok {
+			nch++
+		}
+	}
+	c.chans = make([]memChan, 0, nch)
 	for k, v := range cp.Values {
 		ver, hasVer := cp.Versions[k]
-		c.chans = append(c.chans, memChan{name: k, value: v, hasValue: true, version: ver, hasVer: hasVer})
+		ch := memChan{name: k, hasValue: true, version: ver, hasVer: hasVer}
+		switch {
+		case ropify && ropeValue(v):
+			ch.rope = newRope(v, nil)
+		case parent != nil && parent.sameValue(k, v):
+			ch.value, _, _ = parent.value(k)
+		default:
+			ch.value = a.copy(v)
+		}
+		c.chans = append(c.chans, ch)
 	}
 	for k, ver := range cp.Versions {
 		if _, ok := cp.Values[k]; !ok {
@@ -127,33 +151,13 @@ func newMemCP(cp *graph.Checkpoint, parent *memCP) *memCP {
 	return c
 }
 
-// ownValues replaces the caller's values (given) in c.chans by copies
-// (in one allocation), or by the parent's equal value; with ropify a long
-// list becomes a rope, so that a PutDelta extending it grows it in place.
-func (c *memCP) ownValues(given map[string][]byte, parent *memCP, ropify bool) {
-	n := 0
-	for _, v := range given {
-		n += len(v)
-	}
-	a := make(arena, 0, n)
-	for i := range c.chans {
-		ch := &c.chans[i]
-		v, ok := given[ch.name]
-		if !ok {
-			continue
-		}
-		if ropify && len(v) >= ropeMin && v[len(v)-1] == ']' {
-			ch.value, ch.rope = nil, newRope(v, nil)
-			continue
-		}
-		if parent != nil {
-			if pv, pr, ok := parent.value(ch.name); ok && pr == nil && bytes.Equal(pv, v) && (pv == nil) == (v == nil) {
-				ch.value = pv
-				continue
-			}
-		}
-		ch.value = a.copy(v)
-	}
+// ropeValue reports whether Put keeps v as a rope: a long JSON list.
+func ropeValue(v []byte) bool { return len(v) >= ropeMin && v[len(v)-1] == ']' }
+
+// sameValue reports whether c's channel k is the plain value v.
+func (c *memCP) sameValue(k string, v []byte) bool {
+	pv, pr, ok := c.value(k)
+	return ok && pr == nil && bytes.Equal(pv, v) && (pv == nil) == (v == nil)
 }
 
 // store puts c under its id and applies retention.
@@ -261,9 +265,7 @@ func (m *Memory) Put(ctx context.Context, cp *graph.Checkpoint) error {
 		nss[cp.NS] = n
 	}
 	parent := n.cps[cp.ParentID]
-	c := newMemCP(cp, parent)
-	c.ownValues(cp.Values, parent, true)
-	n.store(c, m.cfg.keepLast)
+	n.store(newMemCP(cp, parent, true), m.cfg.keepLast)
 	return nil
 }
 
@@ -320,7 +322,7 @@ func memDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent *memCP) 
 			return nil, fmt.Errorf("%w: %w", fail("channel %q given both in full and as a delta", d.Channel), ErrInvalid)
 		}
 	}
-	c := newMemCP(cp, parent)
+	c := newMemCP(cp, parent, false)
 	c.noValues = false // the stored checkpoint has the inherited values
 	for i := range c.chans {
 		ch := &c.chans[i]
@@ -347,7 +349,6 @@ func memDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent *memCP) 
 			return nil, fmt.Errorf("%w: %w", fail("delta of channel %q keeps %d bytes of a shorter value", ch.name, d.Keep), graph.ErrDeltaBase)
 		}
 	}
-	c.ownValues(cp.Values, parent, false)
 	return c, nil
 }
 

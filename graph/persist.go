@@ -213,7 +213,7 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	sp := unsafe.Pointer(&r.state)
 	dp, useDelta := r.cp.(DeltaPutter)
 	useDelta = useDelta && r.cur != nil
-	var deltas []ChannelDelta
+	deltas := r.deltas[:0] // PutDelta keeps no delta: the buffer is reused
 	values := make(map[string][]byte, len(g.fields)+1)
 	versions := make(map[string]int64, len(g.fields))
 	for fi := range g.fields {
@@ -313,6 +313,8 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	partial := false
 	if useDelta {
 		err := dp.PutDelta(ctx, cp, deltas)
+		clear(deltas)
+		r.deltas = deltas[:0]
 		switch {
 		case err == nil:
 			partial = true

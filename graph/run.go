@@ -86,8 +86,9 @@ type run[S any] struct {
 	// encShared[i]: enc[i] was handed to the checkpointer or came from it,
 	// so it may not be extended in place.
 	encShared  []bool
-	curPartial bool        // r.cur was stored with PutDelta: its Values are the changes only
-	tail       sliceHeader // scratch: the appended part of a list being encoded
+	curPartial bool           // r.cur was stored with PutDelta: its Values are the changes only
+	tail       sliceHeader    // scratch: the appended part of a list being encoded
+	deltas     []ChannelDelta // scratch: a step's deltas
 	written    []bool
 	joinSeen   [][]bool
 	// deferred nodes triggered while other tasks were scheduled (Defer)
