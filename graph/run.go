@@ -43,6 +43,7 @@ type task[S any] struct {
 	input   S
 	sc      taskScratch
 	tcx     taskCtx
+	ctx     taskContext // a parallel task's context
 
 	update    S
 	overwrite []Write[S]
@@ -541,7 +542,8 @@ func (r *run[S]) runParallel(ctx context.Context, tasks []task[S]) error {
 		running++
 		t.sc.inline = false
 		t.tcx = taskCtx{r: r, task: &t.sc}
-		go r.runAsync(context.WithValue(r.parCtx, ctxKey{}, &t.tcx), i, done)
+		t.ctx = taskContext{Context: r.parCtx, tc: &t.tcx}
+		go r.runAsync(&t.ctx, i, done)
 	}
 	for running > 0 {
 		select {
