@@ -193,13 +193,25 @@ func (tw *taskWrites) put(ws []graph.PendingWrite) {
 		n += len(w.Value)
 	}
 	a := make(arena, 0, n)
-	for _, w := range ws {
-		w.Value = a.copy(w.Value)
-		cur, ok := tw.tasks[w.TaskID]
-		if !ok {
-			tw.order = append(tw.order, w.TaskID)
+	// The engine passes a task's writes together: each run of writes of
+	// one task is merged with one map look-up, into a slice sized for it.
+	for i := 0; i < len(ws); {
+		id := ws[i].TaskID
+		j := i + 1
+		for j < len(ws) && ws[j].TaskID == id {
+			j++
 		}
-		tw.tasks[w.TaskID] = mergeTaskWrite(cur, w)
+		cur, ok := tw.tasks[id]
+		if !ok {
+			tw.order = append(tw.order, id)
+			cur = make([]graph.PendingWrite, 0, j-i)
+		}
+		for _, w := range ws[i:j] {
+			w.Value = a.copy(w.Value)
+			cur = mergeTaskWrite(cur, w)
+		}
+		tw.tasks[id] = cur
+		i = j
 	}
 }
 
