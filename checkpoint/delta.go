@@ -48,7 +48,7 @@ func (b *Bolt) PutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []grap
 		return fmt.Errorf("checkpoint: put delta thread %q ns %q checkpoint %q: parent %q: %w: %w", cp.ThreadID, cp.NS, cp.ID, cp.ParentID, graph.ErrDeltaBase, err)
 	}
 	pl := &loaded{cp: parent}
-	stored, ropes, err := deltaValues(cp, deltas, nil, pl.value)
+	stored, ropes, err := deltaValues(cp, deltas, pl.value)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (b *Bolt) logPutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []g
 	if base == nil || base.cp.ID != cp.ParentID {
 		return false, nil
 	}
-	stored, ropes, err := deltaValues(cp, deltas, nil, base.value)
+	stored, ropes, err := deltaValues(cp, deltas, base.value)
 	if err != nil {
 		return true, err
 	}
@@ -84,7 +84,7 @@ func (b *Bolt) putDeltaFast(cp *graph.Checkpoint, deltas []graph.ChannelDelta) (
 	if base == nil || base.cp.ID != cp.ParentID || base.depth+1 >= b.cfg.snapshotEvery {
 		return false, nil
 	}
-	stored, ropes, err := deltaValues(cp, deltas, nil, base.value)
+	stored, ropes, err := deltaValues(cp, deltas, base.value)
 	if err != nil {
 		return true, err
 	}

@@ -367,9 +367,8 @@ func memDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent *memCP) 
 // deltaValues builds the stored form of a PutDelta: a copy of cp whose
 // Values hold the given and inherited plain values, and the ropes of the
 // channels given by deltas or inherited as ropes. parent looks up the
-// parent's value of a channel; parentCP, when not nil, is the stored
-// parent, whose equal values and Metadata the copy shares.
-func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parentCP *graph.Checkpoint, parent func(string) ([]byte, *rope, bool)) (*graph.Checkpoint, map[string]*rope, error) {
+// parent's value of a channel. (Bolt's; Memory has memDelta.)
+func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent func(string) ([]byte, *rope, bool)) (*graph.Checkpoint, map[string]*rope, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: %s", cp.ThreadID, cp.NS, cp.ID, fmt.Sprintf(format, args...))
 	}
@@ -393,7 +392,7 @@ func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parentCP *gr
 			return nil, nil, fmt.Errorf("%w: %w", fail("channel %q given both in full and as a delta", d.Channel), ErrInvalid)
 		}
 	}
-	stored := cloneWith(cp, cp.Values, parentCP)
+	stored := cloneWith(cp, cp.Values, nil)
 	if stored.Values == nil {
 		stored.Values = make(map[string][]byte, len(cp.Versions))
 	}
