@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -26,59 +27,152 @@ type Memory struct {
 
 type memNS struct {
 	ids    []string // sorted ascending
-	cps    map[string]*graph.Checkpoint
+	cps    map[string]*memCP
 	writes map[string]*taskWrites // pending writes by checkpoint id
-	// ropes holds, by checkpoint id, the values of channels stored by
-	// PutDelta (absent from the checkpoint's Values).
-	ropes map[string]map[string]*rope
 }
 
-// value returns channel k's value in stored checkpoint id, materialised
-// only when it is a rope (then fresh).
-func (n *memNS) value(id, k string) ([]byte, *rope, bool) {
-	if v, ok := n.cps[id].Values[k]; ok {
-		return v, nil, true
+// memCP is a stored checkpoint: a copy of what was Put, its channels (the
+// keys of Values and of Versions) kept in one slice sorted by name rather
+// than in two maps, so that storing a step costs few allocations.
+type memCP struct {
+	cp       graph.Checkpoint // Values and Versions nil
+	chans    []memChan
+	noValues bool // Values was nil (not empty)
+	noVers   bool // Versions was nil (not empty)
+}
+
+// memChan is one key of a stored checkpoint's Values or Versions. A value
+// is plain or a rope (a long list grown by deltas); stored values are
+// never changed, so checkpoints share them.
+type memChan struct {
+	name     string
+	value    []byte
+	rope     *rope
+	hasValue bool
+	version  int64
+	hasVer   bool
+}
+
+// find returns the index of channel k in c.chans, or -1.
+func (c *memCP) find(k string) int {
+	i, ok := slices.BinarySearchFunc(c.chans, k, func(ch memChan, k string) int { return strings.Compare(ch.name, k) })
+	if !ok {
+		return -1
 	}
-	if r := n.ropes[id][k]; r != nil {
-		return nil, r, true
+	return i
+}
+
+// value returns channel k's stored value: plain, or a rope.
+func (c *memCP) value(k string) ([]byte, *rope, bool) {
+	if i := c.find(k); i >= 0 && c.chans[i].hasValue {
+		return c.chans[i].value, c.chans[i].rope, true
 	}
 	return nil, nil, false
 }
 
-// get returns a copy of stored checkpoint id with every value.
-func (n *memNS) get(id string) *graph.Checkpoint {
-	c := cloneCheckpoint(n.cps[id])
-	if rs := n.ropes[id]; len(rs) > 0 {
-		if c.Values == nil {
-			c.Values = make(map[string][]byte, len(rs))
-		}
-		for k, r := range rs {
-			c.Values[k] = r.bytes()
+// checkpoint returns a copy of c with every value (ropes materialised).
+func (c *memCP) checkpoint() *graph.Checkpoint {
+	n := headerBytes(&c.cp)
+	for _, ch := range c.chans {
+		if ch.hasValue && ch.rope == nil {
+			n += len(ch.value)
 		}
 	}
+	a := make(arena, 0, n)
+	out := new(graph.Checkpoint)
+	cloneHeader(out, &c.cp, &a, nil)
+	if !c.noValues {
+		out.Values = make(map[string][]byte, len(c.chans))
+	}
+	if !c.noVers {
+		out.Versions = make(map[string]int64, len(c.chans))
+	}
+	for _, ch := range c.chans {
+		if ch.hasValue {
+			if ch.rope != nil {
+				out.Values[ch.name] = ch.rope.bytes()
+			} else {
+				out.Values[ch.name] = a.copy(ch.value)
+			}
+		}
+		if ch.hasVer {
+			out.Versions[ch.name] = ch.version
+		}
+	}
+	return out
+}
+
+// newMemCP copies cp into a stored checkpoint whose channels are those of
+// cp.Values and cp.Versions; the bytes it copies (Send arguments, writes,
+// interrupts, the given values) come from one allocation. A value or the
+// Metadata equal to the parent's is shared with it; with ropify a long
+// list value becomes a rope, so that a PutDelta extending it grows it in
+// place.
+func newMemCP(cp *graph.Checkpoint, parent *memCP, ropify bool) *memCP {
+	n := headerBytes(cp)
+	for _, v := range cp.Values {
+		if !ropify || !ropeValue(v) {
+			n += len(v)
+		}
+	}
+	a := make(arena, 0, n)
+	c := &memCP{noValues: cp.Values == nil, noVers: cp.Versions == nil}
+	var pm map[string]string
+	if parent != nil {
+		pm = parent.cp.Metadata
+	}
+	cloneHeader(&c.cp, cp, &a, pm)
+	nch := len(cp.Values)
+	for k := range cp.Versions {
+		if _, ok := cp.Values[k]; !ok {
+			nch++
+		}
+	}
+	c.chans = make([]memChan, 0, nch)
+	for k, v := range cp.Values {
+		ver, hasVer := cp.Versions[k]
+		ch := memChan{name: k, hasValue: true, version: ver, hasVer: hasVer}
+		switch {
+		case ropify && ropeValue(v):
+			ch.rope = newRope(v, nil)
+		case parent != nil && parent.sameValue(k, v):
+			ch.value, _, _ = parent.value(k)
+		default:
+			ch.value = a.copy(v)
+		}
+		c.chans = append(c.chans, ch)
+	}
+	for k, ver := range cp.Versions {
+		if _, ok := cp.Values[k]; !ok {
+			c.chans = append(c.chans, memChan{name: k, version: ver, hasVer: true})
+		}
+	}
+	slices.SortFunc(c.chans, func(a, b memChan) int { return strings.Compare(a.name, b.name) })
 	return c
 }
 
-// store puts stored (and its ropes) under its id and applies retention.
-func (n *memNS) store(stored *graph.Checkpoint, ropes map[string]*rope, keepLast int) {
-	if _, ok := n.cps[stored.ID]; !ok {
-		i, _ := slices.BinarySearch(n.ids, stored.ID)
-		n.ids = slices.Insert(n.ids, i, stored.ID)
+// ropeValue reports whether Put keeps v as a rope: a long JSON list.
+func ropeValue(v []byte) bool { return len(v) >= ropeMin && v[len(v)-1] == ']' }
+
+// sameValue reports whether c's channel k is the plain value v.
+func (c *memCP) sameValue(k string, v []byte) bool {
+	pv, pr, ok := c.value(k)
+	return ok && pr == nil && bytes.Equal(pv, v) && (pv == nil) == (v == nil)
+}
+
+// store puts c under its id and applies retention.
+func (n *memNS) store(c *memCP, keepLast int) {
+	id := c.cp.ID
+	if _, ok := n.cps[id]; !ok {
+		i, _ := slices.BinarySearch(n.ids, id)
+		n.ids = slices.Insert(n.ids, i, id)
 	}
-	n.cps[stored.ID] = stored
-	delete(n.ropes, stored.ID)
-	if len(ropes) > 0 {
-		if n.ropes == nil {
-			n.ropes = map[string]map[string]*rope{}
-		}
-		n.ropes[stored.ID] = ropes
-	}
+	n.cps[id] = c
 	if k := keepLast; k > 0 && len(n.ids) > k {
 		drop := n.ids[:len(n.ids)-k]
 		for _, id := range drop {
 			delete(n.cps, id)
 			delete(n.writes, id)
-			delete(n.ropes, id)
 		}
 		n.ids = slices.Clone(n.ids[len(n.ids)-k:])
 	}
@@ -94,13 +188,30 @@ type taskWrites struct {
 // put merges ws (cloned) into the writes of their tasks: a write for a
 // (task, channel) pair already present replaces it in place.
 func (tw *taskWrites) put(ws []graph.PendingWrite) {
+	n := 0
 	for _, w := range ws {
-		w.Value = cloneBytes(w.Value)
-		cur, ok := tw.tasks[w.TaskID]
-		if !ok {
-			tw.order = append(tw.order, w.TaskID)
+		n += len(w.Value)
+	}
+	a := make(arena, 0, n)
+	// The engine passes a task's writes together: each run of writes of
+	// one task is merged with one map look-up, into a slice sized for it.
+	for i := 0; i < len(ws); {
+		id := ws[i].TaskID
+		j := i + 1
+		for j < len(ws) && ws[j].TaskID == id {
+			j++
 		}
-		tw.tasks[w.TaskID] = mergeTaskWrite(cur, w)
+		cur, ok := tw.tasks[id]
+		if !ok {
+			tw.order = append(tw.order, id)
+			cur = make([]graph.PendingWrite, 0, j-i)
+		}
+		for _, w := range ws[i:j] {
+			w.Value = a.copy(w.Value)
+			cur = mergeTaskWrite(cur, w)
+		}
+		tw.tasks[id] = cur
+		i = j
 	}
 }
 
@@ -109,9 +220,13 @@ func (tw *taskWrites) all() []graph.PendingWrite {
 	if tw == nil || len(tw.order) == 0 {
 		return nil
 	}
-	var out []graph.PendingWrite
+	n := 0
 	for _, id := range tw.order {
-		out = append(out, cloneWrites(tw.tasks[id])...)
+		n += len(tw.tasks[id])
+	}
+	out := make([]graph.PendingWrite, 0, n)
+	for _, id := range tw.order {
+		out = appendWrites(out, tw.tasks[id])
 	}
 	return out
 }
@@ -158,23 +273,11 @@ func (m *Memory) Put(ctx context.Context, cp *graph.Checkpoint) error {
 	}
 	n := nss[cp.NS]
 	if n == nil {
-		n = &memNS{cps: map[string]*graph.Checkpoint{}, writes: map[string]*taskWrites{}}
+		n = &memNS{cps: map[string]*memCP{}, writes: map[string]*taskWrites{}}
 		nss[cp.NS] = n
 	}
-	stored := cloneCheckpointShared(cp, n.cps[cp.ParentID])
-	var ropes map[string]*rope
-	for k, v := range stored.Values {
-		// a long value is kept as a rope, so that a PutDelta extending
-		// it grows it in place
-		if len(v) >= ropeMin && v[len(v)-1] == ']' {
-			if ropes == nil {
-				ropes = map[string]*rope{}
-			}
-			ropes[k] = newRope(v, nil)
-			delete(stored.Values, k)
-		}
-	}
-	n.store(stored, ropes, m.cfg.keepLast)
+	parent := n.cps[cp.ParentID]
+	n.store(newMemCP(cp, parent, true), m.cfg.keepLast)
 	return nil
 }
 
@@ -196,25 +299,90 @@ func (m *Memory) PutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []gr
 	if n == nil || cp.ParentID == "" || cp.ParentID == cp.ID || n.cps[cp.ParentID] == nil {
 		return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: parent %q not stored: %w", cp.ThreadID, cp.NS, cp.ID, cp.ParentID, graph.ErrDeltaBase)
 	}
-	stored, ropes, err := deltaValues(cp, deltas, func(k string) ([]byte, *rope, bool) { return n.value(cp.ParentID, k) })
+	c, err := memDelta(cp, deltas, n.cps[cp.ParentID])
 	if err != nil {
 		return err
 	}
-	n.store(stored, ropes, m.cfg.keepLast)
+	n.store(c, m.cfg.keepLast)
 	return nil
+}
+
+// memDelta builds the stored form of a PutDelta against the stored parent
+// (see graph.DeltaPutter): the given values copied, the other channels of
+// cp.Versions inherited from the parent or extended by their delta.
+func memDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent *memCP) (*memCP, error) {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: %s", cp.ThreadID, cp.NS, cp.ID, fmt.Sprintf(format, args...))
+	}
+	// A step has a few deltas: they are looked up by a scan, not a map.
+	deltaOf := func(ch string) int {
+		for i := range deltas {
+			if deltas[i].Channel == ch {
+				return i
+			}
+		}
+		return -1
+	}
+	for i, d := range deltas {
+		if deltaOf(d.Channel) != i {
+			return nil, fmt.Errorf("%w: %w", fail("two deltas for channel %q", d.Channel), ErrInvalid)
+		}
+		if _, ok := cp.Versions[d.Channel]; !ok {
+			return nil, fmt.Errorf("%w: %w", fail("delta for channel %q, which has no version", d.Channel), ErrInvalid)
+		}
+		if _, ok := cp.Values[d.Channel]; ok {
+			return nil, fmt.Errorf("%w: %w", fail("channel %q given both in full and as a delta", d.Channel), ErrInvalid)
+		}
+	}
+	c := newMemCP(cp, parent, false)
+	c.noValues = false // the stored checkpoint has the inherited values
+	for i := range c.chans {
+		ch := &c.chans[i]
+		if ch.hasValue || !ch.hasVer {
+			continue
+		}
+		pv, pr, ok := parent.value(ch.name)
+		if !ok {
+			return nil, fmt.Errorf("%w: %w", fail("channel %q is not in the parent", ch.name), graph.ErrDeltaBase)
+		}
+		ch.hasValue = true
+		di := deltaOf(ch.name)
+		if di < 0 {
+			ch.value, ch.rope = pv, pr // stored values are never changed: shared
+			continue
+		}
+		d := deltas[di]
+		if pr != nil {
+			ch.rope, ok = pr.extend(d.Keep, d.Tail)
+		} else if ok = d.Keep >= 0 && d.Keep <= len(pv); ok {
+			ch.rope = newRope(pv[:d.Keep], d.Tail)
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w: %w", fail("delta of channel %q keeps %d bytes of a shorter value", ch.name, d.Keep), graph.ErrDeltaBase)
+		}
+	}
+	return c, nil
 }
 
 // deltaValues builds the stored form of a PutDelta: a copy of cp whose
 // Values hold the given and inherited plain values, and the ropes of the
 // channels given by deltas or inherited as ropes. parent looks up the
-// parent's value of a channel.
+// parent's value of a channel. (Bolt's; Memory has memDelta.)
 func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent func(string) ([]byte, *rope, bool)) (*graph.Checkpoint, map[string]*rope, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: %s", cp.ThreadID, cp.NS, cp.ID, fmt.Sprintf(format, args...))
 	}
-	byCh := make(map[string]int, len(deltas))
+	// A step has a few deltas: they are looked up by a scan, not a map.
+	deltaOf := func(ch string) int {
+		for i := range deltas {
+			if deltas[i].Channel == ch {
+				return i
+			}
+		}
+		return -1
+	}
 	for i, d := range deltas {
-		if _, dup := byCh[d.Channel]; dup {
+		if deltaOf(d.Channel) != i {
 			return nil, nil, fmt.Errorf("%w: %w", fail("two deltas for channel %q", d.Channel), ErrInvalid)
 		}
 		if _, ok := cp.Versions[d.Channel]; !ok {
@@ -223,14 +391,10 @@ func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent func(
 		if _, ok := cp.Values[d.Channel]; ok {
 			return nil, nil, fmt.Errorf("%w: %w", fail("channel %q given both in full and as a delta", d.Channel), ErrInvalid)
 		}
-		byCh[d.Channel] = i
 	}
-	c := *cp
-	c.Values = nil
-	stored := cloneCheckpoint(&c)
-	stored.Values = make(map[string][]byte, len(cp.Versions)+len(cp.Values))
-	for k, v := range cp.Values {
-		stored.Values[k] = cloneBytes(v)
+	stored := cloneWith(cp, cp.Values, nil)
+	if stored.Values == nil {
+		stored.Values = make(map[string][]byte, len(cp.Versions))
 	}
 	var ropes map[string]*rope
 	for k := range cp.Versions {
@@ -241,8 +405,8 @@ func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent func(
 		if !ok {
 			return nil, nil, fmt.Errorf("%w: %w", fail("channel %q is not in the parent", k), graph.ErrDeltaBase)
 		}
-		i, isDelta := byCh[k]
-		if !isDelta {
+		i := deltaOf(k)
+		if i < 0 {
 			if pr != nil {
 				if ropes == nil {
 					ropes = map[string]*rope{}
@@ -289,7 +453,7 @@ func (m *Memory) PutWrites(ctx context.Context, threadID, ns, checkpointID strin
 	}
 	n := nss[ns]
 	if n == nil {
-		n = &memNS{cps: map[string]*graph.Checkpoint{}, writes: map[string]*taskWrites{}}
+		n = &memNS{cps: map[string]*memCP{}, writes: map[string]*taskWrites{}}
 		nss[ns] = n
 	}
 	tw := n.writes[checkpointID]
@@ -321,7 +485,7 @@ func (m *Memory) Get(ctx context.Context, threadID, ns, checkpointID string) (*g
 	if !ok {
 		return nil, nil, notFound(threadID, ns, checkpointID)
 	}
-	return n.get(cp.ID), n.writes[id].all(), nil
+	return cp.checkpoint(), n.writes[id].all(), nil
 }
 
 // List returns the thread's checkpoints in ns, newest first.
@@ -341,7 +505,7 @@ func (m *Memory) List(ctx context.Context, threadID, ns string, opts graph.ListO
 		if opts.Before != "" && strings.Compare(id, opts.Before) >= 0 {
 			continue
 		}
-		out = append(out, n.get(id))
+		out = append(out, n.cps[id].checkpoint())
 		if opts.Limit > 0 && len(out) >= opts.Limit {
 			break
 		}

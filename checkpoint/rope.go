@@ -24,10 +24,22 @@ type appendBuf struct {
 type rope struct {
 	buf  *appendBuf
 	n    int
-	tail []byte
+	last [ropeSuffix]byte // the tail, held in the rope (one allocation)
+	nl   int
 }
 
-func (r *rope) len() int { return r.n + len(r.tail) }
+// newTail returns a rope of buf's first n bytes followed by parts.
+func newTail(buf *appendBuf, n int, parts ...[]byte) *rope {
+	r := &rope{buf: buf, n: n}
+	for _, p := range parts {
+		r.nl += copy(r.last[r.nl:], p)
+	}
+	return r
+}
+
+func (r *rope) tail() []byte { return r.last[:r.nl] }
+
+func (r *rope) len() int { return r.n + r.nl }
 
 // bytes returns a new copy of the value.
 func (r *rope) bytes() []byte {
@@ -35,7 +47,7 @@ func (r *rope) bytes() []byte {
 	r.buf.mu.Lock()
 	copy(out, r.buf.b[:r.n])
 	r.buf.mu.Unlock()
-	copy(out[r.n:], r.tail)
+	copy(out[r.n:], r.tail())
 	return out
 }
 
@@ -45,7 +57,7 @@ func newRope(prefix, tail []byte) *rope {
 	s := min(n, ropeSuffix)
 	all := make([]byte, 0, 2*n)
 	all = append(append(all, prefix...), tail...)
-	return &rope{buf: &appendBuf{b: all[:n-s]}, n: n - s, tail: append([]byte(nil), all[n-s:]...)}
+	return newTail(&appendBuf{b: all[:n-s]}, n-s, all[n-s:])
 }
 
 // extend returns the rope of the first keep bytes of r followed by tail;
@@ -62,18 +74,17 @@ func (r *rope) extend(keep int, tail []byte) (out *rope, ok bool) {
 	if keep < r.n || len(r.buf.b) != r.n || into < 0 {
 		prefix := r.buf.b[:min(keep, r.n)]
 		if keep > r.n {
-			prefix = append(append(make([]byte, 0, keep), prefix...), r.tail[:keep-r.n]...)
+			prefix = append(append(make([]byte, 0, keep), prefix...), r.tail()[:keep-r.n]...)
 		}
 		return newRope(prefix, tail), true
 	}
 	// the value is buf[:n] + r.tail[:keep-n] + tail; all but its last s
 	// bytes go to the buffer.
-	mid := r.tail[:keep-r.n]
+	mid := r.tail()[:keep-r.n]
 	if into <= len(mid) {
 		r.buf.b = append(r.buf.b, mid[:into]...)
-		rest := append(append(make([]byte, 0, s), mid[into:]...), tail...)
-		return &rope{buf: r.buf, n: len(r.buf.b), tail: rest}, true
+		return newTail(r.buf, len(r.buf.b), mid[into:], tail), true
 	}
 	r.buf.b = append(append(r.buf.b, mid...), tail[:into-len(mid)]...)
-	return &rope{buf: r.buf, n: len(r.buf.b), tail: append([]byte(nil), tail[into-len(mid):]...)}, true
+	return newTail(r.buf, len(r.buf.b), tail[into-len(mid):]), true
 }

@@ -38,6 +38,9 @@ type CompiledGraph[S any] struct {
 	emptyOnce sync.Once
 	emptyEnc  []byte
 	emptyErr  error
+	// oneRoute[i] is the encoding of a route to node i alone (the last
+	// entry: to End), made once: most tasks route to one node.
+	oneRoute [][]byte
 }
 
 type cnode[S any] struct {

@@ -23,6 +23,21 @@ type runner interface {
 	hasCheckpointer() bool
 }
 
+// taskContext is a parallel task's context: the step's context with the
+// task's taskCtx under ctxKey{}, as context.WithValue would make it, but
+// held in the task (no allocation per task).
+type taskContext struct {
+	context.Context
+	tc *taskCtx
+}
+
+func (c *taskContext) Value(key any) any {
+	if _, ok := key.(ctxKey); ok {
+		return c.tc
+	}
+	return c.Context.Value(key)
+}
+
 func fromCtx(ctx context.Context) *taskCtx {
 	if ctx == nil {
 		return nil

@@ -37,7 +37,9 @@ type routeRec struct {
 	Sends []sendRec `json:",omitempty"`
 }
 
-func (c *CompiledGraph[S]) newID(parent string) string {
+// newID returns a new checkpoint id (16 hex digits: a time in
+// nanoseconds, greater than the parent's and than the last id made).
+func (c *CompiledGraph[S]) newID(parent string) uint64 {
 	c.idMu.Lock()
 	n := time.Now().UnixNano()
 	if n <= c.lastID {
@@ -48,21 +50,33 @@ func (c *CompiledGraph[S]) newID(parent string) string {
 	}
 	c.lastID = n
 	c.idMu.Unlock()
-	return hex16(uint64(n))
+	return uint64(n)
 }
 
-func hex16(v uint64) string {
+func appendHex16(b []byte, v uint64) []byte {
 	const digits = "0123456789abcdef"
-	var b [16]byte
+	var d [16]byte
 	for i := 15; i >= 0; i-- {
-		b[i] = digits[v&0xf]
+		d[i] = digits[v&0xf]
 		v >>= 4
 	}
-	return string(b[:])
+	return append(b, d[:]...)
 }
 
-// taskID is FNV-1a over the checkpoint id, the node and the task's index.
-func taskID(cpID, node string, i int) string {
+// stepIDs returns, in one string, a new checkpoint id followed by the ids
+// of the tasks of next it schedules (each 16 hex digits: FNV-1a over the
+// checkpoint id, the node and the task's index).
+func stepIDs[S any](c *CompiledGraph[S], parent string, next []task[S]) string {
+	b := make([]byte, 0, 16*(1+len(next)))
+	b = appendHex16(b, c.newID(parent))
+	id := unsafe.String(unsafe.SliceData(b), 16) // b's first 16 bytes do not change
+	for i := range next {
+		b = appendHex16(b, taskHash(id, next[i].node.name, i))
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is not changed after
+}
+
+func taskHash(cpID, node string, i int) uint64 {
 	const offset, prime = 14695981039346656037, 1099511628211
 	h := uint64(offset)
 	mix := func(b byte) { h ^= uint64(b); h *= prime }
@@ -77,13 +91,47 @@ func taskID(cpID, node string, i int) string {
 	mix(byte(i))
 	mix(byte(i >> 8))
 	mix(byte(i >> 16))
-	return hex16(h)
+	return h
 }
 
-// emptyRoute is the encoding of a task result with no routing, made once.
+// emptyRoute is the encoding of a task result with no routing, made once,
+// with the encodings of the routes to one node (see routeTo).
 func (c *CompiledGraph[S]) emptyRoute() ([]byte, error) {
-	c.emptyOnce.Do(func() { c.emptyEnc, c.emptyErr = c.ser.Marshal(routeRec{}) })
+	c.emptyOnce.Do(func() {
+		c.emptyEnc, c.emptyErr = c.ser.Marshal(routeRec{})
+		if c.emptyErr != nil {
+			return
+		}
+		c.oneRoute = make([][]byte, len(c.nodes)+1)
+		for i := range c.oneRoute {
+			name := End
+			if i < len(c.nodes) {
+				name = c.nodes[i].name
+			}
+			b, err := c.ser.Marshal(routeRec{Nodes: []string{name}})
+			if err != nil {
+				c.oneRoute = nil
+				return
+			}
+			c.oneRoute[i] = b
+		}
+	})
 	return c.emptyEnc, c.emptyErr
+}
+
+// routeTo returns the encoding of a route to node name alone, nil when it
+// was not made (the caller then encodes it).
+func (c *CompiledGraph[S]) routeTo(name string) []byte {
+	if _, err := c.emptyRoute(); err != nil || c.oneRoute == nil {
+		return nil
+	}
+	if name == End {
+		return c.oneRoute[len(c.nodes)]
+	}
+	if i, ok := c.nodeIdx[name]; ok {
+		return c.oneRoute[i]
+	}
+	return nil
 }
 
 // restore loads a checkpoint's values into r.
@@ -160,11 +208,12 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	if r.cur != nil {
 		parent = r.cur.ID
 	}
-	id := g.newID(parent)
+	ids := stepIDs(g, parent, r.next)
+	id := ids[:16]
 	sp := unsafe.Pointer(&r.state)
 	dp, useDelta := r.cp.(DeltaPutter)
 	useDelta = useDelta && r.cur != nil
-	var deltas []ChannelDelta
+	deltas := r.deltas[:0] // PutDelta keeps no delta: the buffer is reused
 	values := make(map[string][]byte, len(g.fields)+1)
 	versions := make(map[string]int64, len(g.fields))
 	for fi := range g.fields {
@@ -221,7 +270,7 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	next := make([]TaskRef, len(r.next))
 	for i := range r.next {
 		t := &r.next[i]
-		t.sc.id = taskID(id, t.node.name, i)
+		t.sc.id = ids[16*(i+1) : 16*(i+2)]
 		next[i] = TaskRef{ID: t.sc.id, Node: t.node.name, Send: t.send}
 		if t.send {
 			b, err := g.ser.Marshal(&t.input)
@@ -232,12 +281,29 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 		}
 	}
 	var writes []PendingWrite
-	for i := range tasks {
-		w, err := r.encodeWrites(&tasks[i])
+	switch len(tasks) {
+	case 0:
+	case 1:
+		// One task: its encoded writes are the step's (checkpointers copy
+		// what they keep, and the task's encoding is not changed after).
+		w, err := r.encodeWrites(&tasks[0])
 		if err != nil {
 			return err
 		}
-		writes = append(writes, w...)
+		writes = w[:len(w):len(w)]
+	default:
+		n := 0
+		for i := range tasks {
+			w, err := r.encodeWrites(&tasks[i])
+			if err != nil {
+				return err
+			}
+			n += len(w)
+		}
+		writes = make([]PendingWrite, 0, n)
+		for i := range tasks {
+			writes = append(writes, tasks[i].encoded...)
+		}
 	}
 	cp := &Checkpoint{
 		ThreadID: r.thread, NS: r.ns, ID: id, ParentID: parent, Step: r.step, Source: source,
@@ -247,6 +313,8 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	partial := false
 	if useDelta {
 		err := dp.PutDelta(ctx, cp, deltas)
+		clear(deltas)
+		r.deltas = deltas[:0]
 		switch {
 		case err == nil:
 			partial = true
@@ -328,8 +396,11 @@ func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer, grow bool) (b []byte, 
 	h := *(*sliceHeader)(f.ptr(sp))
 	at, old := r.encAt[fi], r.enc[fi]
 	if h.data != nil && h.data == at.data && h.len > at.len && at.len > 0 && len(old) > 2 && old[0] == '[' && old[len(old)-1] == ']' {
-		tail := sliceHeader{data: unsafe.Add(h.data, uintptr(at.len)*f.typ.Elem().Size()), len: h.len - at.len, cap: h.len - at.len}
-		tb, err := g.ser.Marshal(reflect.NewAt(f.typ, unsafe.Pointer(&tail)).Interface())
+		// The tail's header lives in r (no allocation per step); it is
+		// cleared after, so that it keeps nothing alive.
+		r.tail = sliceHeader{data: unsafe.Add(h.data, uintptr(at.len)*f.typ.Elem().Size()), len: h.len - at.len, cap: h.len - at.len}
+		tb, err := g.ser.Marshal(reflect.NewAt(f.typ, unsafe.Pointer(&r.tail)).Interface())
+		r.tail = sliceHeader{}
 		if err != nil {
 			return nil, 0, err
 		}
@@ -420,8 +491,14 @@ func (r *run[S]) encodeWrites(t *task[S]) ([]PendingWrite, error) {
 
 func (r *run[S]) encodeTaskWrites(t *task[S]) ([]PendingWrite, error) {
 	g := r.g
-	var out []PendingWrite
 	up := unsafe.Pointer(&t.update)
+	n := 1 + len(t.overwrite) // the route, the overwrites
+	for fi := range g.fields {
+		if f := &g.fields[fi]; !f.isZero(f.ptr(up)) {
+			n++
+		}
+	}
+	out := make([]PendingWrite, 0, n)
 	for fi := range g.fields {
 		f := &g.fields[fi]
 		if f.isZero(f.ptr(up)) {
@@ -456,6 +533,11 @@ func (r *run[S]) encodeTaskWrites(t *task[S]) ([]PendingWrite, error) {
 			return nil, fmt.Errorf("graph: encode route of %s: %w", t.node.name, err)
 		}
 		return append(out, PendingWrite{TaskID: t.sc.id, Node: t.node.name, Channel: chanRoute, Value: b}), nil
+	}
+	if t.one != "" && len(t.gotos) == 0 && len(t.sends) == 0 {
+		if b := g.routeTo(t.one); b != nil {
+			return append(out, PendingWrite{TaskID: t.sc.id, Node: t.node.name, Channel: chanRoute, Value: b}), nil
+		}
 	}
 	rec := routeRec{Nodes: t.gotos}
 	if t.one != "" {

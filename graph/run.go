@@ -43,6 +43,7 @@ type task[S any] struct {
 	input   S
 	sc      taskScratch
 	tcx     taskCtx
+	ctx     taskContext // a parallel task's context
 
 	update    S
 	overwrite []Write[S]
@@ -86,7 +87,9 @@ type run[S any] struct {
 	// encShared[i]: enc[i] was handed to the checkpointer or came from it,
 	// so it may not be extended in place.
 	encShared  []bool
-	curPartial bool // r.cur was stored with PutDelta: its Values are the changes only
+	curPartial bool           // r.cur was stored with PutDelta: its Values are the changes only
+	tail       sliceHeader    // scratch: the appended part of a list being encoded
+	deltas     []ChannelDelta // scratch: a step's deltas
 	written    []bool
 	joinSeen   [][]bool
 	// deferred nodes triggered while other tasks were scheduled (Defer)
@@ -539,7 +542,8 @@ func (r *run[S]) runParallel(ctx context.Context, tasks []task[S]) error {
 		running++
 		t.sc.inline = false
 		t.tcx = taskCtx{r: r, task: &t.sc}
-		go r.runAsync(context.WithValue(r.parCtx, ctxKey{}, &t.tcx), i, done)
+		t.ctx = taskContext{Context: r.parCtx, tc: &t.tcx}
+		go r.runAsync(&t.ctx, i, done)
 	}
 	for running > 0 {
 		select {
@@ -577,78 +581,124 @@ func (r *run[S]) runAsync(ctx context.Context, i int, done chan<- int) {
 
 // runTask runs one task with its retry policy, and its routers when inRouters.
 func (r *run[S]) runTask(ctx context.Context, t *task[S], start S, inRouters bool) {
+	// The common path (a node function that succeeds) is kept in small
+	// frames: a task runs on a new goroutine, whose stack starts small and
+	// is copied each time it must grow.
 	t.sc.ctx = ctx
-	n := t.node
-	in := start
-	if t.send {
-		in = t.input
-	}
-	in = r.g.view(in)
 	began := time.Now()
-	defer func() {
-		t.dur = time.Since(began)
-		if p := recover(); p != nil {
-			t.err = newPanic("node", n.name, "", p)
-			t.done = false
-		}
-	}()
-	for attempt := 1; ; attempt++ {
-		t.attempts = attempt
-		t.sc.attempt, t.sc.nextInterrupt = attempt, 0
-		t.sc.overwrite = t.sc.overwrite[:0]
-		var err error
-		if n.fn != nil {
-			t.update, err = n.fn(ctx, in)
-		} else {
-			var c Command[S]
-			c, err = n.cmd(ctx, in)
-			t.update, t.gotos, t.sends, t.overwrite = c.Update, c.Goto[:len(c.Goto):len(c.Goto)], c.Sends[:len(c.Sends):len(c.Sends)], c.Overwrite
-		}
-		if err == nil && len(t.sc.overwrite) > 0 {
-			var ws []Write[S]
-			if ws, err = ctxWrites[S](t.sc.overwrite, r.g.typeName); err == nil {
-				t.overwrite = append(t.overwrite[:len(t.overwrite):len(t.overwrite)], ws...)
-			}
-		}
-		if err == nil {
-			break
-		}
-		var is *interruptSignal
-		if errors.As(err, &is) {
-			t.intr = is
-			return
-		}
-		if !r.retry(ctx, n.retry, attempt, err) {
-			t.err = err
-			return
-		}
-		var zero S
-		t.update, t.gotos, t.sends, t.overwrite, t.one = zero, nil, nil, nil, ""
+	defer r.endTask(t, began)
+	in := &start
+	if t.send {
+		in = &t.input
 	}
+	if !r.attempt(ctx, t, r.g.view(*in)) {
+		return
+	}
+	n := t.node
 	if n.cmd != nil {
 		if err := r.checkCommand(n, t); err != nil {
 			t.err = err
 			return
 		}
-	} else if l := r.g.cfg.logger; l != nil && len(t.overwrite) == 0 && l.Enabled(ctx, slog.LevelDebug) && r.g.writesNothing(&t.update) {
-		// Debug mode: the usual cause is a node that meant to write a zero.
-		l.LogAttrs(ctx, slog.LevelWarn, "graph: node returned an update that writes nothing; "+
-			"zero values count as unset: write them with graph.Overwrite(ctx, graph.Set(field, v))",
-			slog.String("graph", r.g.name), slog.String("node", n.name), slog.Int("step", t.sc.step))
+	} else if l := r.g.cfg.logger; l != nil && len(t.overwrite) == 0 {
+		r.warnNoWrite(ctx, l, t)
 	}
 	if inRouters && n.routes {
-		// Clipped: siblings' routers must not append into the same spare capacity.
-		v := r.g.view(start)
-		if err := r.applyLocal(&v, t); err != nil {
-			t.err = err
-			return
-		}
-		if err := r.route(ctx, t, v); err != nil {
+		if err := r.routeTask(ctx, t, start); err != nil {
 			t.err = err
 			return
 		}
 	}
 	t.done = true
+}
+
+// endTask records a task's duration and turns a panic of its node into
+// its error.
+func (r *run[S]) endTask(t *task[S], began time.Time) {
+	t.dur = time.Since(began)
+	if p := recover(); p != nil {
+		t.err = newPanic("node", t.node.name, "", p)
+		t.done = false
+	}
+}
+
+// attempt calls t's node on in, with its retry policy; it reports whether
+// the node succeeded (else t.err or t.intr is set).
+func (r *run[S]) attempt(ctx context.Context, t *task[S], in S) bool {
+	for attempt := 1; ; attempt++ {
+		t.attempts = attempt
+		t.sc.attempt, t.sc.nextInterrupt = attempt, 0
+		t.sc.overwrite = t.sc.overwrite[:0]
+		var err error
+		if t.node.fn != nil {
+			t.update, err = t.node.fn(ctx, in)
+		} else {
+			err = r.callCommand(ctx, t, in)
+		}
+		if err == nil && len(t.sc.overwrite) > 0 {
+			err = r.addOverwrites(t)
+		}
+		if err == nil {
+			return true
+		}
+		if !r.failed(ctx, t, attempt, err) {
+			return false
+		}
+	}
+}
+
+// callCommand calls t's command node and keeps its result on t.
+func (r *run[S]) callCommand(ctx context.Context, t *task[S], in S) error {
+	c, err := t.node.cmd(ctx, in)
+	t.update, t.gotos, t.sends, t.overwrite = c.Update, c.Goto[:len(c.Goto):len(c.Goto)], c.Sends[:len(c.Sends):len(c.Sends)], c.Overwrite
+	return err
+}
+
+// addOverwrites adds the writes a node passed to Overwrite to t's.
+func (r *run[S]) addOverwrites(t *task[S]) error {
+	ws, err := ctxWrites[S](t.sc.overwrite, r.g.typeName)
+	if err == nil {
+		t.overwrite = append(t.overwrite[:len(t.overwrite):len(t.overwrite)], ws...)
+	}
+	return err
+}
+
+// failed handles a failed attempt: an interrupt, or an error to retry
+// (then t's result is reset and it reports true) or to keep.
+func (r *run[S]) failed(ctx context.Context, t *task[S], attempt int, err error) bool {
+	var is *interruptSignal
+	if errors.As(err, &is) {
+		t.intr = is
+		return false
+	}
+	if !r.retry(ctx, t.node.retry, attempt, err) {
+		t.err = err
+		return false
+	}
+	var zero S
+	t.update, t.gotos, t.sends, t.overwrite, t.one = zero, nil, nil, nil, ""
+	return true
+}
+
+// warnNoWrite logs, in debug mode, a node whose update writes nothing:
+// the usual cause is a node that meant to write a zero.
+func (r *run[S]) warnNoWrite(ctx context.Context, l *slog.Logger, t *task[S]) {
+	if !l.Enabled(ctx, slog.LevelDebug) || !r.g.writesNothing(&t.update) {
+		return
+	}
+	l.LogAttrs(ctx, slog.LevelWarn, "graph: node returned an update that writes nothing; "+
+		"zero values count as unset: write them with graph.Overwrite(ctx, graph.Set(field, v))",
+		slog.String("graph", r.g.name), slog.String("node", t.node.name), slog.Int("step", t.sc.step))
+}
+
+// routeTask runs t's routers on the step-start state plus t's own writes.
+func (r *run[S]) routeTask(ctx context.Context, t *task[S], start S) error {
+	// Clipped: siblings' routers must not append into the same spare capacity.
+	v := r.g.view(start)
+	if err := r.applyLocal(&v, t); err != nil {
+		return err
+	}
+	return r.route(ctx, t, v)
 }
 
 // checkCommand checks a command's Goto and Sends: known nodes, and among
