@@ -307,14 +307,19 @@ func (m *Memory) PutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []gr
 	return nil
 }
 
-// memDelta builds the stored form of a PutDelta against the stored parent
-// (see graph.DeltaPutter): the given values copied, the other channels of
-// cp.Versions inherited from the parent or extended by their delta.
-func memDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent *memCP) (*memCP, error) {
+// deltaErr is an error of a PutDelta of cp.
+func deltaErr(cp *graph.Checkpoint, format string, args ...any) error {
+	return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: %s", cp.ThreadID, cp.NS, cp.ID, fmt.Sprintf(format, args...))
+}
+
+// checkDeltas validates a PutDelta's deltas against cp (one per channel,
+// each for a channel with a version and not also given in full) and
+// returns the index of a channel's delta (-1 for none); a step has a few
+// deltas, so they are looked up by a scan, not a map.
+func checkDeltas(cp *graph.Checkpoint, deltas []graph.ChannelDelta) (func(string) int, error) {
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: %s", cp.ThreadID, cp.NS, cp.ID, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w: %w", deltaErr(cp, format, args...), ErrInvalid)
 	}
-	// A step has a few deltas: they are looked up by a scan, not a map.
 	deltaOf := func(ch string) int {
 		for i := range deltas {
 			if deltas[i].Channel == ch {
@@ -325,14 +330,26 @@ func memDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent *memCP) 
 	}
 	for i, d := range deltas {
 		if deltaOf(d.Channel) != i {
-			return nil, fmt.Errorf("%w: %w", fail("two deltas for channel %q", d.Channel), ErrInvalid)
+			return nil, fail("two deltas for channel %q", d.Channel)
 		}
 		if _, ok := cp.Versions[d.Channel]; !ok {
-			return nil, fmt.Errorf("%w: %w", fail("delta for channel %q, which has no version", d.Channel), ErrInvalid)
+			return nil, fail("delta for channel %q, which has no version", d.Channel)
 		}
 		if _, ok := cp.Values[d.Channel]; ok {
-			return nil, fmt.Errorf("%w: %w", fail("channel %q given both in full and as a delta", d.Channel), ErrInvalid)
+			return nil, fail("channel %q given both in full and as a delta", d.Channel)
 		}
+	}
+	return deltaOf, nil
+}
+
+// memDelta builds the stored form of a PutDelta against the stored parent
+// (see graph.DeltaPutter): the given values copied, the other channels of
+// cp.Versions inherited from the parent or extended by their delta.
+func memDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent *memCP) (*memCP, error) {
+	fail := func(format string, args ...any) error { return deltaErr(cp, format, args...) }
+	deltaOf, err := checkDeltas(cp, deltas)
+	if err != nil {
+		return nil, err
 	}
 	c := newMemCP(cp, parent, false)
 	c.noValues = false // the stored checkpoint has the inherited values
@@ -369,28 +386,10 @@ func memDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent *memCP) 
 // channels given by deltas or inherited as ropes. parent looks up the
 // parent's value of a channel. (Bolt's; Memory has memDelta.)
 func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent func(string) ([]byte, *rope, bool)) (*graph.Checkpoint, map[string]*rope, error) {
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: %s", cp.ThreadID, cp.NS, cp.ID, fmt.Sprintf(format, args...))
-	}
-	// A step has a few deltas: they are looked up by a scan, not a map.
-	deltaOf := func(ch string) int {
-		for i := range deltas {
-			if deltas[i].Channel == ch {
-				return i
-			}
-		}
-		return -1
-	}
-	for i, d := range deltas {
-		if deltaOf(d.Channel) != i {
-			return nil, nil, fmt.Errorf("%w: %w", fail("two deltas for channel %q", d.Channel), ErrInvalid)
-		}
-		if _, ok := cp.Versions[d.Channel]; !ok {
-			return nil, nil, fmt.Errorf("%w: %w", fail("delta for channel %q, which has no version", d.Channel), ErrInvalid)
-		}
-		if _, ok := cp.Values[d.Channel]; ok {
-			return nil, nil, fmt.Errorf("%w: %w", fail("channel %q given both in full and as a delta", d.Channel), ErrInvalid)
-		}
+	fail := func(format string, args ...any) error { return deltaErr(cp, format, args...) }
+	deltaOf, err := checkDeltas(cp, deltas)
+	if err != nil {
+		return nil, nil, err
 	}
 	stored := cloneWith(cp, cp.Values, nil)
 	if stored.Values == nil {
