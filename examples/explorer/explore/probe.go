@@ -208,6 +208,7 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !rec.failed {
 		c.relayed[r.Method+" "+r.URL.Path] = time.Now()
 	}
+	c.log.Debug("collector: relayed", "method", r.Method, "path", r.URL.Path, "status", rec.status, "failed", rec.failed, "content_length", rec.Header().Get("Content-Length"))
 	c.mu.Unlock()
 	c.observe(r, rec, took, key)
 }
