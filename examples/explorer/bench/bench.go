@@ -79,6 +79,9 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
 	}
+	// Apps run in parallel and each writes its progress line; one lock
+	// keeps the lines whole and the writer unshared.
+	opts.Progress = &lockedWriter{w: opts.Progress}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -302,4 +305,16 @@ func perFound(r Row) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.2f", r.ReportsPerFound)
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
