@@ -40,6 +40,7 @@ const (
 	TrickPaginate     Trick = "paginate"      // follow Next links
 	TrickXSS          Trick = "xss"           // type script probes into every text field
 	TrickLong         Trick = "long"          // type an over-long value
+	TrickExotic       Trick = "exotic_text"   // legal but awkward text (an apostrophe, letters outside Latin-1) in every text field
 	TrickDouble       Trick = "double_submit" // click submit twice on a slow network
 	TrickDropSession  Trick = "drop_session"  // clear cookies and storage, then come back
 	TrickKeyboard     Trick = "keyboard"      // Tab through the page
@@ -50,7 +51,7 @@ const (
 const maxSessionPages = 15
 
 // formTricks are the tricks that need a page with text fields.
-var formTricks = []Trick{TrickValidForm, TrickXSS, TrickLong, TrickDouble}
+var formTricks = []Trick{TrickValidForm, TrickXSS, TrickExotic, TrickLong, TrickDouble}
 
 // Team names.
 const (
@@ -62,9 +63,9 @@ const (
 var offlineTricks = map[string][]Trick{
 	personas.NewUser:       {TrickClickButtons, TrickValidForm},
 	personas.PowerUser:     {TrickPaginate, TrickSelect},
-	personas.Adversarial:   {TrickXSS, TrickLong, TrickDouble, TrickDropSession},
+	personas.Adversarial:   {TrickXSS, TrickLong, TrickDouble, TrickExotic, TrickDropSession},
 	personas.Accessibility: {TrickKeyboard, TrickClickButtons},
-	personas.DataHeavy:     {TrickPaginate, TrickLong, TrickSelect},
+	personas.DataHeavy:     {TrickPaginate, TrickLong, TrickSelect, TrickExotic},
 	personas.Impatient:     {TrickDouble, TrickValidForm},
 	personas.ReturningUser: {TrickDropSession, TrickXSS},
 	personas.Explorer:      {TrickClickButtons, TrickValidForm},
@@ -354,6 +355,18 @@ func validFor(e personas.Element, r *rand.Rand) string {
 	return v
 }
 
+// exoticText is legal text that trips careless code: an apostrophe
+// (quoting), letters outside Latin-1 (encodings, Latin-1 columns) and a
+// number r draws (so two records never read the same), within the
+// field's maxlength.
+func exoticText(f personas.Field, r *rand.Rand) string {
+	v := fmt.Sprintf("O'Brien \u212Bngstr\u00f6m \u03a9 \u6771\u4eac %d", 10+r.IntN(990))
+	if f.MaxLength > 0 && utf8.RuneCountInString(v) > f.MaxLength {
+		v = string([]rune(v)[:f.MaxLength])
+	}
+	return v
+}
+
 // formPlan fills the page's in-main fields with fill(name) and submits.
 func formPlan(v *view, fill func(e personas.Element) (string, bool), double bool, hold func()) []step {
 	var out []step
@@ -462,6 +475,26 @@ func (m *member) plan(t Trick, v *view) []step {
 			}
 		}
 		return macro
+	case TrickExotic:
+		// Text a plain-text field must take: a name with an apostrophe
+		// and letters outside Latin-1 (the catalogue's quotes and
+		// non_latin classes in one value). One submission tries every
+		// free-text field of the form, where the coverage sweep tries one
+		// field per submission; the other fields get valid values.
+		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
+			return nil
+		}
+		m.tried[key] = true
+		return formPlan(v, func(e personas.Element) (string, bool) {
+			if f := personas.FieldOf(e, nil); e.Role != "spinbutton" && (f.Kind == personas.FieldText || f.Kind == personas.FieldTextarea) && f.Pattern == "" &&
+				!strings.Contains(strings.ToLower(e.Name), "mail") {
+				return exoticText(f, v.Rand), true
+			}
+			if e.Value != "" {
+				return "", false
+			}
+			return validFor(e, v.Rand), true
+		}, false, nil)
 	case TrickLong:
 		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
 			return nil

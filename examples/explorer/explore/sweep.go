@@ -35,8 +35,11 @@ type sweep struct {
 	// replay what its template already showed.
 	done map[string]int
 	// revisit holds the pages to open after a record was submitted, so
-	// what was typed is seen wherever the app shows it.
+	// what was typed is seen wherever the app shows it; since holds the
+	// pages looked at since the latest batch was queued (one already seen
+	// after the submission needs no revisit).
 	revisit []string
+	since   map[string]bool
 	// typed counts what the mission typed.
 	typed typedValues
 	// made is set when the latest action submitted a form that took the
@@ -119,7 +122,7 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 		if from, ok := sw.model.State(p.from); ok && id != "" && id != p.from && len(p.revisit) > 0 {
 			if to, ok := sw.model.State(id); ok && to.Template != from.Template {
 				// A form took the browser elsewhere: a record was made.
-				sw.revisit = append(sw.revisit, p.revisit...)
+				sw.queueRevisit(p.revisit)
 			}
 		}
 	}
@@ -135,6 +138,25 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 	}
 	if id != "" {
 		sw.cur = id
+	}
+	if sw.since != nil {
+		sw.since[pathQuery(url)] = true
+	}
+}
+
+// maxRevisit bounds the revisit queue.
+const maxRevisit = 4
+
+// queueRevisit queues pages to open after a record was made, each once.
+// A new batch (the queue was empty) starts a new since.
+func (sw *sweep) queueRevisit(pages []string) {
+	if len(sw.revisit) == 0 {
+		sw.since = map[string]bool{}
+	}
+	for _, l := range pages {
+		if !slices.Contains(sw.revisit, l) && len(sw.revisit) < maxRevisit {
+			sw.revisit = append(sw.revisit, l)
+		}
 	}
 }
 
@@ -624,11 +646,7 @@ func (sw *sweep) submitted(in browser.Intent, ok bool, v *view, to string) {
 		return
 	}
 	sw.made = true
-	for _, l := range listPages(v) {
-		if !slices.Contains(sw.revisit, l) && len(sw.revisit) < 4 {
-			sw.revisit = append(sw.revisit, l)
-		}
-	}
+	sw.queueRevisit(listPages(v))
 }
 
 // followUp is what a made record calls for next, before anything else:
@@ -649,7 +667,7 @@ func (sw *sweep) followUp(v *view) (step, bool) {
 	for len(sw.revisit) > 0 {
 		l := sw.revisit[0]
 		sw.revisit = sw.revisit[1:]
-		if l != pathQuery(v.URL) {
+		if l != pathQuery(v.URL) && !sw.since[l] {
 			return step{in: nav(l), why: "see the submitted record where the app lists it"}, true
 		}
 	}

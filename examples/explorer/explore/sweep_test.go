@@ -211,3 +211,54 @@ func TestSweepRecheckNewRecord(t *testing.T) {
 	sw2.submitted(browser.Intent{Action: browser.ActClick}, false, v, "http://app.test/things/7")
 	assert.False(t, sw2.made)
 }
+
+// Revisits after a made record: each page once however many sources
+// queue it, and none of a page the browser looked at after the
+// submission.
+func TestSweepRevisitOnce(t *testing.T) {
+	sw := newSweep()
+	v := formView()
+	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e5"}, true, v, "http://app.test/things/42")
+	sw.queueRevisit([]string{"/things", "/", "/things"}) // the macro's own list
+	assert.Equal(t, []string{"/things", "/"}, sw.revisit)
+	rec := &view{URL: "http://app.test/things/42", Cov: v.Cov, Rand: v.Rand, Start: "/"}
+	sw.observe(rec.URL, nil)
+	sw.observe("http://app.test/things?sort=name", nil)
+	sw.observe("http://app.test/things", nil) // the team went there itself
+	st, ok := sw.followUp(rec)
+	require.True(t, ok)
+	assert.Equal(t, "/", st.in.URL, "the list already seen is skipped: %s", st.why)
+	_, ok = sw.followUp(rec)
+	assert.False(t, ok, "nothing left to revisit")
+
+	// A new batch forgets what was seen before it.
+	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e5"}, true, v, "http://app.test/things/43")
+	st, ok = sw.followUp(rec)
+	require.True(t, ok)
+	assert.Equal(t, "/things", st.in.URL)
+}
+
+// The exotic-text trick puts legal but awkward text in every free-text
+// field at once (within its maxlength, the value already there
+// replaced), a valid value elsewhere, and submits.
+func TestExoticTextTrick(t *testing.T) {
+	v := formView()
+	v.Els = append(v.Els[:4:4], personas.Element{Role: "textbox", Name: "Email", Ref: "e6", InMain: true, Flags: []string{"type=email"}},
+		personas.Element{Role: "textbox", Name: "Code", Ref: "e7", InMain: true, Flags: []string{"maxlength=4"}}, v.Els[4])
+	m := newMember(Persona{Name: personas.Adversarial}, Credentials{}, nil)
+	macro := m.plan(TrickExotic, v)
+	require.Len(t, macro, 6, "%v", intents(macro))
+	byRef := map[string]string{}
+	for _, s := range macro[:5] {
+		require.Equal(t, browser.ActFill, s.in.Action)
+		byRef[s.in.Target] = s.in.ValueOrEmpty()
+	}
+	assert.Contains(t, byRef["e2"], "O'Brien \u212Bngstr\u00f6m")
+	assert.Contains(t, byRef["e4"], "O'Brien \u212Bngstr\u00f6m", "a filled text field too")
+	assert.Equal(t, "O'Br", byRef["e7"], "within maxlength")
+	assert.Regexp(t, `^\d+$`, byRef["e3"], "a number field gets a valid number")
+	assert.Contains(t, byRef["e6"], "@", "an email field gets an address")
+	assert.Equal(t, "e5", macro[5].in.Target)
+	assert.Nil(t, m.plan(TrickExotic, v), "once per form")
+	assert.Contains(t, offlineTricks[personas.Adversarial], TrickExotic)
+}
