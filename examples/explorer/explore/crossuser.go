@@ -103,7 +103,9 @@ func (mr *missionRun) crossCheck(ctx context.Context, e browser.Entry, res brows
 		return nil
 	}
 	me := mr.cur.Name
-	if e.Action == browser.ActNavigate && !hasNotFound(res.Findings) {
+	if !hasNotFound(res.Findings) {
+		// This user may open the page: another's 404 there is the app
+		// keeping this user's record to itself.
 		if mr.xu.okBy[page] == nil {
 			mr.xu.okBy[page] = map[string]bool{}
 		}

@@ -78,6 +78,7 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 		}
 		b.Spec = SpecName(b.ID)
 		usesSecrets = usesSecrets || strings.Contains(spec, "secret('SECRET_")
+		spec = mr.usersHeader(spec)
 		if err := os.WriteFile(filepath.Join(r.Dir, b.Spec), []byte(mr.secrets.Redact(spec)), 0o600); err != nil {
 			return err
 		}

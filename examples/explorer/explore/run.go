@@ -164,8 +164,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	// Secret values (the password, configured tokens, whatever is typed
 	// into a password field) are recorded as ${SECRET_n} everywhere.
-	// Every user's password is one (SECRET_1 the first, after the
-	// Credentials password of earlier versions).
+	// Every user's password and email is one (SECRET_1 the first
+	// user's password, after the Credentials password of earlier
+	// versions; then the other passwords, then the emails).
 	if err := ValidateUsers(cfg.Users); err != nil {
 		return res, err
 	}
@@ -173,6 +174,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	known := []string{cfg.Credentials.Password}
 	for _, u := range users {
 		known = append(known, u.Password)
+	}
+	for _, u := range users {
+		// The users' emails too: specs read them from SECRET_n.
+		known = append(known, u.Email)
 	}
 	secrets := browser.NewSecrets(append(known, cfg.Secrets...)...)
 

@@ -2,7 +2,6 @@ package explore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -125,19 +124,14 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 	}
 	for _, st := range signInMacro(els, i, creds) {
 		if r := s.Do(ctx, st.in); !r.OK {
-			return fmt.Errorf("%s: %s", st.why, cfg.secretsRedact(r.Error))
+			return fmt.Errorf("%s: %s", st.why, e.Secrets().Redact(r.Error))
 		}
 	}
 	// Signed in: the password field is gone (a new page, or the form
 	// replaced). The page may still be on its way: look again for up to
 	// a few seconds.
-	var after []personas.Element
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		els, snap, err := look()
-		if err == nil && passwordField(els) < 0 {
-			after = els
-			_ = snap
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if els, _, err := look(); err == nil && passwordField(els) < 0 {
 			break
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
@@ -145,7 +139,6 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 		}
 		sleep(ctx, 300*time.Millisecond)
 	}
-	_ = after
 	dir := filepath.Join(cfg.ReportDir, authDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -185,15 +178,3 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	}
 }
-
-// secretsRedact is a no-op hook kept for errors that might quote a page.
-func (c *Config) secretsRedact(s string) string {
-	for _, u := range c.Users {
-		if u.Password != "" {
-			s = strings.ReplaceAll(s, u.Password, "****")
-		}
-	}
-	return s
-}
-
-var _ = errors.New

@@ -246,9 +246,15 @@ func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
 	return func(ctx context.Context, s State) (State, error) {
 		mr.restore(s)
 		mr.use(m)
-		// Other users' pages first: what this user must not see.
 		var probed State
-		n := mr.probe(ctx, m, &probed, mr.budget-s.Steps)
+		n := 0
+		if mr.multi() && strings.HasPrefix(mr.sess.URL(), "about:") && s.Steps < mr.budget {
+			// This user's context has not opened the app yet.
+			mr.act(ctx, m, step{in: nav(mr.start), why: "open the start URL as " + m.acct.Name}, &probed)
+			n++
+		}
+		// Other users' pages first: what this user must not see.
+		n += mr.probe(ctx, m, &probed, mr.budget-s.Steps-n)
 		if n == 0 {
 			return turn(ctx, s)
 		}

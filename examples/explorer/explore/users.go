@@ -163,3 +163,28 @@ func (mr *missionRun) withUserState(r browser.Reproduction, tl []TimelineEntry, 
 	r.Entries = nil
 	return r
 }
+
+// usersHeader puts, at the top of a spec that signs in as a user or
+// starts from a user's storage state, which environment variable holds
+// what: names and variable names only, never a value.
+func (mr *missionRun) usersHeader(spec string) string {
+	var lines []string
+	for _, u := range mr.accounts {
+		var what []string
+		for _, v := range []struct{ value, label string }{{u.Email, "email"}, {u.Password, "password"}} {
+			if ref, ok := mr.secrets.Ref(v.value); ok && strings.Contains(spec, "secret('"+strings.Trim(ref, "${}")+"')") {
+				what = append(what, strings.Trim(ref, "${}")+" is "+u.Name+"'s "+v.label)
+			}
+		}
+		if env := storageStateEnv(u.Name); strings.Contains(spec, "'"+env+"'") {
+			what = append(what, env+" is the path of "+u.Name+"'s storage-state file")
+		}
+		if len(what) > 0 {
+			lines = append(lines, "// "+strings.Join(what, "; ")+".")
+		}
+	}
+	if len(lines) == 0 {
+		return spec
+	}
+	return "// Environment: " + strings.TrimPrefix(strings.Join(lines, "\n"), "// ") + "\n" + spec
+}
