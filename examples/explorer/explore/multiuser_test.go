@@ -290,20 +290,40 @@ func TestMultiUserCrossUserLeak(t *testing.T) {
 	assert.Contains(t, out, "1 failed")
 
 	// No leak: no cross-user bug, and the other user's notes answering
-	// 404 are no broken links.
-	fixed := newNotesApp(notesAccounts)
-	srv2 := httptest.NewServer(fixed.handler())
-	defer srv2.Close()
+	// 404 are no broken links. Bob starts from the storage state the
+	// set-up mission saved for him (a file of the user's own, now).
+	state, err := os.ReadFile(filepath.Join(reports, ".auth", "bob.json"))
+	require.NoError(t, err)
+	bobState := filepath.Join(t.TempDir(), "bob-state.json")
+	require.NoError(t, os.WriteFile(bobState, state, 0o600))
+	users := notesUsers()
+	users[1].Password, users[1].StorageState = "", bobState
+	before := app.signInCount()
+	reports2 := t.TempDir()
 	t0 = time.Now()
-	res = multiUserRun(t, ctx, srv2.URL, t.TempDir())
-	t.Logf("bug off: run in %s", time.Since(t0).Round(time.Millisecond))
+	var progress bytes.Buffer
+	res, err = Run(ctx, Config{Target: srv.URL, ReportDir: reports2, Budget: 36, TurnSteps: 6, MinimizeReplays: -1, Browser: testBrowser, Progress: &progress,
+		Users: users, Missions: []Mission{{ThreadID: "notes", Prompt: "Explore the notes app", Team: TeamStandard}}})
+	t.Logf("bug off: run in %s; progress:\n%s", time.Since(t0).Round(time.Millisecond), progress.String())
+	require.NoError(t, err)
 	m = res.Missions[0]
+	require.Empty(t, m.Err)
 	for _, b := range m.Bugs {
 		t.Logf("bug %s (%s): %s", b.ID, b.Kind, b.Title)
 		assert.NotEqual(t, string(browser.FindNotFound), b.Kind, "another user's note is no broken link: %s", b.Title)
 	}
 	assert.Empty(t, crossUserBugs(m))
-	assert.Equal(t, 2, fixed.signInCount())
+	assert.Equal(t, before+1, app.signInCount(), "alice signed in by the set-up mission, bob from his storage state")
+	_, err = os.Stat(filepath.Join(reports2, ".auth", "bob.json"))
+	assert.ErrorIs(t, err, fs.ErrNotExist, "no set-up sign-in for a user with a storage state")
+	tape, _, err = browser.ReadTapeFile(filepath.Join(m.Dir, "action_tape.jsonl"))
+	require.NoError(t, err)
+	acted = map[string]int{}
+	for _, e := range tape {
+		acted[e.Account]++
+	}
+	assert.Positive(t, acted["bob"], "bob acted from his storage state: %v", acted)
+	assertNoCredentials(t, reports2, app.sessionIDs())
 }
 
 // templateOfURL is the URL template of raw's path.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -18,6 +19,9 @@ const signInTimeout = 60 * time.Second
 // authDir is where the set-up mission keeps the users' storage states,
 // in the report directory (0700; each file 0600).
 const authDir = ".auth"
+
+// reSignInControl names a link or button that leads to a sign-in form.
+var reSignInControl = regexp.MustCompile(`(?i)\b(sign|log)[ -]?(in|on)\b`)
 
 // signInMacro fills the sign-in form of a page whose element i is its
 // password field: the email or user-name fields before it, the password,
@@ -102,7 +106,7 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 	if i < 0 {
 		// A link or button named like a sign-in leads to the form.
 		for _, el := range els {
-			if (el.Role == "link" || el.Role == "button") && reSignInLink.MatchString(el.Name) {
+			if (el.Role == "link" || el.Role == "button") && reSignInControl.MatchString(el.Name) {
 				if r := s.Do(ctx, clickRef(el.Ref)); !r.OK {
 					return fmt.Errorf("open the sign-in form (%s): %s", el.Name, r.Error)
 				}
@@ -131,7 +135,7 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 	// replaced). The page may still be on its way: look again for up to
 	// a few seconds.
 	for deadline := time.Now().Add(5 * time.Second); ; {
-		if els, _, err := look(); err == nil && passwordField(els) < 0 {
+		if els, _, err := look(); err == nil && !hasPassword(els) {
 			break
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
