@@ -220,7 +220,7 @@ func (l *Loaded) applyUserFlags(o Options) error {
 			l.Settings.Users = append(l.Settings.Users, a)
 		}
 		src := "flag --storage-state"
-		if l.Layers[UsersKey] == LayerFile {
+		if l.Layers[UsersKey] == LayerFile || l.Sources[UsersKey] == "flag --account" {
 			src = l.Sources[UsersKey] + ", flag --storage-state"
 		}
 		l.Sources[UsersKey], l.Layers[UsersKey] = src, LayerFlag

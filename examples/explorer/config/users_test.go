@@ -89,7 +89,7 @@ func TestUsersFromFileAndFlags(t *testing.T) {
 	assert.Equal(t, "carol", l.Settings.Users[0].Name)
 	assert.Equal(t, "pw-of-bob", l.Settings.Users[0].Password)
 	assert.Equal(t, explore.Account{Name: "dave", StorageState: state}, l.Settings.Users[1])
-	assert.Equal(t, "flag --storage-state", l.Sources[UsersKey])
+	assert.Equal(t, "flag --account, flag --storage-state", l.Sources[UsersKey])
 
 	// A bare --storage-state path is the default user's, with --user and
 	// --password.
