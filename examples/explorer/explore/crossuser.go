@@ -90,11 +90,11 @@ func (mr *missionRun) noteTyped(v string) {
 }
 
 // crossCheck is the cross-user oracle after an action of the current
-// user: the page's text holding a marker only other users typed is a
+// user (fs: its findings so far): the page's text holding a marker only other users typed is a
 // FindCrossUser finding; one holding the user's own markers is a page of
 // its data, which the other users open later (probes). A page whose URL
 // carries the marker (a search echoing its query) tells nothing.
-func (mr *missionRun) crossCheck(ctx context.Context, e browser.Entry, res browser.Result) []browser.Finding {
+func (mr *missionRun) crossCheck(ctx context.Context, res browser.Result, fs []browser.Finding) []browser.Finding {
 	if !mr.oracleOn() || mr.cur == nil || !res.OK {
 		return nil
 	}
@@ -103,7 +103,7 @@ func (mr *missionRun) crossCheck(ctx context.Context, e browser.Entry, res brows
 		return nil
 	}
 	me := mr.cur.Name
-	if !hasNotFound(res.Findings) {
+	if !hasNotFound(fs) {
 		// This user may open the page: another's 404 there is the app
 		// keeping this user's record to itself.
 		if mr.xu.okBy[page] == nil {

@@ -467,7 +467,7 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 	// dead-control and late a11y reports) belong to this action too.
 	fs := append(pageFindings(res.Findings), pageFindings(mr.sess.TakeFindings())...)
 	fs = append(fs, mr.col.take()...)
-	fs = append(fs, mr.crossCheck(ctx, entry, res)...)
+	fs = append(fs, mr.crossCheck(ctx, res, fs)...)
 	mr.prevActor, mr.prevEntry = m, entry
 	return mr.report(ctx, m, entry, fs, out)
 }
