@@ -7,8 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"regexp"
 	"time"
-	"unicode"
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/personas"
@@ -55,12 +55,17 @@ func (mr *missionRun) multi() bool { return len(mr.sessions) > 1 }
 // oracleOn reports whether the cross-user oracle runs.
 func (mr *missionRun) oracleOn() bool { return mr.multi() && !mr.cfg.UsersShareData && mr.xu != nil }
 
-// isMarker reports whether a typed value can tell whose it is: long
-// enough, with letters and digits (the explorer's free text carries a
-// drawn number), no markup, and no credential.
+// reMarker is free text as the explorer types it: words, then a drawn
+// number (validFor), e.g. "QA sample title 523".
+var reMarker = regexp.MustCompile(`^\PC*\pL\PC*\s[0-9]{2,}$`)
+
+// isMarker reports whether a typed value can tell whose it is: free text
+// with the number the explorer drew for it (constant values such as
+// "1 Main Street" or a pattern's "ABC123" could be anyone's), no markup,
+// and no credential.
 func (mr *missionRun) isMarker(v string) bool {
 	v = strings.TrimSpace(v)
-	if len([]rune(v)) < 6 || len(v) > 200 || strings.ContainsAny(v, "<>\n") || !strings.ContainsFunc(v, unicode.IsLetter) || !strings.ContainsFunc(v, unicode.IsDigit) {
+	if len([]rune(v)) < 6 || len(v) > 200 || strings.ContainsAny(v, "<>\n") || !reMarker.MatchString(v) {
 		return false
 	}
 	if _, ok := browser.SecretRef(v); ok {

@@ -447,8 +447,9 @@ func TestCrossUserCause(t *testing.T) {
 	assert.Equal(t, "Cross-user data leak on /notes/3: "+ab.Message, b1.Title)
 
 	mr := &missionRun{secrets: browser.NewSecrets("Alice-pw-1"), accounts: []*userRun{{Account: Account{Name: "alice", Email: "alice@x.test", Password: "Alice-pw-1"}}}}
-	for v, want := range map[string]bool{"Sample note 123": true, "Note 7 here": true, "abc": false, "no digits here": false, "12345678": false,
-		"alice@x.test": false, "Alice-pw-1": false, `<img src=x onerror="a1()">`: false, "x@y.test 12": false, "${SECRET_1}": false} {
+	for v, want := range map[string]bool{"QA sample title 523": true, "A short note written by the QA explorer. 417": true, "Note 7 here": false,
+		"abc": false, "no digits here": false, "12345678": false, "1 Main Street": false, "ABC123": false, "+1 555 0100": false,
+		"alice@x.test": false, "Alice-pw-1": false, `<img src=x onerror="a1()"> 12`: false, "x@y.test 12": false, "${SECRET_1}": false} {
 		assert.Equal(t, want, mr.isMarker(v), v)
 	}
 }
