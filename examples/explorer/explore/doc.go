@@ -179,8 +179,8 @@
 // members to the users round robin in team order; missionRun.use switches
 // to a member's context before it acts, and browser.Entry.Account records
 // the user on the tape. The cross-user oracle (crossuser.go) keeps the
-// values each user typed (markers: free text with a digit, no credential,
-// markup or email), reads the page's text after every action, and reports
+// values each user typed (markers: free text ending in the number the
+// explorer drew for it; no credential, markup or email), reads the page's text after every action, and reports
 // FindCrossUser (critical) when a user's page shows a marker only another
 // user typed; one cause per page template and pair of users. Pages that
 // showed a user its own data are opened by the others at the start of
