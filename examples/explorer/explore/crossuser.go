@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
-	"regexp"
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
