@@ -60,7 +60,11 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 	if v, err := mr.look(ctx, &out); err == nil {
 		t.lastState = pageState(v.Snap, v.Els)
 		here = pathQuery(v.URL)
-		page = "\n\nCurrent page snapshot:\n" + clip(mr.secrets.Redact(v.Snap.Text), 8000)
+		text := v.Snap.Text
+		if len(mr.accounts) > 0 {
+			text = mr.secrets.Redact(text) // the users' emails and passwords never reach a prompt
+		}
+		page = "\n\nCurrent page snapshot:\n" + clip(text, 8000)
 	}
 	task := fmt.Sprintf(personaTask, max(limit-t.did, 0), here, reset) + extraToolsNote(mr.extra) + page
 	if mr.multi() && m.acct != nil {
