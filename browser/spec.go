@@ -217,6 +217,7 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 					b.WriteString("  " + l)
 				}
 			}
+			w.n += wa.n
 			b.WriteString("    await page.close();\n")
 			b.WriteString("  }\n")
 			continue
