@@ -196,7 +196,7 @@ func notesUsers() []Account {
 func multiUserRun(t *testing.T, ctx context.Context, target, reports string) Result {
 	t.Helper()
 	var progress bytes.Buffer
-	res, err := Run(ctx, Config{Target: target, ReportDir: reports, Budget: 36, TurnSteps: 6, MinimizeReplays: -1, Browser: testBrowser, Progress: &progress,
+	res, err := Run(ctx, Config{Target: target, ReportDir: reports, Budget: 30, TurnSteps: 6, MinimizeReplays: -1, Browser: testBrowser, Progress: &progress,
 		Users: notesUsers(), Missions: []Mission{{ThreadID: "notes", Prompt: "Explore the notes app", Team: TeamStandard}}})
 	t.Logf("progress:\n%s", progress.String())
 	require.NoError(t, err)
@@ -302,7 +302,7 @@ func TestMultiUserCrossUserLeak(t *testing.T) {
 	reports2 := t.TempDir()
 	t0 = time.Now()
 	var progress bytes.Buffer
-	res, err = Run(ctx, Config{Target: srv.URL, ReportDir: reports2, Budget: 36, TurnSteps: 6, MinimizeReplays: -1, Browser: testBrowser, Progress: &progress,
+	res, err = Run(ctx, Config{Target: srv.URL, ReportDir: reports2, Budget: 30, TurnSteps: 6, MinimizeReplays: -1, Browser: testBrowser, Progress: &progress,
 		Users: users, Missions: []Mission{{ThreadID: "notes", Prompt: "Explore the notes app", Team: TeamStandard}}})
 	t.Logf("bug off: run in %s; progress:\n%s", time.Since(t0).Round(time.Millisecond), progress.String())
 	require.NoError(t, err)
