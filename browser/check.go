@@ -18,7 +18,7 @@ import (
 //
 // The set of checks is closed: NoPageError, NoConsoleError, NoServerError,
 // NoNotFound, NoErrorBanner, NoStackTrace, NoScriptRun, NoA11yViolation,
-// FastResponse, ClickChanges, NoDuplicateRows and NoDuplicatePost.
+// FastResponse, ClickChanges, NoDuplicateRows, NoDuplicatePost and NoText.
 type Check interface {
 	// String says what the check asserts, in words.
 	String() string
@@ -95,6 +95,20 @@ type NoDuplicateRows struct{ Selector string }
 // must answer the same redirect, and neither a second 201. The spec
 // watches POSTs through page.route (see Reproduction.SlowPosts).
 type NoDuplicatePost struct{ Path string }
+
+// NoText asserts that the final page's visible text does not contain
+// Text: data that must not show there (another user's record).
+type NoText struct{ Text string }
+
+func (c NoText) String() string { return "the page does not show " + strconv.Quote(c.Text) }
+
+func (c NoText) render(t *testSpec) error {
+	if strings.TrimSpace(c.Text) == "" {
+		return errors.New("no text: empty text")
+	}
+	t.assert = append(t.assert, "await expect(page.locator('body'), "+jsString(c.String())+").not.toContainText("+jsString(c.Text)+", { timeout: 2000 });")
+	return nil
+}
 
 // DefaultChecks are the assertions of a bug reproduction without Checks:
 // no uncaught page error, no HTTP 5xx, no visible error banner.
@@ -186,6 +200,7 @@ type testSpec struct {
 // specFile collects the file-level declarations the checks need.
 type specFile struct {
 	banner, stackTrace, axe bool
+	storageState            bool // a context starts from a storage-state file (stateOf)
 }
 
 const (

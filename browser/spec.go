@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -25,7 +26,37 @@ type Reproduction struct {
 	// SlowPosts holds every POST response this long before the page sees
 	// it: the slow network under which a double submit was recorded.
 	SlowPosts time.Duration
+	// Actors, instead of Entries, replay the steps of several users, each
+	// in an isolated browser context of its own (browser.newContext()),
+	// one after the other; the checks run on the last actor's page.
+	Actors []Actor
 }
+
+// Actor is one user of a multi-user reproduction.
+type Actor struct {
+	// Name names the user in the spec's comments (letters, digits, '_'
+	// and '-'); never an email or a password.
+	Name string
+	// StorageStateEnv, when set, names the environment variable that
+	// holds the path of the user's Playwright storage-state file (its
+	// signed-in cookies); the context starts from it. Empty: the
+	// entries sign in themselves (passwords as ${SECRET_n}).
+	StorageStateEnv string
+	Entries         []Entry
+}
+
+var (
+	reActor   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+	reEnvName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+)
+
+// stateOfTS reads the path of a storage-state file from the environment.
+const stateOfTS = `function stateOf(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(` + "`" + `set ${name} to the path of the user's storage-state file` + "`" + `);
+  return v;
+}
+`
 
 // SpecOptions configures Translate.
 type SpecOptions struct {
@@ -104,6 +135,9 @@ func Translate(repros []Reproduction, opts SpecOptions) (string, error) {
 	if strings.Contains(tests.String(), ".fill(secret(") {
 		b.WriteString(secretTS + "\n")
 	}
+	if file.storageState {
+		b.WriteString(stateOfTS + "\n")
+	}
 	if d := file.decls(); len(d) > 0 {
 		b.WriteString(strings.Join(d, "\n") + "\n\n")
 	}
@@ -128,30 +162,120 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 	if r.SlowPosts < 0 {
 		return fmt.Errorf("negative SlowPosts %s", r.SlowPosts)
 	}
+	if len(r.Actors) > 0 && len(r.Entries) > 0 {
+		return errors.New("a reproduction has either Entries or Actors, not both")
+	}
 	fixtures := "page"
-	if t.baseURL {
+	if len(r.Actors) > 0 {
+		fixtures = "browser, baseURL"
+	} else if t.baseURL {
 		fixtures = "page, baseURL"
 	}
 	fmt.Fprintf(b, "test(%s, async ({ %s }) => {\n", jsString(name), fixtures)
 	// A bug's spec reaches the app first, outside the expected failure: an
 	// app that does not answer (a wrong BASE_URL, a closed port) fails the
 	// spec for what it is instead of passing as the expected failure.
-	pendingFail := r.Bug
-	expectFail := func() {
-		if pendingFail {
-			pendingFail = false
-			b.WriteString("  // test.fail() makes this spec pass while the bug exists; it fails once the bug is fixed.\n")
-			b.WriteString("  test.fail();\n")
-		}
-	}
+	w := &stepWriter{b: b, pendingFail: r.Bug, slow: r.SlowPosts, base: base, opts: opts}
 	if r.Bug {
 		b.WriteString("  // Bug reproduction: the assertions below describe the correct behaviour.\n")
 	}
 	for _, c := range checks {
 		b.WriteString("  // Asserts: " + comment(c.String()) + "\n")
 	}
-	writeLines(b, t.setup(r.SlowPosts))
-	steps, chained := 0, map[int]bool{}
+	if len(r.Actors) == 0 {
+		writeLines(b, t.setup(r.SlowPosts))
+		if err := w.steps(r.Entries, true); err != nil {
+			return err
+		}
+	}
+	for i, a := range r.Actors {
+		if !reActor.MatchString(a.Name) {
+			return fmt.Errorf("actor %d: name %q: want letters, digits, '_' or '-'", i+1, a.Name)
+		}
+		if a.StorageStateEnv != "" && !reEnvName.MatchString(a.StorageStateEnv) {
+			return fmt.Errorf("actor %s: storage state variable %q is no environment variable name", a.Name, a.StorageStateEnv)
+		}
+		last := i == len(r.Actors)-1
+		ctxVar := fmt.Sprintf("context%d", i+1)
+		b.WriteString("  // " + comment(a.Name) + ": an isolated browser context of its own.\n")
+		if a.StorageStateEnv != "" {
+			fmt.Fprintf(b, "  const %s = await browser.newContext({ baseURL, storageState: stateOf(%s) });\n", ctxVar, jsString(a.StorageStateEnv))
+			t.file.storageState = true
+		} else {
+			fmt.Fprintf(b, "  const %s = await browser.newContext({ baseURL });\n", ctxVar)
+		}
+		if !last {
+			b.WriteString("  {\n")
+			fmt.Fprintf(b, "    const page = await %s.newPage();\n", ctxVar)
+			inner := &strings.Builder{}
+			wa := &stepWriter{b: inner, base: base, opts: opts}
+			if err := wa.steps(a.Entries, false); err != nil {
+				return fmt.Errorf("actor %s: %w", a.Name, err)
+			}
+			for _, l := range strings.SplitAfter(inner.String(), "\n") {
+				if l != "" {
+					b.WriteString("  " + l)
+				}
+			}
+			w.n += wa.n
+			b.WriteString("    await page.close();\n")
+			b.WriteString("  }\n")
+			continue
+		}
+		fmt.Fprintf(b, "  const page = await %s.newPage();\n", ctxVar)
+		writeLines(b, t.setup(r.SlowPosts))
+		if err := w.steps(a.Entries, true); err != nil {
+			return fmt.Errorf("actor %s: %w", a.Name, err)
+		}
+	}
+	steps := w.n
+	w.expectFail()
+	if steps == 0 {
+		b.WriteString("  // (no replayable actions were recorded)\n")
+	}
+	writeLines(b, t.act)
+	if t.posts || r.SlowPosts > 0 {
+		b.WriteString("  await settlePosts();\n")
+	}
+	if len(checks) > 0 {
+		b.WriteString("  await page.waitForLoadState('networkidle');\n")
+	}
+	writeLines(b, t.assert)
+	b.WriteString("});\n\n")
+	return nil
+}
+
+// stepWriter writes the recorded steps of a test. pendingFail is set
+// while the test.fail() of a bug's spec is still to be written: it goes
+// after the first navigation, once the app answered.
+type stepWriter struct {
+	b           *strings.Builder
+	pendingFail bool
+	slow        time.Duration
+	base        *url.URL
+	opts        SpecOptions
+	n           int // steps written
+}
+
+func (w *stepWriter) expectFail() {
+	if w.pendingFail {
+		w.pendingFail = false
+		w.b.WriteString("  // test.fail() makes this spec pass while the bug exists; it fails once the bug is fixed.\n")
+		w.b.WriteString("  test.fail();\n")
+	}
+}
+
+// steps writes entries as Playwright steps on page; fail says whether the
+// expected failure may be declared among them.
+func (w *stepWriter) steps(entries []Entry, fail bool) error {
+	b, base, opts := w.b, w.base, w.opts
+	expectFail := func() {
+		if fail {
+			w.expectFail()
+		}
+	}
+	r := Reproduction{Entries: entries, SlowPosts: w.slow}
+	chained := map[int]bool{}
 	prevURL := ""
 	for i, e := range r.Entries {
 		from := prevURL
@@ -160,7 +284,7 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 		}
 		if e.OK && (e.Action == ActClearSiteData || e.Action == ActNavigate && clearsSiteData(e, opts.ClearSiteData)) {
 			expectFail()
-			steps++
+			w.n++
 			b.WriteString("  // The recorded session cleared the site's cookies and storage here.\n")
 			b.WriteString("  await page.context().clearCookies();\n")
 			b.WriteString("  await page.evaluate(() => { try { localStorage.clear(); sessionStorage.clear(); } catch {} }).catch(() => {});\n")
@@ -183,7 +307,7 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 			}
 			continue
 		}
-		steps++
+		w.n++
 		if r.SlowPosts > 0 && e.Action == ActClick {
 			// The impatient double submit: further clicks on the same control
 			// right after this one must land while its answer is still held. Playwright waits
@@ -216,24 +340,11 @@ func writeTest(b *strings.Builder, file *specFile, name string, r Reproduction, 
 			expectFail()
 		}
 		writeLines(b, strings.Split(line, "\n"))
-		if e.Action == ActNavigate && pendingFail {
+		if e.Action == ActNavigate && w.pendingFail && fail {
 			b.WriteString("  // The app answered (an unreachable app fails above, not as the expected failure).\n")
 			expectFail()
 		}
 	}
-	expectFail()
-	if steps == 0 {
-		b.WriteString("  // (no replayable actions were recorded)\n")
-	}
-	writeLines(b, t.act)
-	if t.posts || r.SlowPosts > 0 {
-		b.WriteString("  await settlePosts();\n")
-	}
-	if len(checks) > 0 {
-		b.WriteString("  await page.waitForLoadState('networkidle');\n")
-	}
-	writeLines(b, t.assert)
-	b.WriteString("});\n\n")
 	return nil
 }
 

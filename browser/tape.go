@@ -17,11 +17,14 @@ import (
 // Entry is one action on the tape: what was asked, what it touched, what
 // happened. Entries are immutable once written.
 type Entry struct {
-	Seq    int64     `json:"seq"`
-	Time   time.Time `json:"ts"`
-	User   string    `json:"user"`
-	Action Action    `json:"action"`
-	Params Intent    `json:"params"`
+	Seq  int64     `json:"seq"`
+	Time time.Time `json:"ts"`
+	User string    `json:"user"`
+	// Account is the app account the action was taken as, when a run
+	// signs in as several users ("" for one).
+	Account string `json:"account,omitempty"`
+	Action  Action `json:"action"`
+	Params  Intent `json:"params"`
 	// Locator is the Playwright Test locator the target resolved to, e.g.
 	// getByTestId('save') ("" for actions without a target).
 	Locator string `json:"locator,omitempty"`

@@ -163,6 +163,9 @@ func loadConfig(name string, args []string, stderr io.Writer, env func(string) (
 	fs.SetOutput(stderr)
 	scratch := config.Defaults()
 	config.RegisterFlags(fs, &scratch)
+	var accounts, states listFlag
+	fs.Var(&accounts, "account", "a user to explore as, repeatable: name=NAME,email=EMAIL,password-env=VAR[,storage-state=PATH] (the password is read from VAR)")
+	fs.Var(&states, "storage-state", "a Playwright storage-state file to start from, repeatable: [NAME=]PATH (a bare path is the default user's)")
 	file := fs.String("config", "", "config file (default: ./"+config.DefaultFile+" if present)")
 	envFile := fs.String("env-file", "", "file of environment variables (default: ./"+config.DefaultEnvFile+" if present); never overrides the environment")
 	fs.Usage = func() {
@@ -189,13 +192,19 @@ func loadConfig(name string, args []string, stderr io.Writer, env func(string) (
 			flags[key] = f.Value.String()
 		}
 	})
-	l, err := config.Load(config.Options{File: *file, EnvFile: *envFile, Env: env, Flags: flags})
+	l, err := config.Load(config.Options{File: *file, EnvFile: *envFile, Env: env, Flags: flags, Accounts: accounts, StorageStates: states})
 	if err != nil {
 		fmt.Fprintln(stderr, "explorer:", err)
 		return nil, explore.ExitSetup
 	}
 	return l, explore.ExitClean
 }
+
+// listFlag is a repeatable flag: each use appends its value.
+type listFlag []string
+
+func (f *listFlag) String() string     { return strings.Join(*f, " ") }
+func (f *listFlag) Set(v string) error { *f = append(*f, v); return nil }
 
 // exploreConfig turns the settings into the explorer's configuration,
 // reading the missions file. env is the environment (with .env).
@@ -216,6 +225,8 @@ func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.
 		Resume:          s.Resume,
 		Regression:      s.Regression,
 		Credentials:     explore.Credentials{Email: s.User, Password: s.Password},
+		Users:           s.Users,
+		UsersShareData:  s.UsersShareData,
 		Seed:            s.Seed,
 		Headed:          s.Headed,
 		PRURL:           s.PRURL,

@@ -292,3 +292,41 @@ func TestTargetSetupErrorsExitTwo(t *testing.T) {
 		})
 	}
 }
+
+// TestUsersFlags: --account and --storage-state reach explore.Config,
+// `explorer config` prints the users with passwords masked, and bad users
+// stop the program at set-up (exit 2) before any browser.
+func TestUsersFlags(t *testing.T) {
+	dir := inDir(t, map[string]string{"bob.json": `{"cookies": [], "origins": []}`, "bad.json": "nope"})
+	env := mapEnv(map[string]string{"ALICE_PW": "alice-secret-77"})
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"config", "--account", "name=alice,email=alice@example.com,password-env=ALICE_PW",
+		"--storage-state", "bob=" + filepath.Join(dir, "bob.json"), "--users-share-data"}, &out, &errOut, env)
+	require.Equal(t, explore.ExitClean, code, errOut.String())
+	assert.Contains(t, out.String(), "users: # flag --account, flag --storage-state\n  - name: alice\n    email: alice@example.com\n    password: '****'\n  - name: bob\n    storage_state: ")
+	assert.Contains(t, out.String(), "users_share_data: true # flag --users-share-data")
+	assert.NotContains(t, out.String()+errOut.String(), "alice-secret-77")
+
+	l, code := loadConfig("explorer", []string{"--account", "name=alice,password-env=ALICE_PW", "--account", "name=bob,storage-state=bob.json"}, &errOut, env)
+	require.NotNil(t, l, errOut.String())
+	cfg, err := exploreConfig(l.Settings, env)
+	require.NoError(t, err)
+	assert.Equal(t, []explore.Account{{Name: "alice", Password: "alice-secret-77"}, {Name: "bob", StorageState: "bob.json"}}, cfg.Users)
+	assert.Equal(t, explore.ExitClean, code)
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--account", "name=alice,password=alice-secret-77"}, "use password-env=VAR"},
+		{[]string{"--account", "name=alice,password-env=NOPE"}, "NOPE is not set"},
+		{[]string{"--storage-state", "bad.json"}, "is not a JSON object"},
+		{[]string{"--account", "name=a,password-env=ALICE_PW", "--account", "name=a,password-env=ALICE_PW"}, "used twice"},
+	} {
+		out.Reset()
+		errOut.Reset()
+		assert.Equal(t, explore.ExitSetup, run(context.Background(), tc.args, &out, &errOut, env), tc.args)
+		assert.Contains(t, errOut.String(), tc.want, tc.args)
+		assert.NotContains(t, errOut.String(), "alice-secret-77", tc.args)
+	}
+}

@@ -23,6 +23,14 @@
 // settings and provider keys (Loaded.Lookup). Nothing is written to the
 // process environment.
 //
+// One key is a list: users (UsersKey), the accounts to explore as, each a
+// mapping of name, email, password or password_env, and storage_state;
+// on the command line --account and --storage-state (repeatable; Options
+// Accounts and StorageStates; see ParseAccount and ParseStorageState).
+// --account replaces the file's list; a password is refused there (it
+// would show in the process list). The users are checked with
+// explore.ValidateUsers, and Print masks their passwords.
+//
 // Secret settings (the sign-in password) are masked by Loaded.Print, which
 // prints the effective configuration with the source of each value.
 // Template returns the commented explorer.yaml that `explorer init` writes;

@@ -33,6 +33,10 @@ type Options struct {
 	Env func(string) (string, bool)
 	// Flags holds the flags given on the command line: setting key → value.
 	Flags map[string]string
+	// Accounts are the --account values (each replaces the file's users)
+	// and StorageStates the --storage-state values, in order.
+	Accounts      []string
+	StorageStates []string
 }
 
 // Layer is where a setting's value came from, lowest precedence first.
@@ -81,6 +85,7 @@ func Load(o Options) (*Loaded, error) {
 	for _, f := range Fields() {
 		l.Sources[f.Key] = "default"
 	}
+	l.Sources[UsersKey] = "default"
 	envPath, err := findFile(o.Dir, o.EnvFile, DefaultEnvFile)
 	if err != nil {
 		return nil, fmt.Errorf("config: --env-file: %w", err)
@@ -127,6 +132,9 @@ func Load(o Options) (*Loaded, error) {
 			return nil, fmt.Errorf("config: --%s: %w", f.Flag(), err)
 		}
 		l.Sources[k], l.Layers[k] = "flag --"+f.Flag(), LayerFlag
+	}
+	if err := l.applyUserFlags(o); err != nil {
+		return nil, err
 	}
 	return l, nil
 }
@@ -185,6 +193,16 @@ func (l *Loaded) loadFile() error {
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		at := fmt.Sprintf("config: %s line %d", l.File, k.Line)
+		if k.Value == UsersKey {
+			if prev, dup := seen[k.Value]; dup {
+				return fmt.Errorf("%s: %s is already set on line %d", at, k.Value, prev)
+			}
+			seen[k.Value] = k.Line
+			if err := l.loadUsers(k, v); err != nil {
+				return err
+			}
+			continue
+		}
 		f, ok := FieldByKey(k.Value)
 		if !ok {
 			return fmt.Errorf("%s: unknown setting %q%s", at, k.Value, hint(k.Value))

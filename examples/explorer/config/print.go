@@ -40,7 +40,7 @@ func (l *Loaded) Print(w io.Writer) error {
 			return err
 		}
 	}
-	return nil
+	return l.printUsers(w)
 }
 
 // yamlScalar formats v so that it reads back as the same string value.

@@ -45,6 +45,10 @@ type Settings struct {
 	Verbose         bool
 	Plain           bool
 	Quiet           bool
+	UsersShareData  bool
+	// Users are the accounts to explore as: the users: list of the file,
+	// or --account and --storage-state (UsersKey). No Field: a list.
+	Users []explore.Account
 }
 
 // Defaults returns the settings of a run with no flag, variable or file.
@@ -166,6 +170,7 @@ func Fields() []Field {
 		{Key: "provider", Usage: "force the LLM provider: openai, anthropic, google, ollama or offline (empty: detect from the environment)", ptr: str(func(s *Settings) *string { return &s.Provider }), check: checkProvider},
 		{Key: "user", Usage: "sign-in email or user name (empty: one shown on the page)", ptr: str(func(s *Settings) *string { return &s.User })},
 		{Key: "password", Usage: "sign-in password (secret: masked when printed)", Secret: true, Example: "${EXPLORER_PASSWORD:-}", ptr: str(func(s *Settings) *string { return &s.Password })},
+		{Key: "users_share_data", Usage: "the users (users: or --account) see each other's data by design: no cross-user leak findings", ptr: boo(func(s *Settings) *bool { return &s.UsersShareData })},
 		{Key: "seed", Usage: "seed of the offline personas", ptr: func(s *Settings) any { return &s.Seed }},
 		{Key: "headed", Usage: "show the browser", ptr: boo(func(s *Settings) *bool { return &s.Headed })},
 		{Key: "pr_url", Usage: "missions from a GitHub pull request (https://github.com/OWNER/REPO/pull/N)", ptr: str(func(s *Settings) *string { return &s.PRURL }), check: checkPRURL},

@@ -27,6 +27,18 @@ func Template() []byte {
 		}
 		fmt.Fprintf(&b, "\n# %s [--%s, %s]\n%s: %s\n", f.Usage, f.Flag(), f.EnvVar(), f.Key, v)
 	}
+	b.WriteString(`
+# users to explore as, each in an isolated browser context [--account
+# name=NAME,email=EMAIL,password-env=VAR and --storage-state [NAME=]PATH,
+# both repeatable]. A user with a password is signed in once before the
+# missions; two or more users turn on the cross-user leak oracle.
+# users:
+#   - name: alice
+#     email: alice@example.com
+#     password: ${ALICE_PASSWORD}
+#   - name: bob
+#     storage_state: auth/bob.json
+`)
 	return b.Bytes()
 }
 

@@ -78,6 +78,10 @@ func validationMessage(text string) bool {
 	return reValidation.MatchString(text) && !reErrorSign.MatchString(text)
 }
 
+// reCrossUser reads the users of a FindCrossUser finding's message
+// ("<viewer> sees <owner>'s data: …"; user names have no spaces).
+var reCrossUser = regexp.MustCompile(`^([A-Za-z0-9_-]+) sees ([A-Za-z0-9_-]+)'s data`)
+
 // rootCause is the cause key of a finding on page.
 func rootCause(f browser.Finding, page string) string {
 	ev := bugEvidence(f)
@@ -127,6 +131,11 @@ func rootCause(f browser.Finding, page string) string {
 		return string(f.Kind) + "|" + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
 	case browser.FindErrorBanner, browser.FindStackTrace:
 		return "text|" + norm(firstNonEmpty(f.Evidence, f.Message), 160)
+	case FindCrossUser:
+		// The page template and the two users, either way round.
+		if m := reCrossUser.FindStringSubmatch(f.Message); m != nil {
+			return crossUserCause(f, crossLeak{Viewer: m[1], Owner: m[2]}, page)
+		}
 	}
 	return string(f.Kind) + "|" + personas.URLTemplate(pathOf(page)) + "|" + norm(f.Message, 160)
 }
@@ -212,7 +221,7 @@ const (
 // severityOf is a bug kind's severity.
 func severityOf(kind string) string {
 	switch browser.FindingKind(kind) {
-	case browser.FindServerError, FindXSS:
+	case browser.FindServerError, FindXSS, FindCrossUser:
 		return SeverityCritical
 	case browser.FindPageError, FindDeadControl, FindDuplicate, FindDuplicateRow, browser.FindNotFound,
 		browser.FindErrorBanner, browser.FindStackTrace:

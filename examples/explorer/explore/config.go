@@ -144,6 +144,18 @@ type Config struct {
 	// Credentials used on sign-in forms (default: an account shown on the
 	// page, else a throwaway one).
 	Credentials Credentials
+	// Users are the accounts to explore as (see Account). Each user with a
+	// password and no storage state is signed in once by a set-up mission
+	// before the missions (its storage state saved to
+	// <ReportDir>/.auth/<name>.json); with two or more, every mission
+	// opens one isolated browser context per user, assigns the team's
+	// personas to them in turn, and a cross-user oracle reports one
+	// user's typed data showing on another's pages (FindCrossUser).
+	// Empty: the one account of Credentials, as before.
+	Users []Account
+	// UsersShareData turns the cross-user oracle off, for apps whose
+	// users see each other's data by design.
+	UsersShareData bool
 	// SlowThreshold marks slower responses as findings (3s).
 	SlowThreshold time.Duration
 	// Seed makes the offline personas' choices reproducible (1).

@@ -161,6 +161,38 @@
 // ${SECRET_n} references; Result.SecretEnv gives the variables in memory.
 // Report files are 0600 in 0700 directories.
 //
+// # Several users
+//
+// Config.Users (users.go) are accounts to explore as, each with a
+// password or a Playwright storage-state file (ValidateUsers: unique
+// names, credentials or a readable JSON state; ErrUsage otherwise). Before
+// the missions, the set-up mission (signin.go) signs each user with a
+// password and no state in once, in a context of its own: the start
+// page's password field, else the one behind a link or button named like
+// a sign-in, filled as the personas fill sign-in forms (signInMacro), and
+// checked by the password field being gone; a user whose sign-in fails is
+// a *SetupError naming it. Its storage state goes to
+// <ReportDir>/.auth/<name>.json (0600) and seeds that user's contexts.
+//
+// With two or more users a mission opens one browser context per user (an
+// engine each, seeded from the user's state) and assigns the team's
+// members to the users round robin in team order; missionRun.use switches
+// to a member's context before it acts, and browser.Entry.Account records
+// the user on the tape. The cross-user oracle (crossuser.go) keeps the
+// values each user typed (markers: free text ending in the number the
+// explorer drew for it; no credential, markup or email), reads the page's text after every action, and reports
+// FindCrossUser (critical) when a user's page shows a marker only another
+// user typed; one cause per page template and pair of users. Pages that
+// showed a user its own data are opened by the others at the start of
+// their turns (probes, at most maxProbes each); their 404s are no broken
+// links. Config.UsersShareData turns the oracle off. A leak's spec
+// (crossUserRepro, browser.Reproduction.Actors) replays the owner's form
+// steps in one browser context and the viewer's visit in another, asserting
+// browser.NoText of the marker; the other bugs' specs replay their user's
+// steps after its sign-in (bugEntries), or start from its configured
+// storage state (AGENTGRAPH_STORAGE_STATE_<NAME>). The users' passwords and
+// emails are secrets (${SECRET_n}); a spec's header names the variables.
+//
 // # Hostile targets and set-up errors
 //
 // Before anything starts, Run checks that the target is an http(s) origin

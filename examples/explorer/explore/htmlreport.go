@@ -138,7 +138,7 @@ img{max-width:100%;border:1px solid #ccc}.err{color:#a00}.filters{background:#f6
 <span id="shown">{{len .Bugs}} shown</span></form>{{end}}
 {{range .Bugs}}<section class="bug sev-{{.Severity}}" id="{{.ID}}" data-severity="{{.Severity}}" data-kind="{{.Kind}}" data-persona="{{.Persona}}" data-page="{{.Page}}">
 <h3><span class="{{.Severity}}">[{{.Severity}}]</span> {{.Title}}</h3>
-<p>{{.ID}} · {{.Kind}} · page <code>{{pq .URL}}</code> · found by {{.Persona}} at step {{.Step}}{{if .New}} · <strong>new</strong>{{else}} · seen {{.SeenCount}} times{{end}}</p>
+<p>{{.ID}} · {{.Kind}} · page <code>{{pq .URL}}</code> · found by {{.Persona}}{{if .Owner}} · {{.Owner}}'s data on {{.Viewer}}'s page{{end}} at step {{.Step}}{{if .New}} · <strong>new</strong>{{else}} · seen {{.SeenCount}} times{{end}}</p>
 {{if .Symptoms}}<p>Symptoms of the same cause:</p><ul>{{range .Symptoms}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if gt .Seen 1}}<p class="seen">Seen in {{.Seen}} actions of this run; later at {{range $i, $s := .Sightings}}{{if $i}}, {{end}}step {{$s.Step}} (<code>{{pq $s.URL}}</code>){{end}}</p>{{end}}
 <pre>{{.Evidence}}</pre>
@@ -152,7 +152,7 @@ img{max-width:100%;border:1px solid #ccc}.err{color:#a00}.filters{background:#f6
 <h2>Pages visited</h2><ul>{{range .R.Explored}}<li><code>{{.}}</code></li>{{end}}</ul>
 <details><summary>Timeline ({{len .R.Timeline}} actions)</summary>
 <table><thead><tr><th>#</th><th>time</th><th>persona</th><th>action</th><th>target</th><th>page</th><th>result</th></tr></thead><tbody>
-{{range .R.Timeline}}<tr><td>{{.Entry.Seq}}</td><td>{{.Entry.Time.Format "15:04:05.000"}}</td><td>{{.Persona}}</td><td>{{.Entry.Action}}</td><td>{{if .Entry.Locator}}{{.Entry.Locator}}{{else}}{{.Entry.Params.URL}}{{end}}</td><td>{{pq .Entry.URL}}</td>
+{{range .R.Timeline}}<tr><td>{{.Entry.Seq}}</td><td>{{.Entry.Time.Format "15:04:05.000"}}</td><td>{{.Persona}}{{if .Entry.Account}} ({{.Entry.Account}}){{end}}</td><td>{{.Entry.Action}}</td><td>{{if .Entry.Locator}}{{.Entry.Locator}}{{else}}{{.Entry.Params.URL}}{{end}}</td><td>{{pq .Entry.URL}}</td>
 <td{{if not .Entry.OK}} class="err"{{end}}>{{if .Entry.OK}}ok{{else}}{{.Entry.Error}}{{end}}{{range .Entry.Findings}}<br>{{.Kind}}{{end}}</td></tr>
 {{end}}</tbody></table></details>
 <script>

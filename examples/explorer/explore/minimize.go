@@ -1272,10 +1272,13 @@ func (mr *missionRun) minimizeRepros(ctx context.Context, r *MissionResult) map[
 	var jobs []*reproJob
 	ids := map[*reproJob]int{}
 	for i, b := range r.Bugs {
-		full := replayable(r.Timeline, b.TapeSeq)
+		full := mr.bugEntries(r.Timeline, b)
 		r.Bugs[i].ReproFullSteps = len(full)
-		if len(full) < 2 {
-			continue
+		if len(full) < 2 || b.Kind == string(FindCrossUser) {
+			continue // a cross-user leak's spec is built from both users' steps
+		}
+		if u := mr.bugUser(r.Timeline, b); u != nil && u.StorageState != "" {
+			continue // replays start from no session, this user from its storage state
 		}
 		j := &reproJob{sig: findingSig(b.Kind, b.URL, b.Evidence), axe: b.Kind == string(FindA11y), link: b.Kind == string(browser.FindNotFound), full: full}
 		ids[j] = i
@@ -1325,10 +1328,13 @@ func (mr *missionRun) traceRepros(ctx context.Context, r *MissionResult, minimiz
 		b := &r.Bugs[i]
 		entries, ok := minimized[b.ID]
 		if !ok {
-			entries = replayable(r.Timeline, b.TapeSeq)
+			entries = mr.bugEntries(r.Timeline, *b)
 		}
 		if len(entries) == 0 || n >= maxTraces || ctx.Err() != nil {
 			continue
+		}
+		if u := mr.bugUser(r.Timeline, *b); b.Kind == string(FindCrossUser) || u != nil && u.StorageState != "" {
+			continue // one replay session cannot be two users, nor start signed in
 		}
 		if typesSecret(entries) {
 			// A trace records what a replay types: no trace of a secret.

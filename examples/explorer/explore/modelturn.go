@@ -60,9 +60,17 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 	if v, err := mr.look(ctx, &out); err == nil {
 		t.lastState = pageState(v.Snap, v.Els)
 		here = pathQuery(v.URL)
-		page = "\n\nCurrent page snapshot:\n" + clip(v.Snap.Text, 8000)
+		text := v.Snap.Text
+		if len(mr.accounts) > 0 {
+			text = mr.secrets.Redact(text) // the users' emails and passwords never reach a prompt
+		}
+		page = "\n\nCurrent page snapshot:\n" + clip(text, 8000)
 	}
 	task := fmt.Sprintf(personaTask, max(limit-t.did, 0), here, reset) + extraToolsNote(mr.extra) + page
+	if mr.multi() && m.acct != nil {
+		// Its user by name only: the credentials never reach a prompt.
+		task = fmt.Sprintf("You act as the app user %q, already signed in, in a browser of your own; other personas act as other users. Look for data of other users that you should not see.\n\n", m.acct.Name) + task
+	}
 	if brief := lastSupervisorBrief(s); brief != "" {
 		task = "Supervisor: " + brief + "\n\n" + task
 	}

@@ -203,6 +203,9 @@ type member struct {
 	tried map[string]bool
 	creds Credentials
 	hold  func()
+	// acct is the account the member acts as (nil: the one session of a
+	// run without Config.Users).
+	acct *userRun
 }
 
 func newMember(p Persona, creds Credentials, hold func()) *member {
@@ -628,27 +631,14 @@ func (m *member) next(v *view) (step, bool) {
 		return s, true
 	}
 	// Sign in when the page asks for a password.
-	for i, e := range v.Els {
-		if e.Fillable() && strings.Contains(strings.ToLower(e.Name), "password") && e.Value == "" {
-			k := fmt.Sprintf("signin:%d:%s", v.Cov.gen, pathOf(v.URL))
-			if m.tried[k] {
-				break
-			}
+	if i := passwordField(v.Els); i >= 0 {
+		k := fmt.Sprintf("signin:%d:%s", v.Cov.gen, pathOf(v.URL))
+		if !m.tried[k] {
 			m.tried[k] = true
 			if v.Cov.signin == "" {
 				v.Cov.signin = pathQuery(v.URL)
 			}
-			creds := guessCredentials(v.Snap.Text, m.creds)
-			var macro []step
-			for j := range i {
-				if f := v.Els[j]; f.Fillable() && f.InMain && strings.Contains(strings.ToLower(f.Name), "mail") || f.Fillable() && f.InMain && strings.Contains(strings.ToLower(f.Name), "user") {
-					macro = append(macro, step{in: fillRef(f.Ref, creds.Email), why: "sign in: email"})
-				}
-			}
-			macro = append(macro, step{in: fillRef(e.Ref, creds.Password), why: "sign in: password"})
-			if b, ok := submitButton(v.Els, i+1); ok {
-				macro = append(macro, step{in: clickRef(b.Ref), why: "sign in"})
-			}
+			macro := signInMacro(v.Els, i, guessCredentials(v.Snap.Text, m.creds))
 			m.q = macro[1:]
 			return macro[0], true
 		}

@@ -44,23 +44,41 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 	usesSecrets := false
 	for i := range r.Bugs {
 		b := &r.Bugs[i]
-		entries := replayable(r.Timeline, b.TapeSeq)
+		entries := mr.bugEntries(r.Timeline, *b)
 		if m, ok := minimized[b.ID]; ok {
 			entries = m
 		}
 		if len(entries) == 0 {
 			continue
 		}
-		mr.rememberRepro(ctx, *b, entries)
-		repro := reproduction(*b, entries)
+		var repro browser.Reproduction
+		if b.Kind == string(FindCrossUser) {
+			// Two users, two browser contexts: the owner makes the
+			// record, the viewer sees it.
+			xr, ok := mr.crossUserRepro(*b, r.Timeline)
+			if !ok {
+				mr.trace.Warn("cross-user reproduction: the owner's form steps are not on the tape", "bug", b.ID)
+				continue
+			}
+			repro = xr
+			b.ReproSteps = 0
+			for _, a := range xr.Actors {
+				b.ReproSteps += len(a.Entries)
+			}
+		} else {
+			mr.rememberRepro(ctx, *b, entries)
+			repro = reproduction(*b, entries)
+			b.ReproSteps = len(repro.Entries)
+			repro = mr.withUserState(repro, r.Timeline, *b)
+		}
 		spec, err := browser.Translate([]browser.Reproduction{repro}, browser.SpecOptions{BaseURL: strings.TrimRight(mr.target, "/"), DefaultBaseURL: mr.target, ClearSiteData: []string{ClearSiteDataPath}})
 		if err != nil {
 			mr.trace.Warn("translate", "bug", b.ID, "err", err)
 			continue
 		}
 		b.Spec = SpecName(b.ID)
-		b.ReproSteps = len(repro.Entries)
 		usesSecrets = usesSecrets || strings.Contains(spec, "secret('SECRET_")
+		spec = mr.usersHeader(spec)
 		if err := os.WriteFile(filepath.Join(r.Dir, b.Spec), []byte(mr.secrets.Redact(spec)), 0o600); err != nil {
 			return err
 		}
@@ -172,6 +190,9 @@ func markdown(r MissionResult) string {
 	}
 	for _, bug := range r.Bugs {
 		fmt.Fprintf(&b, "\n### %s — %s\n\n- Page: %s\n- Found by %s at step %d (tape #%d)\n", bug.ID, bug.Title, bug.URL, bug.Persona, bug.Step, bug.TapeSeq)
+		if bug.Owner != "" {
+			fmt.Fprintf(&b, "- Users: %s's data on %s's page\n", bug.Owner, bug.Viewer)
+		}
 		if bug.Screenshot != "" {
 			fmt.Fprintf(&b, "- Screenshot: [%s](%s)\n", bug.Screenshot, bug.Screenshot)
 		}

@@ -164,7 +164,22 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	// Secret values (the password, configured tokens, whatever is typed
 	// into a password field) are recorded as ${SECRET_n} everywhere.
-	secrets := browser.NewSecrets(append([]string{cfg.Credentials.Password}, cfg.Secrets...)...)
+	// Every user's password and email is one (SECRET_1 the first
+	// user's password, after the Credentials password of earlier
+	// versions; then the other passwords, then the emails).
+	if err := ValidateUsers(cfg.Users); err != nil {
+		return res, err
+	}
+	users := cfg.users()
+	known := []string{cfg.Credentials.Password}
+	for _, u := range users {
+		known = append(known, u.Password)
+	}
+	for _, u := range users {
+		// The users' emails too: specs read them from SECRET_n.
+		known = append(known, u.Email)
+	}
+	secrets := browser.NewSecrets(append(known, cfg.Secrets...)...)
 
 	// Persistence: checkpoints and memory in one bbolt file, a PostgreSQL
 	// database shared with other shards, or memory only.
@@ -239,6 +254,21 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		ActionTimeout: 3 * time.Second, SettleTimeout: settleTimeout, SpinnerTimeout: 3 * time.Second,
 		Secrets: secrets, SecretFields: cfg.SecretFields}
 
+	// The set-up mission: every user with a password and no storage
+	// state signs in once; its contexts start from the state it saved.
+	if err := signInUsers(ctx, cfg, b, engineCfg, users, newAddresser(colURL, target), func(line string) {
+		log.Info("explore: " + line)
+		if cfg.Progress != nil {
+			fmt.Fprintln(cfg.Progress, line)
+		}
+	}); err != nil {
+		return res, err
+	}
+	if len(users) > 0 {
+		// What the collector saw of the sign-ins is no mission's finding.
+		col.waitQuiet(ctx, 300*time.Millisecond)
+		_ = col.take()
+	}
 	if cfg.Regression {
 		// Sharded, the first shard replays them (the others share its
 		// memory and explore their share of the pages).
@@ -258,7 +288,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	for i, m := range missions {
 		mr := &missionRun{cfg: cfg, m: m, browser: b, engineCfg: engineCfg, col: col, qa: qa, colURL: colURL, target: target, cp: cp, store: store,
-			log: log, index: i, total: len(missions), secrets: secrets, extra: extra}
+			log: log, index: i, total: len(missions), secrets: secrets, extra: extra, accounts: users}
 		before := cfg.Models.usageSnapshot()
 		r := mr.run(ctx)
 		if demo != nil {
@@ -414,24 +444,31 @@ func validThread(id string) error {
 
 // missionRun is one mission at work.
 type missionRun struct {
-	cfg          Config
-	m            Mission
-	browser      *browser.Browser
-	engineCfg    browser.Config
-	engine       *browser.Engine
-	sess         *browser.Session
-	col          *collector
-	qa           *memory.QA
-	cp           graph.Checkpointer
-	store        graph.Store
-	log          *slog.Logger
-	trace        *slog.Logger
-	colURL       string
-	target       string
-	addrOnce     sync.Once
-	addrs        *addresser       // colURL → target (public.go)
-	secrets      *browser.Secrets // shared by the mission's engines
-	extra        *extraTools      // model personas' MCP and skills tools (nil: none)
+	cfg       Config
+	m         Mission
+	browser   *browser.Browser
+	engineCfg browser.Config
+	engine    *browser.Engine
+	sess      *browser.Session
+	col       *collector
+	qa        *memory.QA
+	cp        graph.Checkpointer
+	store     graph.Store
+	log       *slog.Logger
+	trace     *slog.Logger
+	colURL    string
+	target    string
+	addrOnce  sync.Once
+	addrs     *addresser       // colURL → target (public.go)
+	secrets   *browser.Secrets // shared by the mission's engines
+	extra     *extraTools      // model personas' MCP and skills tools (nil: none)
+	// accounts are Config.Users (with their storage states); sessions
+	// holds one browser context per user when there are two or more,
+	// cur is the user whose context mr.sess is (users.go, crossuser.go).
+	accounts     []*userRun
+	sessions     map[string]*userSession
+	cur          *userRun
+	xu           *crossUser
 	start        string
 	dir          string
 	budget       int
@@ -529,8 +566,14 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	} else {
 		_ = os.Remove(journal)
 	}
-	for _, p := range personas {
-		mr.team = append(mr.team, newMember(p, mr.cfg.Credentials, func() { mr.col.holdNextPost(settleTimeout + 700*time.Millisecond) }))
+	for i, p := range personas {
+		m := newMember(p, mr.cfg.Credentials, func() { mr.col.holdNextPost(settleTimeout + 700*time.Millisecond) })
+		if len(mr.accounts) > 0 {
+			// Round robin in team order: each persona acts as one user.
+			m.acct = mr.accounts[i%len(mr.accounts)]
+			m.creds = Credentials{Email: m.acct.Email, Password: m.acct.Password}
+		}
+		mr.team = append(mr.team, m)
 	}
 	mr.budget = mr.m.Budget
 	mr.start = "/"
@@ -555,10 +598,10 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	} else if _, err := os.Stat(statePath); err == nil {
 		seed = statePath
 	}
+	defer mr.closeSessions()
 	if err := mr.openSession(ctx, seed); err != nil {
 		return fail(err)
 	}
-	defer func() { _ = mr.engine.Close() }()
 	g, _ := newTeamGraph(mr)
 	app, err := g.Compile(graph.WithCheckpointer(mr.cp), graph.WithStore(mr.store), graph.WithRecursionLimit(4*mr.budget+50))
 	if err != nil {
@@ -720,6 +763,9 @@ func (mr *missionRun) record(e browser.Entry, persona string) browser.Entry {
 	mr.seq++
 	e.Seq = mr.seq
 	e.User = persona
+	if mr.cur != nil {
+		e.Account = mr.cur.Name
+	}
 	pub := mr.addr().entry(e) // the tape and the timeline keep the app's addresses
 	mr.tallySelector(pub)
 	if err := mr.tape.Append(pub); err != nil {
@@ -739,6 +785,9 @@ const browserStateFile = ".browser_state.json"
 // saveBrowserState writes the session's cookies and storage next to the
 // tape (through a rename, so a kill never leaves half a file).
 func (mr *missionRun) saveBrowserState() {
+	if mr.multi() {
+		return // each user's context starts from its own storage state again
+	}
 	path := filepath.Join(mr.dir, browserStateFile)
 	if err := mr.sess.SaveStorageState(path + ".tmp"); err != nil {
 		mr.trace.Debug("save browser state", "err", err)
@@ -765,7 +814,7 @@ var bugKinds = map[browser.FindingKind]string{
 	browser.FindServerError: "Server error", browser.FindNotFound: "Broken link (404)", browser.FindErrorBanner: "Error banner",
 	browser.FindStackTrace: "Stack trace on the page", browser.FindSpinner: "Spinner never settles", FindXSS: "Cross-site scripting",
 	FindA11y: "Accessibility violation", FindDeadControl: "Dead control", FindSlow: "Slow response", FindDuplicate: "Duplicate submission accepted",
-	FindDuplicateRow: "Duplicate record", browser.FindUnresponsive: "Page unresponsive",
+	FindDuplicateRow: "Duplicate record", browser.FindUnresponsive: "Page unresponsive", FindCrossUser: "Cross-user data leak",
 }
 
 // leaveHostile marks as explored the pages that stopped responding during
@@ -806,6 +855,12 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 		mr.trace.Info("observation: request broke after the app answered it whole", "message", clip(f.Message, 200), "url", pathQuery(mr.public(f.URL)))
 		return Bug{}, false
 	}
+	if f.Kind == browser.FindNotFound && mr.othersLoaded(firstNonEmpty(f.URL, e.URL)) {
+		// Another user's page, which this one may not open: the app
+		// keeping records apart, no broken link.
+		mr.trace.Info("observation: another user's page answers 404 to this user", "url", pathQuery(mr.public(firstNonEmpty(f.URL, e.URL))), "user", mr.cur.Name)
+		return Bug{}, false
+	}
 	if f.Kind == FindDuplicateRow && mr.sw != nil && mr.sw.typed.ownRepeat(f.Evidence) {
 		// Two records the explorer made with the same values: no bug.
 		mr.trace.Info("duplicate row of the explorer's own values", "evidence", clip(f.Evidence, 200))
@@ -819,6 +874,12 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	mr.bugs++
 	b.ID = fmt.Sprintf("bug-%02d-%s", mr.bugs, strings.ReplaceAll(string(f.Kind), "_", "-"))
 	b.Persona, b.Step, b.TapeSeq = m.p.Name, mr.steps, e.Seq
+	if f.Kind == FindCrossUser && mr.xu != nil {
+		if l, ok := mr.xu.leaks[f.Message]; ok {
+			b.Owner, b.Viewer = l.Owner, l.Viewer
+			mr.xu.byBug[b.ID] = l
+		}
+	}
 	// Memory fingerprints the evidence: give it the run-independent part
 	// (numbers such as record ids, ports and timings removed).
 	// A bug this run already gave to memory (before a retry went back to
@@ -972,19 +1033,67 @@ func traceFlags(resume bool) int {
 const settleTimeout = 2 * time.Second
 
 // openSession starts a browser context for the mission, seeded from the
-// storage state at statePath when set.
+// storage state at statePath when set, else from its one user's. With
+// two or more users it starts one context per user, each from that
+// user's storage state (an engine each: an engine seeds all its
+// contexts from one state); the first user's is current.
 func (mr *missionRun) openSession(ctx context.Context, statePath string) error {
-	cfg := mr.engineCfg
-	cfg.StorageStatePath = statePath
-	e, err := mr.browser.NewEngine(cfg)
-	if err != nil {
-		return fmt.Errorf("browser engine: %w", err)
+	mr.sessions = map[string]*userSession{}
+	open := func(state, name string) (*userSession, error) {
+		cfg := mr.engineCfg
+		cfg.StorageStatePath = state
+		e, err := mr.browser.NewEngine(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("browser engine: %w", err)
+		}
+		s, err := e.User(ctx, name)
+		if err != nil {
+			_ = e.Close()
+			return nil, fmt.Errorf("browser context: %w", err)
+		}
+		return &userSession{engine: e, sess: s}, nil
 	}
-	s, err := e.User(ctx, "explorer-"+mr.m.ThreadID)
-	if err != nil {
-		_ = e.Close()
-		return fmt.Errorf("browser context: %w", err)
+	switch {
+	case len(mr.accounts) > 1:
+		mr.xu = newCrossUser()
+		for _, a := range mr.accounts {
+			us, err := open(a.state, "explorer-"+mr.m.ThreadID+"-"+a.Name)
+			if err != nil {
+				return fmt.Errorf("user %q: %w", a.Name, err)
+			}
+			mr.sessions[a.Name] = us
+		}
+	default:
+		name, state := "explorer-"+mr.m.ThreadID, statePath
+		if len(mr.accounts) == 1 {
+			name = DefaultUser
+			if state == "" {
+				state = mr.accounts[0].state
+			}
+		}
+		us, err := open(state, "explorer-"+mr.m.ThreadID)
+		if err != nil {
+			return err
+		}
+		mr.sessions[name] = us
 	}
-	mr.engine, mr.sess = e, s
+	if len(mr.accounts) > 0 {
+		a := mr.accounts[0]
+		us := mr.sessions[a.Name]
+		if us == nil {
+			us = mr.sessions[DefaultUser]
+		}
+		mr.cur, mr.engine, mr.sess = a, us.engine, us.sess
+		return nil
+	}
+	us := mr.sessions["explorer-"+mr.m.ThreadID]
+	mr.engine, mr.sess = us.engine, us.sess
 	return nil
+}
+
+// closeSessions closes the mission's browser contexts.
+func (mr *missionRun) closeSessions() {
+	for _, us := range mr.sessions {
+		_ = us.engine.Close()
+	}
 }

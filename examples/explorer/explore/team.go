@@ -69,15 +69,19 @@ type Bug struct {
 	// Symptoms are the other findings of the same cause in the same
 	// action (the banner showing a failing request's body, its console
 	// echo), each as "kind: message".
-	Symptoms   []string `json:"symptoms,omitempty"`
-	Title      string   `json:"title"`
-	URL        string   `json:"url"`
-	Evidence   string   `json:"evidence"`
-	Persona    string   `json:"persona"`
-	Step       int      `json:"step"`
-	TapeSeq    int64    `json:"tape_seq"`
-	Screenshot string   `json:"screenshot,omitempty"`
-	Spec       string   `json:"spec,omitempty"`
+	Symptoms []string `json:"symptoms,omitempty"`
+	Title    string   `json:"title"`
+	URL      string   `json:"url"`
+	Evidence string   `json:"evidence"`
+	Persona  string   `json:"persona"`
+	// Owner and Viewer name the users of a cross-user leak: whose data
+	// showed on whose page (user names, never emails).
+	Owner      string `json:"owner,omitempty"`
+	Viewer     string `json:"viewer,omitempty"`
+	Step       int    `json:"step"`
+	TapeSeq    int64  `json:"tape_seq"`
+	Screenshot string `json:"screenshot,omitempty"`
+	Spec       string `json:"spec,omitempty"`
 	// Trace is the bug's Playwright trace (trace_<id>.zip) in the
 	// mission's report directory: npx playwright show-trace opens it.
 	Trace      string `json:"trace,omitempty"`
@@ -176,7 +180,7 @@ func (mr *missionRun) supervise(ctx context.Context, s State) (State, error) {
 		if mr.idle[m.p.Name] >= 2 {
 			continue
 		}
-		if sc := m.pending(mr.cov) + mr.sw.work(); sc > 0 {
+		if sc := m.pending(mr.cov) + mr.sw.work() + len(mr.probesFor(m)); sc > 0 {
 			best, bestScore = j, sc
 			break
 		}
@@ -238,8 +242,38 @@ func (mr *missionRun) restore(s State) {
 }
 
 func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
+	turn := mr.personaTurn(m)
 	return func(ctx context.Context, s State) (State, error) {
 		mr.restore(s)
+		mr.use(m)
+		var probed State
+		n := 0
+		if mr.multi() && strings.HasPrefix(mr.sess.URL(), "about:") && s.Steps < mr.budget {
+			// This user's context has not opened the app yet.
+			mr.act(ctx, m, step{in: nav(mr.start), why: "open the start URL as " + m.acct.Name}, &probed)
+			n++
+		}
+		// Other users' pages first: what this user must not see.
+		n += mr.probe(ctx, m, &probed, mr.budget-s.Steps-n)
+		if n == 0 {
+			return turn(ctx, s)
+		}
+		s.Steps += n
+		out, err := turn(ctx, s)
+		if err != nil {
+			return out, err
+		}
+		out.Tape = append(probed.Tape, out.Tape...)
+		out.Bugs = append(probed.Bugs, out.Bugs...)
+		out.Explored = append(probed.Explored, out.Explored...)
+		out.Steps = max(out.Steps, s.Steps)
+		return out, nil
+	}
+}
+
+// personaTurn is one turn of m: a model's, or the offline persona's.
+func (mr *missionRun) personaTurn(m *member) graph.NodeFunc[State] {
+	return func(ctx context.Context, s State) (State, error) {
 		if mr.cfg.Models.persona() != nil {
 			return mr.modelTurn(ctx, m, s)
 		}
@@ -392,12 +426,14 @@ func (mr *missionRun) observe(ctx context.Context, snap browser.Snapshot, out *S
 // act runs one intent, records it and turns its findings into bugs. The
 // offline personas and the model's browser tools both act through it.
 func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) (browser.Result, []Bug) {
+	mr.use(m)
 	if st.before != nil {
 		st.before()
 	}
 	res := mr.sess.Do(ctx, st.in)
 	if mr.sw != nil && st.in.Action == browser.ActFill && res.OK {
 		mr.sw.typed.add(st.in.ValueOrEmpty())
+		mr.noteTyped(st.in.ValueOrEmpty())
 	}
 	mr.sw.submitted(st.in, res.OK, mr.lastView, res.URL)
 	if mr.sw != nil && mr.sw.acted(res.OK) {
@@ -431,6 +467,7 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 	// dead-control and late a11y reports) belong to this action too.
 	fs := append(pageFindings(res.Findings), pageFindings(mr.sess.TakeFindings())...)
 	fs = append(fs, mr.col.take()...)
+	fs = append(fs, mr.crossCheck(ctx, res, fs)...)
 	mr.prevActor, mr.prevEntry = m, entry
 	return mr.report(ctx, m, entry, fs, out)
 }

@@ -1,0 +1,184 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/personas"
+)
+
+// signInTimeout bounds the set-up mission of one user.
+const signInTimeout = 60 * time.Second
+
+// authDir is where the set-up mission keeps the users' storage states,
+// in the report directory (0700; each file 0600).
+const authDir = ".auth"
+
+// reSignInControl names a link or button that leads to a sign-in form.
+var reSignInControl = regexp.MustCompile(`(?i)\b(sign|log)[ -]?(in|on)\b`)
+
+// signInMacro fills the sign-in form of a page whose element i is its
+// password field: the email or user-name fields before it, the password,
+// then the best submit button after it. The personas sign in with it when
+// a page asks for a password, and so does the set-up mission.
+func signInMacro(els []personas.Element, i int, creds Credentials) []step {
+	var macro []step
+	for j := range i {
+		if f := els[j]; f.Fillable() && f.InMain && strings.Contains(strings.ToLower(f.Name), "mail") || f.Fillable() && f.InMain && strings.Contains(strings.ToLower(f.Name), "user") {
+			macro = append(macro, step{in: fillRef(f.Ref, creds.Email), why: "sign in: email"})
+		}
+	}
+	macro = append(macro, step{in: fillRef(els[i].Ref, creds.Password), why: "sign in: password"})
+	if b, ok := submitButton(els, i+1); ok {
+		macro = append(macro, step{in: clickRef(b.Ref), why: "sign in"})
+	}
+	return macro
+}
+
+// passwordField is the index of the page's empty password field, or -1.
+func passwordField(els []personas.Element) int {
+	for i, e := range els {
+		if e.Fillable() && strings.Contains(strings.ToLower(e.Name), "password") && e.Value == "" {
+			return i
+		}
+	}
+	return -1
+}
+
+// signInUsers is the set-up mission: each user with a password and no
+// storage state signs in once, in a browser context of its own, and its
+// storage state is saved to <ReportDir>/.auth/<name>.json for its
+// contexts in the missions. The sign-in form is found generically: a
+// password field on the start page, else behind a link or button named
+// like a sign-in. A user whose sign-in fails (no form, or the page still
+// asks for a password after submitting) is a *SetupError naming it.
+func signInUsers(ctx context.Context, cfg Config, b *browser.Browser, engineCfg browser.Config, users []*userRun, addr *addresser, progress func(string)) error {
+	for _, u := range users {
+		if u.state != "" || u.Password == "" {
+			continue
+		}
+		t0 := time.Now()
+		if err := signInUser(ctx, cfg, b, engineCfg, u, addr); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &SetupError{Err: fmt.Errorf("user %q: sign-in: %w", u.Name, err)}
+		}
+		progress(fmt.Sprintf("set-up: signed in as %s in %s (storage state %s)", u.Name, time.Since(t0).Round(100*time.Millisecond), u.state))
+	}
+	return nil
+}
+
+func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg browser.Config, u *userRun, addr *addresser) error {
+	ctx, cancel := context.WithTimeout(ctx, signInTimeout)
+	defer cancel()
+	engineCfg.StorageStatePath = ""
+	e, err := b.NewEngine(engineCfg)
+	if err != nil {
+		return fmt.Errorf("browser engine: %w", err)
+	}
+	defer func() { _ = e.Close() }()
+	s, err := e.User(ctx, "setup-"+u.Name)
+	if err != nil {
+		return fmt.Errorf("browser context: %w", err)
+	}
+	look := func() ([]personas.Element, browser.Snapshot, error) {
+		r := s.Do(ctx, browser.Intent{Action: browser.ActSnapshot})
+		if !r.OK || r.Snapshot == nil {
+			return nil, browser.Snapshot{}, fmt.Errorf("read the page: %s", r.Error)
+		}
+		return personas.ParseElements(*r.Snapshot), *r.Snapshot, nil
+	}
+	if r := s.Do(ctx, nav("/")); !r.OK {
+		return fmt.Errorf("open the start page: %s", r.Error)
+	}
+	els, snap, err := look()
+	if err != nil {
+		return err
+	}
+	i := passwordField(els)
+	if i < 0 {
+		// A link or button named like a sign-in leads to the form.
+		for _, el := range els {
+			if (el.Role == "link" || el.Role == "button") && reSignInControl.MatchString(el.Name) {
+				if r := s.Do(ctx, clickRef(el.Ref)); !r.OK {
+					return fmt.Errorf("open the sign-in form (%s): %s", el.Name, r.Error)
+				}
+				if els, snap, err = look(); err != nil {
+					return err
+				}
+				i = passwordField(els)
+				break
+			}
+		}
+	}
+	if i < 0 {
+		return errNoSignIn
+	}
+	before := pathOf(snap.URL)
+	creds := Credentials{Email: u.Email, Password: u.Password}
+	if creds.Email == "" {
+		creds.Email = guessCredentials(snap.Text, Credentials{Password: u.Password}).Email
+	}
+	for _, st := range signInMacro(els, i, creds) {
+		if r := s.Do(ctx, st.in); !r.OK {
+			return fmt.Errorf("%s: %s", st.why, e.Secrets().Redact(r.Error))
+		}
+	}
+	// Signed in: the password field is gone (a new page, or the form
+	// replaced). The page may still be on its way: look again for up to
+	// a few seconds.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if els, _, err := look(); err == nil && !hasPassword(els) {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("the page (%s) still asks for a password after submitting the sign-in form: check the user's email and password", before)
+		}
+		sleep(ctx, 300*time.Millisecond)
+	}
+	dir := filepath.Join(cfg.ReportDir, authDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	_ = os.Chmod(dir, 0o700)
+	path := filepath.Join(dir, u.Name+".json")
+	if err := s.SaveStorageState(path); err != nil {
+		return fmt.Errorf("save the storage state: %w", err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		return err
+	}
+	u.state = path
+	// The steps that signed in, for the specs: passwords as references,
+	// the target's addresses.
+	for _, en := range e.Window().Entries() {
+		switch en.Action {
+		case browser.ActSnapshot, browser.ActScreenshot:
+			continue
+		}
+		if !en.OK {
+			continue
+		}
+		en.Params = e.Secrets().RedactIntent(en.Params)
+		en.Account = u.Name
+		u.signIn = append(u.signIn, addr.entry(en))
+	}
+	return nil
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
