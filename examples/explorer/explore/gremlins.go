@@ -58,6 +58,11 @@ type GremlinsConfig struct {
 	SlowThreshold time.Duration
 	// DemoDisabled turns demo-app bugs off, on both sides.
 	DemoDisabled []string
+	// Minimize shortens the explorer side's reproductions as a normal run
+	// does. Off by default: the comparison counts the bugs each side
+	// triggers, and shortening the explorer's specs would cost minutes
+	// that gremlins.js's side does not spend.
+	Minimize bool
 	// Target, for RunGremlins, is the origin of the app the gremlins run
 	// on ("": a fresh demo app). CompareGremlins always uses the demo app.
 	Target string
@@ -199,8 +204,13 @@ func CompareGremlins(ctx context.Context, cfg GremlinsConfig) (GremlinsCompariso
 	t0 := time.Now()
 	m := DefaultMission()
 	m.StartURL = cfg.StartURL
+	minimize := -1
+	if cfg.Minimize {
+		minimize = 0 // the default
+	}
 	res, err := Run(ctx, Config{Budget: cfg.Budget, Seed: cfg.Seed, ReportDir: filepath.Join(cfg.ReportDir, "explorer"),
-		Missions: []Mission{m}, Browser: b, SlowThreshold: cfg.SlowThreshold, DemoDisabled: cfg.DemoDisabled, Logger: cfg.Logger})
+		Missions: []Mission{m}, Browser: b, SlowThreshold: cfg.SlowThreshold, DemoDisabled: cfg.DemoDisabled, Logger: cfg.Logger,
+		MinimizeReplays: minimize})
 	if err != nil {
 		return out, fmt.Errorf("explore: gremlins comparison: explorer run: %w", err)
 	}

@@ -126,6 +126,9 @@ type step struct {
 	// watch keeps the page untouched this long after the step, so the
 	// in-page recorder can tell whether the click changed anything.
 	watch time.Duration
+	// lead: the step only takes the browser to where the member's next
+	// one is (see member.lead).
+	lead bool
 }
 
 // coverage is what the team shares within a mission: the pages seen and
@@ -140,13 +143,15 @@ type coverage struct {
 	forms        []string          // pages with form fields, in discovery order
 	formSig      map[string]string // page -> its form signature
 	signin       string            // URL of the sign-in page
+	lastRows     map[string]bool   // list pages whose last row was opened
 	gen          int               // bumped when the session is dropped
 	dropped      bool
 	priority     []string // high-risk pages from memory
 }
 
 func newCoverage() *coverage {
-	return &coverage{visited: map[string]bool{}, visitedT: map[string]int{}, known: map[string]bool{}, formSig: map[string]string{}}
+	return &coverage{visited: map[string]bool{}, visitedT: map[string]int{}, known: map[string]bool{}, formSig: map[string]string{},
+		lastRows: map[string]bool{}}
 }
 
 func (c *coverage) see(link string) {
@@ -201,6 +206,11 @@ type member struct {
 	p     Persona
 	q     []step
 	tried map[string]bool
+	// lead is set when the member's latest step only took the browser
+	// to where its next one is (a form it has a trick left for): the
+	// turn goes on for that one, or another persona would move the
+	// browser away first.
+	lead  bool
 	creds Credentials
 	hold  func()
 	// acct is the account the member acts as (nil: the one session of a
@@ -464,13 +474,18 @@ func (m *member) plan(t Trick, v *view) []step {
 			return nil
 		}
 		m.tried[key] = true
+		played := map[string][]personas.InputClass{}
 		macro := formPlan(v, func(e personas.Element) (string, bool) {
 			if f := personas.FieldOf(e, nil); e.Role == "spinbutton" || f.Kind != personas.FieldText && f.Kind != personas.FieldTextarea && f.Kind != personas.FieldSearch ||
 				strings.Contains(strings.ToLower(e.Name), "mail") {
 				return validFor(e, v.Rand), true
 			}
+			played[e.Ref] = []personas.InputClass{personas.ClassMarkup}
 			return XSSPayload, true
 		}, false, nil)
+		if len(macro) > 0 {
+			v.Sweep.cover(v, played)
+		}
 		if len(macro) > 0 {
 			// Stored payloads show where the app lists what was made.
 			for _, l := range listPages(v) {
@@ -488,9 +503,13 @@ func (m *member) plan(t Trick, v *view) []step {
 			return nil
 		}
 		m.tried[key] = true
-		return formPlan(v, func(e personas.Element) (string, bool) {
+		played := map[string][]personas.InputClass{}
+		macro := formPlan(v, func(e personas.Element) (string, bool) {
 			if f := personas.FieldOf(e, nil); e.Role != "spinbutton" && (f.Kind == personas.FieldText || f.Kind == personas.FieldTextarea) && f.Pattern == "" &&
 				!strings.Contains(strings.ToLower(e.Name), "mail") {
+				// Its apostrophe is one of the quotes class's characters, not
+				// all of them: that class keeps its own target.
+				played[e.Ref] = []personas.InputClass{personas.ClassNonLatin}
 				return exoticText(f, v.Rand), true
 			}
 			if e.Value != "" {
@@ -498,6 +517,10 @@ func (m *member) plan(t Trick, v *view) []step {
 			}
 			return validFor(e, v.Rand), true
 		}, false, nil)
+		if len(macro) > 0 {
+			v.Sweep.cover(v, played)
+		}
+		return macro
 	case TrickLong:
 		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
 			return nil
@@ -625,6 +648,13 @@ func sortFirst(els []personas.Element) []personas.Element {
 
 // next picks the member's next step, or false when it has nothing to do.
 func (m *member) next(v *view) (step, bool) {
+	st, ok := m.decide(v)
+	m.lead = ok && st.lead
+	return st, ok
+}
+
+// decide is next's choice.
+func (m *member) decide(v *view) (step, bool) {
 	if len(m.q) > 0 {
 		s := m.q[0]
 		m.q = m.q[1:]
@@ -649,6 +679,12 @@ func (m *member) next(v *view) (step, bool) {
 		return st, true
 	}
 	if st, ok := v.Sweep.here(m, v); ok {
+		return st, true
+	}
+	if st, ok := lastRow(v); ok {
+		return st, true
+	}
+	if st, ok := v.Sweep.again(v); ok {
 		return st, true
 	}
 	for _, t := range m.p.Tricks {
@@ -678,7 +714,7 @@ func (m *member) next(v *view) (step, bool) {
 		for _, f := range v.Cov.forms {
 			if m.has(t) && !m.tried[string(t)+":"+v.Cov.formSig[f]] && !m.tried["revisit:"+string(t)+":"+f] && f != pathOf(v.URL) {
 				m.tried["revisit:"+string(t)+":"+f] = true
-				return step{in: nav(f), why: "back to " + f + " for " + string(t)}, true
+				return step{in: nav(f), why: "back to " + f + " for " + string(t), lead: true}, true
 			}
 		}
 	}
@@ -691,6 +727,63 @@ func (m *member) next(v *view) (step, bool) {
 		return v.Sweep.next(m, v)
 	}
 	return step{}, false
+}
+
+// minRows is how many links of one URL template make a list.
+const minRows = 3
+
+// lastRow opens the last row of a list at its end: on a page with no next
+// page, the last of the in-main links that share a URL template (the rows
+// of a list), when no page of it was opened yet. The first rows are what
+// the team meets anyway; the oldest record, at the list's end, is the
+// other boundary (the data the app was seeded with, made by another
+// version of it). Once per page.
+func lastRow(v *view) (step, bool) {
+	if v.Cov == nil || v.Cov.lastRows[pathQuery(v.URL)] || hasNextLink(v.Els) {
+		return step{}, false
+	}
+	rows := map[string][]personas.Element{}
+	var order []string
+	for _, e := range v.Els {
+		if e.Role != "link" || !e.InMain || e.URL == "" {
+			continue
+		}
+		l, ok := resolveLink(v.URL, e.URL)
+		if !ok {
+			continue
+		}
+		t := templateOf(pathOf(l))
+		if !strings.Contains(t, "{n}") {
+			continue
+		}
+		if len(rows[t]) == 0 {
+			order = append(order, t)
+		}
+		rows[t] = append(rows[t], e)
+	}
+	v.Cov.lastRows[pathQuery(v.URL)] = true
+	for _, t := range order {
+		rs := rows[t]
+		if len(rs) < minRows {
+			continue
+		}
+		last := rs[len(rs)-1]
+		if l, _ := resolveLink(v.URL, last.URL); !v.Cov.visited[l] {
+			return step{in: clickRef(last.Ref), why: "the list's last row: " + last.Name}, true
+		}
+	}
+	return step{}, false
+}
+
+// hasNextLink: the page links to a next page of its list.
+func hasNextLink(els []personas.Element) bool {
+	for _, e := range els {
+		n := strings.ToLower(strings.TrimSpace(e.Name))
+		if e.Role == "link" && (n == "next" || strings.HasPrefix(n, "next ") || n == "›" || n == "»") {
+			return true
+		}
+	}
+	return false
 }
 
 // resolveLink turns a link's href into a same-origin path?query, or false

@@ -52,6 +52,13 @@ type sweep struct {
 	// here counts the one-step targets played per page template by
 	// sweep.here (a cap, so the tricks keep their share).
 	hereN map[string]int
+	// refused holds "template|class" for the forms that sent a widened
+	// submission of that input class back (validation, or the browser's
+	// constraints): their fields get the class one at a time from then on.
+	refused map[string]bool
+	// rows counts the further instances of a repeated control played per
+	// page template (see again).
+	rows map[string]int
 }
 
 // pendingTarget is a target whose macro is being played: the transition
@@ -62,10 +69,18 @@ type pendingTarget struct {
 	left int
 	// revisit: the pages to open if the macro's form made a record.
 	revisit []string
+	// also are the targets of the same input class on the form's other
+	// fields that the macro filled in the same submission (see widen);
+	// they count as tried with key unless the form sent the submission
+	// back and one of their values was one the app may refuse (strict).
+	also   []personas.ActionKey
+	strict bool
+	class  personas.InputClass
 }
 
 func newSweep() *sweep {
-	return &sweep{model: personas.NewModel(personas.Limits{}), done: map[string]int{}, typed: typedValues{}, hereN: map[string]int{}}
+	return &sweep{model: personas.NewModel(personas.Limits{}), done: map[string]int{}, typed: typedValues{}, hereN: map[string]int{},
+		refused: map[string]bool{}, rows: map[string]int{}}
 }
 
 // doneKeys are the keys of sweep.done a target counts under.
@@ -119,6 +134,7 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 		}
 		sw.markDone(p.from, p.key)
 		sw.pend = nil
+		sw.settleAlso(p, id)
 		if from, ok := sw.model.State(p.from); ok && id != "" && id != p.from && len(p.revisit) > 0 {
 			if to, ok := sw.model.State(id); ok && to.Template != from.Template {
 				// A form took the browser elsewhere: a record was made.
@@ -141,6 +157,39 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 	}
 	if sw.since != nil {
 		sw.since[pathQuery(url)] = true
+	}
+}
+
+// settleAlso records the widened part of a finished macro: when the form
+// took the submission (the browser left its screen) or no value in it
+// was one the app may refuse, every field's target of the class was
+// tried; when the form sent back a submission holding values it may
+// refuse, one of them may have hidden another field's fault, so those
+// targets stay untried and the form's fields get the class one at a time.
+func (sw *sweep) settleAlso(p *pendingTarget, to personas.StateID) {
+	if len(p.also) == 0 {
+		return
+	}
+	from, ok := sw.model.State(p.from)
+	if !ok {
+		return
+	}
+	// Sent back: the page after it still shows the field (a form that
+	// posts elsewhere may show itself again at another address).
+	back := to == "" || to == p.from
+	if st, ok := sw.model.State(to); ok && !back {
+		a := mustAction(p.key)
+		back = slices.ContainsFunc(st.Controls, func(c personas.Control) bool { return c.Role == a.Role && c.Name == a.Name })
+	}
+	if back && p.strict {
+		sw.refused[refusedKey(from.Template, p.class)] = true
+		return
+	}
+	for _, k := range p.also {
+		if to != "" {
+			sw.model.Transition(p.from, k, to, 0)
+		}
+		sw.markDone(p.from, k)
 	}
 }
 
@@ -203,10 +252,19 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 		return st, true
 	}
 	persona := preference(m.p.Name)
+	width := sw.widths()
 	prefer := func(t personas.Target) float64 {
 		// What its page template (or, for navigation and banner
 		// controls, any page) already showed comes last.
-		return persona(t) - 4*float64(min(sw.seen(t), 1))
+		p := persona(t) - 4*float64(min(sw.seen(t), 1))
+		if a := t.Action; a.Kind == personas.ActionFill && a.Class != personas.ClassValid {
+			// One submission tries the class on every field of the
+			// form (see widen): a wide form's class is worth a detour.
+			if n := width[string(t.State)+"|"+string(a.Class)]; n > 1 {
+				p += math.Log2(float64(n))
+			}
+		}
+		return p
 	}
 	for range 8 {
 		t, path, ok := sw.model.NextFar(sw.cur, prefer, hopCost)
@@ -229,12 +287,18 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 			sw.pend = &pendingTarget{from: sw.cur, key: key, left: 1}
 			return step{in: nav(a.Arg), why: "coverage: open " + a.Arg}, true
 		}
-		macro := targetMacro(m, v, a, in)
+		var wide map[string]string
+		var also []personas.ActionKey
+		strict := false
+		if len(path) == 0 && a.Kind == personas.ActionFill {
+			wide, also, strict = sw.widen(v, a, in)
+		}
+		macro := targetMacroWith(m, v, a, in, wide)
 		if len(macro) == 0 {
 			sw.model.Fail(sw.cur, key)
 			continue
 		}
-		sw.pend = &pendingTarget{from: sw.cur, key: key, left: len(macro)}
+		sw.pend = &pendingTarget{from: sw.cur, key: key, left: len(macro), also: also, strict: strict, class: in.Class}
 		if a.Kind == personas.ActionFill && (in.Class == personas.ClassMarkup || in.Class == personas.ClassValid || in.Class == personas.ClassQuotes) {
 			sw.pend.revisit = listPages(v)
 		}
@@ -339,6 +403,12 @@ func mustAction(k personas.ActionKey) personas.Action {
 // page v: empty fields before a submit filled validly, the target's own
 // steps, and for a field the form's submit (its button, else Enter).
 func targetMacro(m *member, v *view, a personas.Action, in personas.Input) []step {
+	return targetMacroWith(m, v, a, in, nil)
+}
+
+// targetMacroWith is targetMacro with the form's other fields filled with
+// wide's values (by element ref) where it has one.
+func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, wide map[string]string) []step {
 	el, ok := personas.Locate(a, v.Els)
 	if !ok {
 		return nil
@@ -347,7 +417,7 @@ func targetMacro(m *member, v *view, a personas.Action, in personas.Input) []ste
 	switch a.Kind {
 	case personas.ActionFill:
 		i := indexOf(v.Els, el.Ref)
-		macro := fillOthers(v, el, i)
+		macro := fillOthersWith(v, el, i, wide)
 		val := in.Value
 		if in.Class == personas.ClassValid {
 			val = validFor(el, v.Rand) // free text made unique: records stay apart
@@ -355,7 +425,11 @@ func targetMacro(m *member, v *view, a personas.Action, in personas.Input) []ste
 		macro = append(macro, step{in: fillRef(el.Ref, val), why: fmt.Sprintf("coverage: %s (%s)", what, clip(val, 40))})
 		last := i
 		for j := i + 1; j < len(v.Els); j++ {
-			if e := v.Els[j]; e.InMain == el.InMain && formControl(e) {
+			e := v.Els[j]
+			if e.InMain == el.InMain && submitLike(e) {
+				break // the form's own submit: what follows is another form
+			}
+			if e.InMain == el.InMain && formControl(e) {
 				last = j
 			}
 		}
@@ -407,6 +481,12 @@ func formControl(e personas.Element) bool {
 // (main content or not) that come before the submit button after el: the
 // rest of the form, so the one value under test is the only odd one.
 func fillOthers(v *view, el personas.Element, at int) []step {
+	return fillOthersWith(v, el, at, nil)
+}
+
+// fillOthersWith is fillOthers with wide's values (by element ref) typed
+// into the fields it names, empty or not.
+func fillOthersWith(v *view, el personas.Element, at int, wide map[string]string) []step {
 	var macro []step
 	radioDone := false
 	for j, e := range v.Els {
@@ -417,6 +497,10 @@ func fillOthers(v *view, el personas.Element, at int) []step {
 			break // the form ends at the first button after el
 		}
 		f := personas.FieldOf(e, nil)
+		if val, ok := wide[e.Ref]; ok && e.Fillable() {
+			macro = append(macro, step{in: fillRef(e.Ref, val), why: fmt.Sprintf("fill %s (%s)", e.Name, clip(val, 40))})
+			continue
+		}
 		switch {
 		case e.Fillable() && e.Value == "" && f.Kind != personas.FieldPassword:
 			macro = append(macro, step{in: fillRef(e.Ref, validFor(e, v.Rand)), why: "fill " + e.Name})
@@ -670,6 +754,179 @@ func (sw *sweep) followUp(v *view) (step, bool) {
 		if l != pathQuery(v.URL) && !sw.since[l] {
 			return step{in: nav(l), why: "see the submitted record where the app lists it"}, true
 		}
+	}
+	return step{}, false
+}
+
+// widths counts the untried fill targets per state and input class: how
+// many fields one widened submission of the class may try there.
+func (sw *sweep) widths() map[string]int {
+	out := map[string]int{}
+	for id, st := range sw.model.States {
+		for _, t := range st.Targets {
+			if t.Status == personas.TargetUntried && t.Action.Kind == personas.ActionFill {
+				out[string(id)+"|"+string(t.Action.Class)]++
+			}
+		}
+	}
+	return out
+}
+
+// widen extends a fill target of input class c to its whole form: every
+// other field of the form (the fields between the buttons around the
+// target's field) with an untried target of class c gets that class's
+// value in the same submission, the others valid values, so one
+// submission tries the class on every field. Only values the app must
+// accept join: one it may refuse would hide the others. A class the form
+// sent back before is not widened (see settleAlso). strict reports
+// whether the target's own value is one the app may refuse (neither
+// valid nor lenient): then a refusal says nothing of the other fields.
+func (sw *sweep) widen(v *view, a personas.Action, in personas.Input) (map[string]string, []personas.ActionKey, bool) {
+	st, ok := sw.model.State(sw.cur)
+	if !ok || in.Class == "" || in.Class == personas.ClassValid || sw.refused[refusedKey(st.Template, in.Class)] {
+		return nil, nil, false
+	}
+	el, ok := personas.Locate(a, v.Els)
+	if !ok {
+		return nil, nil, false
+	}
+	lo, hi := formSpan(v.Els, indexOf(v.Els, el.Ref))
+	wide := map[string]string{}
+	var also []personas.ActionKey
+	strict := !in.Valid && !in.Lenient
+	for _, t := range st.Targets {
+		ta := t.Action
+		if t.Status != personas.TargetUntried || ta.Kind != personas.ActionFill || ta.Class != in.Class || ta.Key() == a.Key() {
+			continue
+		}
+		e, ok := personas.Locate(ta, v.Els)
+		if !ok || e.Ref == el.Ref || e.InMain != el.InMain || !e.Fillable() {
+			continue
+		}
+		if j := indexOf(v.Els, e.Ref); j < lo || j >= hi {
+			continue
+		}
+		if _, dup := wide[e.Ref]; dup {
+			continue
+		}
+		tin, ok := sw.model.Input(personas.Target{State: sw.cur, Action: ta})
+		if !ok || !tin.Valid {
+			// Only values the app must take: one it may refuse (or
+			// the browser's own checks block, as an address with
+			// letters outside ASCII) would stop the whole submission.
+			continue
+		}
+		wide[e.Ref] = tin.Value
+		also = append(also, ta.Key())
+	}
+	if len(also) == 0 {
+		return nil, nil, false
+	}
+	return wide, also, strict
+}
+
+// refusedKey is sweep.refused's key: the page's path template (a form
+// shown again with ?error= is the same form) and the class.
+func refusedKey(template string, c personas.InputClass) string {
+	page, _, _ := strings.Cut(template, "?")
+	return page + "|" + string(c)
+}
+
+// formSpan is the index range of the form around els[at]: from after the
+// last submit-like button of its region before it to the first one after
+// it (a button inside a form that submits nothing, such as a file
+// picker's, does not end it).
+func formSpan(els []personas.Element, at int) (lo, hi int) {
+	lo, hi = 0, len(els)
+	if at < 0 || at >= len(els) {
+		return lo, hi
+	}
+	for j := at - 1; j >= 0; j-- {
+		if submitLike(els[j]) && els[j].InMain == els[at].InMain {
+			lo = j + 1
+			break
+		}
+	}
+	for j := at + 1; j < len(els); j++ {
+		if submitLike(els[j]) && els[j].InMain == els[at].InMain {
+			hi = j
+			break
+		}
+	}
+	return lo, hi
+}
+
+// submitLike: a button named like a form's submit.
+func submitLike(e personas.Element) bool {
+	return e.Role == "button" && submitRank(e.Name) < len(submitWords) && !reNotSubmit.MatchString(e.Name)
+}
+
+// cover marks as tried the current state's fill targets that a persona's
+// trick played (by element ref, the input classes its value stands
+// for), so the coverage sweep does not play them again.
+func (sw *sweep) cover(v *view, played map[string][]personas.InputClass) {
+	if sw == nil || len(played) == 0 {
+		return
+	}
+	st, ok := sw.model.State(sw.cur)
+	if !ok {
+		return
+	}
+	for _, t := range st.Targets {
+		if t.Status != personas.TargetUntried || t.Action.Kind != personas.ActionFill {
+			continue
+		}
+		e, ok := personas.Locate(t.Action, v.Els)
+		if ok && slices.Contains(played[e.Ref], t.Action.Class) {
+			sw.model.Transition(sw.cur, t.Key(), "", 0)
+			sw.markDone(sw.cur, t.Key())
+		}
+	}
+}
+
+// maxRows bounds the further instances of one repeated control that
+// again plays per page template.
+const maxRows = 3
+
+// again plays a control that the screen repeats (the same button on every
+// row of a list, shown or revealed on hover) on its other rows, once its
+// target was tried on the first: what a row's action does may depend on
+// the row's data. The rows are taken from the last one back, so a row
+// whose button goes away once used does not shift the next one. Buttons
+// named to destroy or cancel are left alone; at most maxRows rows per
+// control and page template.
+func (sw *sweep) again(v *view) (step, bool) {
+	if sw == nil || sw.pend != nil {
+		return step{}, false
+	}
+	st, ok := sw.model.State(sw.cur)
+	if !ok {
+		return step{}, false
+	}
+	page, _, _ := strings.Cut(st.Template, "?")
+	for _, t := range st.Targets {
+		a := t.Action
+		if t.Status != personas.TargetTried || a.Kind != personas.ActionClick || a.Role != "button" || reNotSubmit.MatchString(a.Name) || submitRank(a.Name) < len(submitWords) {
+			continue
+		}
+		first, ok := personas.Locate(a, v.Els)
+		if !ok || !first.InMain {
+			continue
+		}
+		var same []personas.Element
+		for _, e := range v.Els {
+			if e.Role == first.Role && e.Name == first.Name && e.InMain && !e.Has("disabled") {
+				same = append(same, e)
+			}
+		}
+		k := page + "|" + string(a.Key())
+		n := sw.rows[k]
+		if len(same) < 2 || n >= maxRows || n >= len(same)-1 {
+			continue
+		}
+		sw.rows[k] = n + 1
+		e := same[len(same)-1-n]
+		return step{in: clickRef(e.Ref), why: fmt.Sprintf("%s on another row", e.Name), watch: 400 * time.Millisecond}, true
 	}
 	return step{}, false
 }

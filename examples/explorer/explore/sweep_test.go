@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -261,4 +262,183 @@ func TestExoticTextTrick(t *testing.T) {
 	assert.Equal(t, "e5", macro[5].in.Target)
 	assert.Nil(t, m.plan(TrickExotic, v), "once per form")
 	assert.Contains(t, offlineTricks[personas.Adversarial], TrickExotic)
+}
+
+// A fill target's input class goes into every field of its form that has
+// an untried target of that class, in one submission; the targets count
+// as tried when the form takes it, and stay untried (the class then goes
+// one field at a time) when the form sends back values it may refuse.
+func TestSweepWidensAClassToTheForm(t *testing.T) {
+	v := formView()
+	v.Els = append(v.Els, personas.Element{Role: "textbox", Name: "Search", Ref: "e6", InMain: true}, personas.Element{Role: "button", Name: "Go", Ref: "e7", InMain: true})
+	sw := newSweep()
+	sw.observe(v.URL, v.Els)
+	form := sw.cur
+	title := personas.Action{Kind: personas.ActionFill, Role: "textbox", Name: "Title", Class: personas.ClassQuotes}
+	in, ok := sw.model.Input(personas.Target{State: form, Action: title})
+	require.True(t, ok)
+	wide, also, strict := sw.widen(v, title, in)
+	notes := personas.Action{Kind: personas.ActionFill, Role: "textbox", Name: "Notes", Class: personas.ClassQuotes}.Key()
+	assert.Equal(t, []personas.ActionKey{notes}, also, "the other text field of the form; not the number, not the next form's search box")
+	require.Contains(t, wide, "e4")
+	assert.Contains(t, wide["e4"], "'")
+	assert.False(t, strict, "quotes are legal text")
+
+	m := newMember(Persona{Name: personas.Adversarial}, Credentials{}, nil)
+	macro := targetMacroWith(m, v, title, in, wide)
+	got := intents(macro)
+	assert.Contains(t, strings.Join(got, "\n"), `"target":"e4","value":"O'Brien`, "the field with a value gets the class too")
+	assert.Equal(t, `{"action":"click","target":"e5"}`, got[len(got)-1])
+
+	// The form took it (the browser left for the new record): both tried.
+	sw.pend = &pendingTarget{from: form, key: title.Key(), left: 0, also: also, class: in.Class}
+	sw.observe("http://app.test/things/9", []personas.Element{{Role: "link", Name: "Home", Ref: "e1", URL: "/"}})
+	st, _ := sw.model.State(form)
+	status := map[personas.ActionKey]personas.TargetStatus{}
+	for _, tg := range st.Targets {
+		status[tg.Key()] = tg.Status
+	}
+	assert.Equal(t, personas.TargetTried, status[title.Key()])
+	assert.Equal(t, personas.TargetTried, status[notes])
+
+	// Empty is a value the required title refuses: the other fields
+	// join where empty is valid (the optional number and notes); sent
+	// back, their targets stay untried and the class is not widened
+	// again.
+	sw.observe(v.URL, v.Els)
+	empty := personas.Action{Kind: personas.ActionFill, Role: "textbox", Name: "Title", Class: personas.ClassEmpty}
+	in, ok = sw.model.Input(personas.Target{State: form, Action: empty})
+	require.True(t, ok)
+	wide, also, strict = sw.widen(v, empty, in)
+	notesEmpty := personas.Action{Kind: personas.ActionFill, Role: "textbox", Name: "Notes", Class: personas.ClassEmpty}
+	copiesEmpty := personas.Action{Kind: personas.ActionFill, Role: "spinbutton", Name: "Copies", Class: personas.ClassEmpty}
+	require.ElementsMatch(t, []personas.ActionKey{notesEmpty.Key(), copiesEmpty.Key()}, also)
+	assert.True(t, strict)
+	assert.Equal(t, map[string]string{"e3": "", "e4": ""}, wide)
+	sw.pend = &pendingTarget{from: form, key: empty.Key(), left: 0, also: also, strict: strict, class: in.Class}
+	sw.observe(v.URL+"?error=1", v.Els)
+	st, _ = sw.model.State(form)
+	for _, tg := range st.Targets {
+		switch tg.Key() {
+		case empty.Key():
+			assert.Equal(t, personas.TargetTried, tg.Status)
+		case notesEmpty.Key(), copiesEmpty.Key():
+			assert.Equal(t, personas.TargetUntried, tg.Status, "may have been hidden by the title's message")
+		}
+	}
+	in, _ = sw.model.Input(personas.Target{State: form, Action: notesEmpty})
+	wide, also, _ = sw.widen(v, notesEmpty, in)
+	assert.Nil(t, wide)
+	assert.Nil(t, also)
+
+	// Values the app may refuse never join: above the title's maxlength
+	// is for the title alone.
+	over := personas.Action{Kind: personas.ActionFill, Role: "textbox", Name: "Notes", Class: personas.ClassLong256}
+	in, _ = sw.model.Input(personas.Target{State: form, Action: over})
+	_, also, _ = sw.widen(v, over, in)
+	assert.Empty(t, also, "256 characters in a title of at most 80")
+}
+
+// A trick's submission marks the targets it played: the sweep does not
+// play the class on those fields again.
+func TestTrickCoversTargets(t *testing.T) {
+	v := formView()
+	sw := newSweep()
+	sw.observe(v.URL, v.Els)
+	v.Sweep = sw
+	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}, Credentials{}, nil)
+	require.NotEmpty(t, m.plan(TrickXSS, v))
+	st, _ := sw.model.State(sw.cur)
+	tried := map[personas.ActionKey]bool{}
+	for _, tg := range st.Targets {
+		if tg.Status == personas.TargetTried {
+			tried[tg.Key()] = true
+		}
+	}
+	for _, name := range []string{"Title", "Notes"} {
+		assert.True(t, tried[personas.Action{Kind: personas.ActionFill, Role: "textbox", Name: name, Class: personas.ClassMarkup}.Key()], name)
+		assert.False(t, tried[personas.Action{Kind: personas.ActionFill, Role: "textbox", Name: name, Class: personas.ClassQuotes}.Key()], name)
+	}
+}
+
+// At a list's end (no next page) the last row is opened once, unless it
+// was visited; a page with a next page waits for its end.
+func TestLastRow(t *testing.T) {
+	rows := func(next bool) *view {
+		els := []personas.Element{
+			{Role: "link", Name: "Home", Ref: "e1", URL: "/"},
+			{Role: "link", Name: "Gamma", Ref: "e2", URL: "/things/3", InMain: true},
+			{Role: "link", Name: "Beta", Ref: "e3", URL: "/things/2", InMain: true},
+			{Role: "link", Name: "Alpha", Ref: "e4", URL: "/things/1", InMain: true},
+			{Role: "link", Name: "New thing", Ref: "e5", URL: "/things/new", InMain: true},
+		}
+		if next {
+			els = append(els, personas.Element{Role: "link", Name: "Next", Ref: "e6", URL: "/things?page=2", InMain: true})
+		}
+		return &view{URL: "http://app.test/things", Els: els, Cov: newCoverage()}
+	}
+	_, ok := lastRow(rows(true))
+	assert.False(t, ok, "not the list's end")
+
+	v := rows(false)
+	st, ok := lastRow(v)
+	require.True(t, ok)
+	assert.Equal(t, "e4", st.in.Target)
+	_, ok = lastRow(v)
+	assert.False(t, ok, "once per page")
+
+	v = rows(false)
+	v.Cov.visit("/things/1")
+	_, ok = lastRow(v)
+	assert.False(t, ok, "already seen")
+
+	v = rows(false)
+	v.Els = v.Els[:3]
+	_, ok = lastRow(v)
+	assert.False(t, ok, "two links are no list")
+}
+
+// A button every row repeats is played on other rows once tried on the
+// first, from the last row back, at most maxRows times; destructive
+// ones are not.
+func TestSweepAgainOnOtherRows(t *testing.T) {
+	v := &view{URL: "http://app.test/pins", Cov: newCoverage()}
+	for i, n := range []string{"Unpin", "Unpin", "Unpin", "Unpin", "Unpin", "Delete", "Delete"} {
+		v.Els = append(v.Els, personas.Element{Role: "button", Name: n, Ref: fmt.Sprintf("h%d", i), InMain: true})
+	}
+	sw := newSweep()
+	sw.observe(v.URL, v.Els)
+	_, ok := sw.again(v)
+	assert.False(t, ok, "not tried on the first row yet")
+	for _, n := range []string{"Unpin", "Delete"} {
+		k := personas.Action{Kind: personas.ActionClick, Role: "button", Name: n}.Key()
+		sw.model.Transition(sw.cur, k, "", 0)
+	}
+	var got []string
+	for {
+		st, ok := sw.again(v)
+		if !ok {
+			break
+		}
+		got = append(got, st.in.Target)
+	}
+	assert.Equal(t, []string{"h4", "h3", "h2"}, got)
+}
+
+// Going back to a form for a trick leads to the trick: the member says
+// so, and its turn goes on for the next step.
+func TestBackToFormLeads(t *testing.T) {
+	form := formView()
+	cov := form.Cov
+	cov.noteForm(form)
+	m := newMember(Persona{Name: personas.NewUser, Tricks: []Trick{TrickValidForm}}, Credentials{}, nil)
+	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
+	st, ok := m.next(other)
+	require.True(t, ok)
+	assert.Equal(t, "/things/new", st.in.URL)
+	assert.True(t, m.lead)
+	st, ok = m.next(form)
+	require.True(t, ok)
+	assert.Equal(t, browser.ActFill, st.in.Action, "the trick, on the form")
+	assert.False(t, m.lead)
 }

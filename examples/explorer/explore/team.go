@@ -287,7 +287,8 @@ func (mr *missionRun) personaTurn(m *member) graph.NodeFunc[State] {
 		}
 		// The limit is soft while the persona keeps reaching new pages
 		// (a wizard a few steps deep), hard at twice the limit.
-		for (did < limit || len(m.q) > 0 || did < 2*limit && mr.freshPage) && did < mr.budget-s.Steps {
+		m.lead = false
+		for (did < limit || len(m.q) > 0 || did < 2*limit && (mr.freshPage || m.lead)) && did < mr.budget-s.Steps {
 			if err := ctx.Err(); err != nil {
 				return State{}, err
 			}

@@ -44,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.Script, "script", "", "gremlins.min.js (default: $AGENTGRAPH_GREMLINS_JS or .tools/node/node_modules/gremlins.js/dist/gremlins.min.js)")
 	fs.StringVar(&cfg.StartURL, "start", "/", "path both sides start from")
 	fs.BoolVar(&cfg.NoSignIn, "no-signin", false, "leave the gremlins signed out")
+	fs.BoolVar(&cfg.Minimize, "minimize", false, "shorten the explorer side's reproductions (off: the comparison only counts bugs)")
 	verbose := fs.Bool("v", false, "log diagnostics to stderr")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	if err := fs.Parse(args); err != nil {
