@@ -37,8 +37,16 @@
 // the way) and plays it as a macro: the form's other empty fields valid,
 // the target's field with its class's value, the form's submit (button,
 // else Enter); a submit button's click and double click fill the form
-// validly first. A failed step fails the target. Controls outside the main
-// content count once per app and actions once per page template. A form
+// validly first. A fill target's class also goes into every other field of
+// its form whose value of that class the app must take (widen: one
+// submission per class, not per field); values the app may refuse go one
+// field at a time, and a class whose widened submission came back goes one
+// field at a time on that form (settleAlso). The adversarial persona's
+// catalogue trick (formClass) plays a form's classes in catalogueOrder the
+// same way before the sweep gets there. A failed step fails the target.
+// Controls outside the main content count once per app and actions once
+// per page template; a button every row repeats is played on a few more
+// rows (again), and a list's last row at its end (lastRow). A form
 // that made a record is followed by visits to the pages that list it. The
 // model rides in State.AppModel, is written to app_model.json, and its
 // figures, untried targets and Mermaid state graph go to the reports.

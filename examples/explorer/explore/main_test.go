@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,7 +25,19 @@ func TestMain(m *testing.M) {
 		// Re-executed as the MCP server of TestModelPersonaMCPAndSkills.
 		os.Exit(serveTestMCP())
 	}
-	browsertest.Main(m, browsertest.Launch, &testBrowser, func() {
+	flag.Parse()
+	launch := func(ctx context.Context) (*browser.Browser, error) {
+		b, err := browsertest.Launch(ctx)
+		if err == nil && flag.Lookup("test.run").Value.String() == "" {
+			// The whole package runs: the shared demo run starts now, in
+			// the background, beside the tests that do not need it
+			// (it mostly waits on the browser and the app).
+			demo.start(b)
+		}
+		return b, err
+	}
+	browsertest.Main(m, launch, &testBrowser, func() {
+		demo.stop()
 		if demo.dir != "" {
 			_ = os.RemoveAll(demo.dir)
 		}
@@ -39,36 +52,68 @@ func TestMain(m *testing.M) {
 // demo is one explorer run on the demo app at the defaults of the main job
 // (budget 200, minimisation on, memory in a bbolt file), shared by the
 // tests that read its results: the costliest run of the package, made once.
-var demo struct {
-	once sync.Once
-	dir  string
-	res  Result
-	err  error
+// A whole-package run starts it in the background as the browser comes up;
+// otherwise the first test that needs it runs it.
+var demo demoShared
+
+type demoShared struct {
+	once   sync.Once
+	done   chan struct{}
+	cancel context.CancelFunc
+	dir    string
+	res    Result
+	took   time.Duration
+	err    error
 }
 
-// demoRun runs (once) and returns the shared demo app run and its report
-// directory. The tests that use it only read it.
+// start begins the run (once) in the background with browser b.
+func (d *demoShared) start(b *browser.Browser) {
+	d.once.Do(func() {
+		d.done = make(chan struct{})
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+		d.cancel = cancel
+		go func() {
+			defer close(d.done)
+			defer cancel()
+			d.run(ctx, b)
+		}()
+	})
+}
+
+// stop cancels a run still going (the tests ended without it) and waits
+// for it.
+func (d *demoShared) stop() {
+	if d.done == nil {
+		return
+	}
+	d.cancel()
+	<-d.done
+}
+
+func (d *demoShared) run(ctx context.Context, b *browser.Browser) {
+	dir, err := os.MkdirTemp("", "explore-demo-")
+	if err != nil {
+		d.err = err
+		return
+	}
+	d.dir = dir
+	start := time.Now()
+	// The main job's defaults, but for minimisation's time bound: the
+	// suite runs packages side by side, and under that load the default
+	// 2 minutes ran out before the replays shortened the specs the other
+	// tests read (a bound, not a wait: a quiet run takes well under it).
+	d.res, d.err = Run(ctx, Config{Budget: 200, ReportDir: dir, DB: filepath.Join(dir, "explorer.db"), Browser: b,
+		MinimizeTime: 6 * time.Minute})
+	d.took = time.Since(start)
+}
+
+// demoRun returns the shared demo app run and its report directory,
+// waiting for it (or running it) first. The tests that use it only read it.
 func demoRun(t *testing.T) (string, Result) {
 	t.Helper()
-	demo.once.Do(func() {
-		dir, err := os.MkdirTemp("", "explore-demo-")
-		if err != nil {
-			demo.err = err
-			return
-		}
-		demo.dir = dir
-		ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
-		defer cancel()
-		start := time.Now()
-		// The main job's defaults, but for minimisation's time bound: the
-		// suite runs packages side by side, and under that load the
-		// default 2 minutes ran out before the replays shortened the specs
-		// the other tests read (a bound, not a wait: a quiet run takes
-		// well under it).
-		demo.res, demo.err = Run(ctx, Config{Budget: 200, ReportDir: dir, DB: filepath.Join(dir, "explorer.db"), Browser: testBrowser,
-			MinimizeTime: 6 * time.Minute})
-		t.Logf("the shared demo app run took %s", time.Since(start).Round(time.Second))
-	})
+	demo.start(testBrowser)
+	<-demo.done
+	t.Logf("the shared demo app run took %s", demo.took.Round(time.Second))
 	require.NoError(t, demo.err)
 	require.Len(t, demo.res.Missions, 1)
 	require.Empty(t, demo.res.Missions[0].Err)

@@ -42,6 +42,7 @@ const (
 	TrickLong         Trick = "long"          // type an over-long value
 	TrickExotic       Trick = "exotic_text"   // legal but awkward text (an apostrophe, letters outside Latin-1) in every text field
 	TrickDouble       Trick = "double_submit" // click submit twice on a slow network
+	TrickCatalogue    Trick = "catalogue"     // the input catalogue on a form, one class per submission in every field that takes it
 	TrickDropSession  Trick = "drop_session"  // clear cookies and storage, then come back
 	TrickKeyboard     Trick = "keyboard"      // Tab through the page
 )
@@ -51,7 +52,7 @@ const (
 const maxSessionPages = 15
 
 // formTricks are the tricks that need a page with text fields.
-var formTricks = []Trick{TrickValidForm, TrickXSS, TrickExotic, TrickLong, TrickDouble}
+var formTricks = []Trick{TrickValidForm, TrickXSS, TrickExotic, TrickLong, TrickDouble, TrickCatalogue}
 
 // Team names.
 const (
@@ -63,7 +64,7 @@ const (
 var offlineTricks = map[string][]Trick{
 	personas.NewUser:       {TrickClickButtons, TrickValidForm},
 	personas.PowerUser:     {TrickPaginate, TrickSelect},
-	personas.Adversarial:   {TrickXSS, TrickLong, TrickDouble, TrickExotic, TrickDropSession},
+	personas.Adversarial:   {TrickXSS, TrickLong, TrickDouble, TrickCatalogue, TrickExotic, TrickDropSession},
 	personas.Accessibility: {TrickKeyboard, TrickClickButtons},
 	personas.DataHeavy:     {TrickPaginate, TrickLong, TrickSelect, TrickExotic},
 	personas.Impatient:     {TrickDouble, TrickValidForm},
@@ -538,6 +539,18 @@ func (m *member) plan(t Trick, v *view) []step {
 			}
 			return validFor(e, v.Rand), true
 		}, false, nil)
+	case TrickCatalogue:
+		// Class after class of the input catalogue, each in every
+		// field of the form that takes it (the app model's targets),
+		// until the form has had its share; the sweep does the rest.
+		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
+			return nil
+		}
+		macro := v.Sweep.formClass(m, v, catalogueOrder)
+		if len(macro) == 0 {
+			m.tried[key] = true
+		}
+		return macro
 	case TrickDouble:
 		if m.tried[key] || !hasFields(v.Els) || hasRole(v.Els, "searchbox") || hasPassword(v.Els) {
 			return nil

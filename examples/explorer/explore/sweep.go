@@ -59,6 +59,9 @@ type sweep struct {
 	// rows counts the further instances of a repeated control played per
 	// page template (see again).
 	rows map[string]int
+	// catN counts the catalogue trick's submissions per page (see
+	// formClass).
+	catN map[string]int
 }
 
 // pendingTarget is a target whose macro is being played: the transition
@@ -80,7 +83,7 @@ type pendingTarget struct {
 
 func newSweep() *sweep {
 	return &sweep{model: personas.NewModel(personas.Limits{}), done: map[string]int{}, typed: typedValues{}, hereN: map[string]int{},
-		refused: map[string]bool{}, rows: map[string]int{}}
+		refused: map[string]bool{}, rows: map[string]int{}, catN: map[string]int{}}
 }
 
 // doneKeys are the keys of sweep.done a target counts under.
@@ -253,10 +256,20 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 	}
 	persona := preference(m.p.Name)
 	width := sw.widths()
+	signin := sw.signinStates()
 	prefer := func(t personas.Target) float64 {
 		// What its page template (or, for navigation and banner
 		// controls, any page) already showed comes last.
 		p := persona(t) - 4*float64(min(sw.seen(t), 1))
+		switch a := t.Action; {
+		case signin[t.State] && (a.Kind == personas.ActionFill || a.Kind == personas.ActionPress):
+			// The sign-in form's input classes, and signing out, come
+			// after everything else: each costs the session, and the
+			// team signs in again before it can go on.
+			p -= 20
+		case a.Kind == personas.ActionClick && reSignOut.MatchString(a.Name):
+			p -= 20
+		}
 		if a := t.Action; a.Kind == personas.ActionFill && a.Class != personas.ClassValid {
 			// One submission tries the class on every field of the
 			// form (see widen): a wide form's class is worth a detour.
@@ -343,7 +356,7 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 		}
 		switch {
 		case a.Kind == personas.ActionSelect, a.Kind == personas.ActionCheck, a.Kind == personas.ActionUncheck:
-		case a.Kind == personas.ActionClick && a.Role != "link" && !reNotSubmit.MatchString(a.Name) && submitRank(a.Name) == len(submitWords):
+		case a.Kind == personas.ActionClick && a.Role != "link" && !reNotSubmit.MatchString(a.Name) && !reSignOut.MatchString(a.Name) && submitRank(a.Name) == len(submitWords):
 			// An in-page button that submits nothing (nor deletes: a
 			// destructive button waits for the sweep, after the screen's
 			// other controls).
@@ -758,6 +771,23 @@ func (sw *sweep) followUp(v *view) (step, bool) {
 	return step{}, false
 }
 
+// reSignOut names the controls that end the session.
+var reSignOut = regexp.MustCompile(`(?i)\b(sign|log)\s*-?\s*(out|off)\b|\blogout\b`)
+
+// signinStates are the states with a password field: sign-in forms.
+func (sw *sweep) signinStates() map[personas.StateID]bool {
+	out := map[personas.StateID]bool{}
+	for id, st := range sw.model.States {
+		for _, c := range st.Controls {
+			if c.Field != nil && c.Field.Kind == personas.FieldPassword || strings.Contains(strings.ToLower(c.Name), "password") {
+				out[id] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
 // widths counts the untried fill targets per state and input class: how
 // many fields one widened submission of the class may try there.
 func (sw *sweep) widths() map[string]int {
@@ -929,4 +959,77 @@ func (sw *sweep) again(v *view) (step, bool) {
 		return step{in: clickRef(e.Ref), why: fmt.Sprintf("%s on another row", e.Name), watch: 400 * time.Millisecond}, true
 	}
 	return step{}, false
+}
+
+// catalogueOrder is the order the catalogue trick plays a form's input
+// classes in: those that most often break what stores a value first
+// (quotes, emptiness, number boundaries), then encodings and lengths,
+// then the rarer format classes.
+var catalogueOrder = []personas.InputClass{
+	personas.ClassQuotes, personas.ClassEmpty, personas.ClassNegative, personas.ClassZero, personas.ClassAboveMax,
+	personas.ClassHuge, personas.ClassNonLatin, personas.ClassLong256, personas.ClassWhitespace, personas.ClassBelowMin,
+	personas.ClassMalformed, personas.ClassDecimal, personas.ClassInvalidDate,
+}
+
+// maxCatalogue bounds the catalogue trick's submissions per page
+// template; the coverage sweep plays what is left.
+const maxCatalogue = 8
+
+// formClass is the catalogue trick: on a form of at least two fields, the
+// first class of order with an untried fill target there, played as a
+// widened submission (see widen), or nil when none is left or the page
+// had its share.
+func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) []step {
+	if sw == nil || sw.pend != nil {
+		return nil
+	}
+	st, ok := sw.model.State(sw.cur)
+	if !ok {
+		return nil
+	}
+	page, _, _ := strings.Cut(st.Template, "?")
+	if sw.catN[page] >= maxCatalogue {
+		return nil
+	}
+	for _, c := range order {
+		for _, t := range st.Targets {
+			a := t.Action
+			if t.Status != personas.TargetUntried || a.Kind != personas.ActionFill || a.Class != c {
+				continue
+			}
+			el, ok := personas.Locate(a, v.Els)
+			if !ok || !el.InMain || formFields(v.Els, indexOf(v.Els, el.Ref)) < 2 {
+				continue
+			}
+			in, ok := sw.model.Input(t)
+			if !ok {
+				continue
+			}
+			wide, also, strict := sw.widen(v, a, in)
+			macro := targetMacroWith(m, v, a, in, wide)
+			if len(macro) == 0 {
+				continue
+			}
+			sw.catN[page]++
+			sw.pend = &pendingTarget{from: sw.cur, key: a.Key(), left: len(macro), also: also, strict: strict, class: c}
+			if c == personas.ClassQuotes || c == personas.ClassNonLatin {
+				sw.pend.revisit = listPages(v) // shown where the app lists it
+			}
+			macro[0].why = "catalogue: " + strings.TrimPrefix(macro[0].why, "coverage: ")
+			return macro
+		}
+	}
+	return nil
+}
+
+// formFields counts the fillable fields of the form around els[at].
+func formFields(els []personas.Element, at int) int {
+	lo, hi := formSpan(els, at)
+	n := 0
+	for _, e := range els[lo:hi] {
+		if e.Fillable() && e.InMain == els[at].InMain {
+			n++
+		}
+	}
+	return n
 }

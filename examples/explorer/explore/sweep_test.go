@@ -442,3 +442,45 @@ func TestBackToFormLeads(t *testing.T) {
 	assert.Equal(t, browser.ActFill, st.in.Action, "the trick, on the form")
 	assert.False(t, m.lead)
 }
+
+// The catalogue trick plays a form's classes in catalogue order, each as
+// one widened submission, and stops at its share of the page.
+func TestCatalogueTrick(t *testing.T) {
+	v := formView()
+	sw := newSweep()
+	sw.observe(v.URL, v.Els)
+	v.Sweep = sw
+	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}, Credentials{}, nil)
+	macro := m.plan(TrickCatalogue, v)
+	got := strings.Join(intents(macro), "\n")
+	assert.Contains(t, got, `"target":"e2","value":"O'Brien`, "quotes first, in the title")
+	assert.Contains(t, got, `"target":"e4","value":"O'Brien`, "and the notes")
+	assert.Equal(t, `{"action":"click","target":"e5"}`, intents(macro)[len(macro)-1])
+	require.NotNil(t, sw.pend)
+	assert.Equal(t, personas.ClassQuotes, sw.pend.class)
+	for range macro {
+		sw.acted(true)
+	}
+	sw.observe("http://app.test/things/3", nil)
+
+	sw.observe(v.URL, v.Els)
+	macro = m.plan(TrickCatalogue, v)
+	require.NotEmpty(t, macro)
+	assert.Equal(t, personas.ClassEmpty, sw.pend.class, "then emptiness")
+	sw.pend = nil
+	n := 2
+	for len(m.plan(TrickCatalogue, v)) > 0 {
+		sw.pend = nil
+		n++
+	}
+	assert.Equal(t, maxCatalogue, n, "its share of the page")
+	assert.True(t, m.tried[string(TrickCatalogue)+":"+formSig(v)])
+
+	// A lone field (a filter box) is no form for it.
+	lone := &view{URL: "http://app.test/things", Cov: newCoverage(), Els: []personas.Element{
+		{Role: "textbox", Name: "Filter", Ref: "e1", InMain: true}, {Role: "button", Name: "Apply", Ref: "e2", InMain: true}}}
+	sw2 := newSweep()
+	sw2.observe(lone.URL, lone.Els)
+	lone.Sweep = sw2
+	assert.Empty(t, m.plan(TrickCatalogue, lone))
+}
