@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,11 +65,35 @@ func appendHex16(b []byte, v uint64) []byte {
 	return append(b, d[:]...)
 }
 
+// cpRecord is a reusable checkpoint record of a run (see run.cpBuf).
+type cpRecord struct {
+	cp       Checkpoint
+	values   map[string][]byte
+	versions map[string]int64
+	next     []TaskRef
+	writes   []PendingWrite
+}
+
+// idChunk is the size of the chunks that ids are cut from.
+const idChunk = 1024
+
 // stepIDs returns, in one string, a new checkpoint id followed by the ids
 // of the tasks of next it schedules (each 16 hex digits: FNV-1a over the
-// checkpoint id, the node and the task's index).
-func stepIDs[S any](c *CompiledGraph[S], parent string, next []task[S]) string {
-	b := make([]byte, 0, 16*(1+len(next)))
+// checkpoint id, the node and the task's index). The string is cut from
+// r.idBuf, whose bytes are never changed once handed out.
+func stepIDs[S any](r *run[S], parent string, next []task[S]) string {
+	c := r.g
+	n := 16 * (1 + len(next))
+	var b []byte
+	if n > idChunk/4 {
+		b = make([]byte, 0, n)
+	} else {
+		if cap(r.idBuf)-len(r.idBuf) < n {
+			r.idBuf = make([]byte, 0, idChunk)
+		}
+		b = r.idBuf[len(r.idBuf):len(r.idBuf)]
+		r.idBuf = r.idBuf[:len(r.idBuf)+n]
+	}
 	b = appendHex16(b, c.newID(parent))
 	id := unsafe.String(unsafe.SliceData(b), 16) // b's first 16 bytes do not change
 	for i := range next {
@@ -208,14 +234,35 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	if r.cur != nil {
 		parent = r.cur.ID
 	}
-	ids := stepIDs(g, parent, r.next)
+	ids := stepIDs(r, parent, r.next)
 	id := ids[:16]
 	sp := unsafe.Pointer(&r.state)
 	dp, useDelta := r.cp.(DeltaPutter)
 	useDelta = useDelta && r.cur != nil
 	deltas := r.deltas[:0] // PutDelta keeps no delta: the buffer is reused
-	values := make(map[string][]byte, len(g.fields)+1)
-	versions := make(map[string]int64, len(g.fields))
+	// PutDelta keeps neither cp nor its maps and slices: with it, the
+	// record is one of the run's two, not the one r.cur is.
+	var rec *cpRecord
+	var values map[string][]byte
+	var versions map[string]int64
+	if useDelta {
+		rec = &r.cpBuf[r.cpTurn]
+		if &rec.cp == r.cur {
+			r.cpTurn ^= 1
+			rec = &r.cpBuf[r.cpTurn]
+		}
+		if rec.values == nil {
+			rec.values = make(map[string][]byte, len(g.fields)+1)
+			rec.versions = make(map[string]int64, len(g.fields))
+			rec.next, rec.writes = make([]TaskRef, 0, 1), make([]PendingWrite, 0, 1)
+		}
+		values, versions = rec.values, rec.versions
+		clear(values)
+		clear(versions)
+	} else {
+		values = make(map[string][]byte, len(g.fields)+1)
+		versions = make(map[string]int64, len(g.fields))
+	}
 	for fi := range g.fields {
 		f := &g.fields[fi]
 		if r.written[fi] {
@@ -248,10 +295,10 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 		values[chanJoins] = b
 	}
 	if r.hasDeferred() {
-		var rec deferRec
+		var drec deferRec
 		for ni, d := range r.deferNode {
 			if d {
-				rec.Nodes = append(rec.Nodes, g.nodes[ni].name)
+				drec.Nodes = append(drec.Nodes, g.nodes[ni].name)
 			}
 		}
 		for _, s := range r.deferSends {
@@ -259,15 +306,21 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 			if err != nil {
 				return fmt.Errorf("graph: encode deferred Send to %s: %w", s.Node, err)
 			}
-			rec.Sends = append(rec.Sends, sendRec{Node: s.Node, Arg: b})
+			drec.Sends = append(drec.Sends, sendRec{Node: s.Node, Arg: b})
 		}
-		b, err := g.ser.Marshal(rec)
+		b, err := g.ser.Marshal(drec)
 		if err != nil {
 			return fmt.Errorf("graph: encode deferred tasks: %w", err)
 		}
 		values[chanDeferred] = b
 	}
-	next := make([]TaskRef, len(r.next))
+	var next []TaskRef
+	if rec != nil {
+		next = slices.Grow(rec.next[:0], len(r.next))[:len(r.next)]
+		rec.next = next
+	} else {
+		next = make([]TaskRef, len(r.next))
+	}
 	for i := range r.next {
 		t := &r.next[i]
 		t.sc.id = ids[16*(i+1) : 16*(i+2)]
@@ -300,12 +353,26 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 			}
 			n += len(w)
 		}
-		writes = make([]PendingWrite, 0, n)
+		if rec != nil {
+			writes = slices.Grow(rec.writes[:0], n)
+			clear(writes[:cap(writes)])
+		} else {
+			writes = make([]PendingWrite, 0, n)
+		}
 		for i := range tasks {
 			writes = append(writes, tasks[i].encoded...)
 		}
+		if rec != nil {
+			rec.writes = writes
+		}
 	}
-	cp := &Checkpoint{
+	var cp *Checkpoint
+	if rec != nil {
+		cp = &rec.cp
+	} else {
+		cp = new(Checkpoint)
+	}
+	*cp = Checkpoint{
 		ThreadID: r.thread, NS: r.ns, ID: id, ParentID: parent, Step: r.step, Source: source,
 		CreatedAt: time.Now(), Values: values, Versions: versions, Format: g.ser.Format(),
 		StateType: g.typeName, Next: next, Writes: writes, Metadata: r.metadata(source),
@@ -319,6 +386,12 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 		case err == nil:
 			partial = true
 		case errors.Is(err, ErrDeltaBase):
+			// Put may keep what it is given: a record of its own.
+			full := new(Checkpoint)
+			*full = *cp
+			full.Values, full.Versions = maps.Clone(values), maps.Clone(versions)
+			full.Next, full.Writes = slices.Clone(next), slices.Clone(writes)
+			cp = full
 			r.fillValues(cp.Values)
 		default:
 			return fmt.Errorf("graph: save checkpoint (step %d): %w", r.step, err)
@@ -363,10 +436,14 @@ func (r *run[S]) ownLists() {
 }
 
 // fullCur returns a copy of r.cur with all its Values, for a Put that
-// replaces it (an interrupt recorded on the step-start checkpoint).
+// replaces it (an interrupt recorded on the step-start checkpoint). A
+// checkpoint stored with PutDelta is one of the run's reused records: its
+// maps and slices are copied.
 func (r *run[S]) fullCur() Checkpoint {
 	cp := *r.cur
 	if r.curPartial {
+		cp.Versions = maps.Clone(cp.Versions)
+		cp.Next, cp.Writes = slices.Clone(cp.Next), slices.Clone(cp.Writes)
 		values := make(map[string][]byte, len(r.g.fields)+len(cp.Values))
 		for k, v := range cp.Values {
 			if _, ok := r.g.byName[k]; !ok {
@@ -489,6 +566,24 @@ func (r *run[S]) encodeWrites(t *task[S]) ([]PendingWrite, error) {
 	return w, err
 }
 
+// pwChunk is the size of the chunks that tasks' encoded writes are cut from.
+const pwChunk = 64
+
+// takeWrites returns an empty slice of capacity n for a task's encoded
+// writes, cut from r.pwBuf (whose elements are never reused; appending
+// past n moves the slice).
+func (r *run[S]) takeWrites(n int) []PendingWrite {
+	if n > pwChunk/4 {
+		return make([]PendingWrite, 0, n)
+	}
+	if cap(r.pwBuf)-len(r.pwBuf) < n {
+		r.pwBuf = make([]PendingWrite, 0, pwChunk)
+	}
+	i := len(r.pwBuf)
+	r.pwBuf = r.pwBuf[:i+n]
+	return r.pwBuf[i:i:i+n]
+}
+
 func (r *run[S]) encodeTaskWrites(t *task[S]) ([]PendingWrite, error) {
 	g := r.g
 	up := unsafe.Pointer(&t.update)
@@ -498,7 +593,7 @@ func (r *run[S]) encodeTaskWrites(t *task[S]) ([]PendingWrite, error) {
 			n++
 		}
 	}
-	out := make([]PendingWrite, 0, n)
+	out := r.takeWrites(n)
 	for fi := range g.fields {
 		f := &g.fields[fi]
 		if f.isZero(f.ptr(up)) {

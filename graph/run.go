@@ -90,6 +90,14 @@ type run[S any] struct {
 	curPartial bool           // r.cur was stored with PutDelta: its Values are the changes only
 	tail       sliceHeader    // scratch: the appended part of a list being encoded
 	deltas     []ChannelDelta // scratch: a step's deltas
+	// cpBuf: the records of the checkpoints stored with PutDelta, which
+	// keeps none of them: two, used in turn, so that r.cur's is never the
+	// one being filled. idBuf and pwBuf: chunks that checkpoint and task
+	// ids and encoded writes are cut from (never reused).
+	cpBuf  [2]cpRecord
+	cpTurn int
+	idBuf  []byte
+	pwBuf  []PendingWrite
 	written    []bool
 	joinSeen   [][]bool
 	// deferred nodes triggered while other tasks were scheduled (Defer)
@@ -327,6 +335,14 @@ func (c *CompiledGraph[S]) release(r *run[S]) {
 	}
 	r.out, r.customCh, r.cur, r.enc, r.versions, r.baseCtx, r.tc, r.inlineCtx = nil, nil, nil, nil, nil, nil, taskCtx{}, nil
 	r.encAt, r.encShared, r.curPartial = nil, nil, false
+	for i := range r.cpBuf {
+		b := &r.cpBuf[i]
+		clear(b.values)
+		clear(b.versions)
+		clear(b.next[:cap(b.next)])
+		clear(b.writes[:cap(b.writes)])
+		b.cp = Checkpoint{}
+	}
 	r.parCtx, r.parCancel = nil, nil
 	r.st, r.cp = nil, nil
 	c.pool.Put(r)
