@@ -581,7 +581,7 @@ func (r *run[S]) takeWrites(n int) []PendingWrite {
 	}
 	i := len(r.pwBuf)
 	r.pwBuf = r.pwBuf[:i+n]
-	return r.pwBuf[i:i:i+n]
+	return r.pwBuf[i : i : i+n]
 }
 
 func (r *run[S]) encodeTaskWrites(t *task[S]) ([]PendingWrite, error) {

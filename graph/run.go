@@ -94,12 +94,12 @@ type run[S any] struct {
 	// keeps none of them: two, used in turn, so that r.cur's is never the
 	// one being filled. idBuf and pwBuf: chunks that checkpoint and task
 	// ids and encoded writes are cut from (never reused).
-	cpBuf  [2]cpRecord
-	cpTurn int
-	idBuf  []byte
-	pwBuf  []PendingWrite
-	written    []bool
-	joinSeen   [][]bool
+	cpBuf    [2]cpRecord
+	cpTurn   int
+	idBuf    []byte
+	pwBuf    []PendingWrite
+	written  []bool
+	joinSeen [][]bool
 	// deferred nodes triggered while other tasks were scheduled (Defer)
 	deferNode  []bool
 	deferSends []Send[S]
