@@ -27,8 +27,7 @@ type Memory struct {
 }
 
 type memNS struct {
-	ids    []string // sorted ascending
-	cps    map[string]*memCP
+	cps    []*memCP               // sorted by id ascending
 	writes map[string]*taskWrites // pending writes by checkpoint id
 
 	// The stored checkpoints' records, channel lists, Next and Writes
@@ -43,7 +42,31 @@ type memNS struct {
 }
 
 func newMemNS() *memNS {
-	return &memNS{cps: map[string]*memCP{}, writes: map[string]*taskWrites{}}
+	return &memNS{writes: map[string]*taskWrites{}}
+}
+
+// search returns the index of checkpoint id in n.cps, or where it would
+// be, and whether it is there. Ids mostly grow: the newest is tried first.
+func (n *memNS) search(id string) (int, bool) {
+	if k := len(n.cps); k > 0 {
+		if last := n.cps[k-1].cp.ID; id > last {
+			return k, false
+		} else if id == last {
+			return k - 1, true
+		}
+	}
+	return slices.BinarySearchFunc(n.cps, id, func(c *memCP, id string) int { return strings.Compare(c.cp.ID, id) })
+}
+
+// get returns stored checkpoint id, nil when there is none.
+func (n *memNS) get(id string) *memCP {
+	if n == nil {
+		return nil
+	}
+	if i, ok := n.search(id); ok {
+		return n.cps[i]
+	}
+	return nil
 }
 
 // memCP is a stored checkpoint: a copy of what was Put, its channels (the
@@ -231,26 +254,24 @@ func (c *memCP) sameValue(k string, v []byte) bool {
 
 // store puts c under its id and applies retention.
 func (n *memNS) store(c *memCP, keepLast int) {
-	id := c.cp.ID
-	old, ok := n.cps[id]
-	if !ok {
-		i, _ := slices.BinarySearch(n.ids, id)
-		n.ids = slices.Insert(n.ids, i, id)
-	}
-	n.cps[id] = c
-	if ok && old != c {
-		old.release()
-	}
-	if k := keepLast; k > 0 && len(n.ids) > k {
-		drop := n.ids[:len(n.ids)-k]
-		for _, id := range drop {
-			if d := n.cps[id]; d != nil {
-				d.release()
-			}
-			delete(n.cps, id)
-			delete(n.writes, id)
+	i, ok := n.search(c.cp.ID)
+	if ok {
+		if old := n.cps[i]; old != c {
+			old.release()
 		}
-		n.ids = slices.Clone(n.ids[len(n.ids)-k:])
+		n.cps[i] = c
+	} else {
+		n.cps = slices.Insert(n.cps, i, c)
+	}
+	if k := keepLast; k > 0 && len(n.cps) > k {
+		drop := len(n.cps) - k
+		for _, d := range n.cps[:drop] {
+			delete(n.writes, d.cp.ID)
+			d.release()
+		}
+		m := copy(n.cps, n.cps[drop:])
+		clear(n.cps[m:])
+		n.cps = n.cps[:m]
 	}
 }
 
@@ -352,7 +373,7 @@ func (m *Memory) Put(ctx context.Context, cp *graph.Checkpoint) error {
 		n = newMemNS()
 		nss[cp.NS] = n
 	}
-	parent := n.cps[cp.ParentID]
+	parent := n.get(cp.ParentID)
 	n.store(n.newMemCP(cp, parent, true), m.cfg.keepLast)
 	return nil
 }
@@ -372,10 +393,11 @@ func (m *Memory) PutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []gr
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := m.threads[cp.ThreadID][cp.NS]
-	if n == nil || cp.ParentID == "" || cp.ParentID == cp.ID || n.cps[cp.ParentID] == nil {
+	parent := n.get(cp.ParentID)
+	if parent == nil || cp.ParentID == "" || cp.ParentID == cp.ID {
 		return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: parent %q not stored: %w", cp.ThreadID, cp.NS, cp.ID, cp.ParentID, graph.ErrDeltaBase)
 	}
-	c, err := n.memDelta(cp, deltas, n.cps[cp.ParentID])
+	c, err := n.memDelta(cp, deltas, parent)
 	if err != nil {
 		return err
 	}
@@ -608,15 +630,15 @@ func (m *Memory) Get(ctx context.Context, threadID, ns, checkpointID string) (*g
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	n := m.threads[threadID][ns]
-	if n == nil || len(n.ids) == 0 {
+	if n == nil || len(n.cps) == 0 {
 		return nil, nil, notFound(threadID, ns, checkpointID)
 	}
 	id := checkpointID
 	if id == "" {
-		id = n.ids[len(n.ids)-1]
+		id = n.cps[len(n.cps)-1].cp.ID
 	}
-	cp, ok := n.cps[id]
-	if !ok {
+	cp := n.get(id)
+	if cp == nil {
 		return nil, nil, notFound(threadID, ns, checkpointID)
 	}
 	return cp.checkpoint(), n.writes[id].all(), nil
@@ -634,12 +656,12 @@ func (m *Memory) List(ctx context.Context, threadID, ns string, opts graph.ListO
 		return nil, nil
 	}
 	var out []*graph.Checkpoint
-	for i := len(n.ids) - 1; i >= 0; i-- {
-		id := n.ids[i]
+	for i := len(n.cps) - 1; i >= 0; i-- {
+		id := n.cps[i].cp.ID
 		if opts.Before != "" && strings.Compare(id, opts.Before) >= 0 {
 			continue
 		}
-		out = append(out, n.cps[id].checkpoint())
+		out = append(out, n.cps[i].checkpoint())
 		if opts.Limit > 0 && len(out) >= opts.Limit {
 			break
 		}

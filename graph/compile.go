@@ -375,6 +375,10 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*CompiledGraph[S], error
 			c.fields[i].splice = t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 &&
 				!t.Implements(jsonMarshaler) && !reflect.PointerTo(t).Implements(jsonMarshaler) &&
 				!t.Implements(textMarshaler) && !reflect.PointerTo(t).Implements(textMarshaler)
+			c.fields[i].fast = fastJSON(t)
+			if c.fields[i].splice {
+				c.fields[i].fastElem = fastJSONElem(t)
+			}
 		}
 	}
 	if len(errs) > 0 {

@@ -41,17 +41,26 @@ type routeRec struct {
 
 // newID returns a new checkpoint id (16 hex digits: a time in
 // nanoseconds, greater than the parent's and than the last id made).
-func (c *CompiledGraph[S]) newID(parent string) uint64 {
+// The run remembers the last id it made, so that the parent id, mostly
+// that one, is not parsed again.
+func (r *run[S]) newID(parent string, now time.Time) uint64 {
+	p, ok := r.lastNum, parent != "" && parent == r.lastStr
+	if !ok {
+		v, err := strconv.ParseInt(parent, 16, 64)
+		p, ok = v, err == nil
+	}
+	c := r.g
 	c.idMu.Lock()
-	n := time.Now().UnixNano()
+	n := now.UnixNano()
 	if n <= c.lastID {
 		n = c.lastID + 1
 	}
-	if p, err := strconv.ParseInt(parent, 16, 64); err == nil && p >= n {
+	if ok && p >= n {
 		n = p + 1
 	}
 	c.lastID = n
 	c.idMu.Unlock()
+	r.lastNum = n
 	return uint64(n)
 }
 
@@ -81,8 +90,7 @@ const idChunk = 1024
 // of the tasks of next it schedules (each 16 hex digits: FNV-1a over the
 // checkpoint id, the node and the task's index). The string is cut from
 // r.idBuf, whose bytes are never changed once handed out.
-func stepIDs[S any](r *run[S], parent string, next []task[S]) string {
-	c := r.g
+func stepIDs[S any](r *run[S], parent string, now time.Time, next []task[S]) string {
 	n := 16 * (1 + len(next))
 	var b []byte
 	if n > idChunk/4 {
@@ -94,8 +102,9 @@ func stepIDs[S any](r *run[S], parent string, next []task[S]) string {
 		b = r.idBuf[len(r.idBuf):len(r.idBuf)]
 		r.idBuf = r.idBuf[:len(r.idBuf)+n]
 	}
-	b = appendHex16(b, c.newID(parent))
+	b = appendHex16(b, r.newID(parent, now))
 	id := unsafe.String(unsafe.SliceData(b), 16) // b's first 16 bytes do not change
+	r.lastStr = id
 	for i := range next {
 		b = appendHex16(b, taskHash(id, next[i].node.name, i))
 	}
@@ -234,7 +243,8 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	if r.cur != nil {
 		parent = r.cur.ID
 	}
-	ids := stepIDs(r, parent, r.next)
+	now := time.Now()
+	ids := stepIDs(r, parent, now, r.next)
 	id := ids[:16]
 	sp := unsafe.Pointer(&r.state)
 	dp, useDelta := r.cp.(DeltaPutter)
@@ -374,7 +384,7 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	}
 	*cp = Checkpoint{
 		ThreadID: r.thread, NS: r.ns, ID: id, ParentID: parent, Step: r.step, Source: source,
-		CreatedAt: time.Now(), Values: values, Versions: versions, Format: g.ser.Format(),
+		CreatedAt: now, Values: values, Versions: versions, Format: g.ser.Format(),
 		StateType: g.typeName, Next: next, Writes: writes, Metadata: r.metadata(source),
 	}
 	partial := false
@@ -467,11 +477,39 @@ func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer, grow bool) (b []byte, 
 	g := r.g
 	f := &g.fields[fi]
 	if !f.splice {
-		b, err = g.ser.Marshal(f.iface(sp))
+		b, err = r.encodeField(f, sp)
 		return b, 0, err
 	}
 	h := *(*sliceHeader)(f.ptr(sp))
 	at, old := r.encAt[fi], r.enc[fi]
+	if f.fastElem != nil && h.data != nil && h.data == at.data && h.len > at.len && at.len > 0 && len(old) > 2 && old[0] == '[' && old[len(old)-1] == ']' {
+		// The new elements' encoding written straight after the kept part.
+		keep = len(old) - 1
+		inPlace := grow && !r.encShared[fi]
+		if inPlace {
+			b = old[:keep]
+		} else {
+			c := len(old) + 64
+			if grow {
+				c = 2 * c
+			}
+			b = append(make([]byte, 0, c), old[:keep]...)
+		}
+		b = append(b, ',')
+		b, ok := appendJSONElems(b, f.fastElem, unsafe.Add(h.data, uintptr(at.len)*f.typ.Elem().Size()), h.len-at.len, f.typ.Elem().Size())
+		if ok {
+			r.encShared[fi] = false // b is the run's: old extended in place, or new
+			r.encAt[fi] = h
+			return append(b, ']'), keep, nil
+		}
+		// Not one it can write: the serializer's way below. In place, the
+		// ',' overwrote old's closing bracket; what was written past it is
+		// in no value handed out.
+		if inPlace {
+			old[keep] = ']'
+		}
+		keep = 0
+	}
 	if h.data != nil && h.data == at.data && h.len > at.len && at.len > 0 && len(old) > 2 && old[0] == '[' && old[len(old)-1] == ']' {
 		// The tail's header lives in r (no allocation per step); it is
 		// cleared after, so that it keeps nothing alive.
@@ -516,6 +554,31 @@ func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer, grow bool) (b []byte, 
 	}
 	return b, 0, nil
 }
+
+// encodeField encodes the field f of the state or update at sp: with its
+// fast encoder into a chunk of r.byteBuf when it has one, else with the
+// serializer. The bytes are never changed after.
+func (r *run[S]) encodeField(f *field, sp unsafe.Pointer) ([]byte, error) {
+	if f.fast != nil {
+		if cap(r.byteBuf)-len(r.byteBuf) < 32 {
+			r.byteBuf = make([]byte, 0, byteChunk)
+		}
+		start, c := len(r.byteBuf), cap(r.byteBuf)
+		b, ok := f.fast(r.byteBuf, f.ptr(sp))
+		if ok {
+			out := b[start:len(b):len(b)]
+			if cap(b) != c {
+				b = nil // it outgrew the chunk: the new buffer is out's alone
+			}
+			r.byteBuf = b
+			return out, nil
+		}
+	}
+	return r.g.ser.Marshal(f.iface(sp))
+}
+
+// byteChunk is the size of the chunks that encoded fields are cut from.
+const byteChunk = 2048
 
 // minDeltaKeep is the shortest prefix worth sending as a ChannelDelta.
 const minDeltaKeep = 64
@@ -599,7 +662,7 @@ func (r *run[S]) encodeTaskWrites(t *task[S]) ([]PendingWrite, error) {
 		if f.isZero(f.ptr(up)) {
 			continue
 		}
-		b, err := g.ser.Marshal(f.iface(up))
+		b, err := r.encodeField(f, up)
 		if err != nil {
 			return nil, fmt.Errorf("graph: encode write of %s to %s: %w", t.node.name, f.name, err)
 		}

@@ -92,12 +92,16 @@ type run[S any] struct {
 	deltas     []ChannelDelta // scratch: a step's deltas
 	// cpBuf: the records of the checkpoints stored with PutDelta, which
 	// keeps none of them: two, used in turn, so that r.cur's is never the
-	// one being filled. idBuf and pwBuf: chunks that checkpoint and task
-	// ids and encoded writes are cut from (never reused).
+	// one being filled. idBuf, pwBuf and byteBuf: chunks that checkpoint
+	// and task ids, tasks' encoded writes and encoded fields are cut from
+	// (never reused).
 	cpBuf    [2]cpRecord
 	cpTurn   int
 	idBuf    []byte
 	pwBuf    []PendingWrite
+	byteBuf  []byte
+	lastStr  string // the last checkpoint id made, and its value
+	lastNum  int64
 	written  []bool
 	joinSeen [][]bool
 	// deferred nodes triggered while other tasks were scheduled (Defer)
