@@ -21,6 +21,7 @@ var ErrInvalid = errors.New("checkpoint: invalid argument")
 // callers may reuse what they pass in and change what they get back. It is
 // safe for concurrent use and loses everything when the process ends.
 type Memory struct {
+	intern  metaIntern
 	cfg     config
 	mu      sync.RWMutex
 	threads map[string]map[string]*memNS // thread -> namespace -> checkpoints
@@ -28,7 +29,8 @@ type Memory struct {
 
 type memNS struct {
 	cps    []*memCP               // sorted by id ascending
-	writes map[string]*taskWrites // pending writes by checkpoint id
+	writes map[string]*taskWrites // pending writes by checkpoint id (nil: none yet)
+	intern *metaIntern            // the Memory's
 
 	// The stored checkpoints' records, channel lists, Next and Writes
 	// slices and copied bytes are cut from these slabs: a step's
@@ -41,8 +43,8 @@ type memNS struct {
 	bytes     byteSlab
 }
 
-func newMemNS() *memNS {
-	return &memNS{writes: map[string]*taskWrites{}}
+func newMemNS(intern *metaIntern) *memNS {
+	return &memNS{cps: make([]*memCP, 0, 16), intern: intern}
 }
 
 // search returns the index of checkpoint id in n.cps, or where it would
@@ -188,11 +190,38 @@ func (n *memNS) cloneHeader(dst, cp *graph.Checkpoint, parentMeta map[string]str
 			dst.Interrupts[i] = in
 		}
 	}
-	if parentMeta != nil && sameMetadata(parentMeta, cp.Metadata) {
+	switch {
+	case parentMeta != nil && sameMetadata(parentMeta, cp.Metadata):
 		dst.Metadata = parentMeta
-	} else {
+	case n.intern != nil:
+		dst.Metadata = n.intern.get(cp.Metadata)
+	default:
 		dst.Metadata = maps.Clone(cp.Metadata)
 	}
+}
+
+// metaIntern keeps the last few distinct metadata maps stored, so that
+// the checkpoints of many threads (most have the same few: the source of
+// the step) share them. Stored metadata is never changed.
+type metaIntern struct {
+	maps [8]map[string]string
+	next int
+}
+
+// get returns a stored map equal to m: an interned one, or a copy of m.
+func (in *metaIntern) get(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	for _, k := range in.maps {
+		if k != nil && maps.Equal(k, m) {
+			return k
+		}
+	}
+	c := maps.Clone(m)
+	in.maps[in.next] = c
+	in.next = (in.next + 1) % len(in.maps)
+	return c
 }
 
 // newCP returns a new stored checkpoint record holding a copy of cp's
@@ -242,6 +271,10 @@ func (n *memNS) newMemCP(cp *graph.Checkpoint, parent *memCP, ropify bool) *memC
 	slices.SortFunc(c.chans, func(a, b memChan) int { return strings.Compare(a.name, b.name) })
 	return c
 }
+
+// plainMax is the length up to which PutDelta stores an extended value
+// as a plain copy rather than as a rope.
+const plainMax = 512
 
 // ropeValue reports whether Put keeps v as a rope: a long JSON list.
 func ropeValue(v []byte) bool { return len(v) >= ropeMin && v[len(v)-1] == ']' }
@@ -347,11 +380,21 @@ func validate(cp *graph.Checkpoint) error {
 }
 
 func notFound(threadID, ns, id string) error {
-	if id == "" {
-		return fmt.Errorf("thread %q ns %q: no checkpoint: %w", threadID, ns, graph.ErrCheckpointNotFound)
-	}
-	return fmt.Errorf("thread %q ns %q checkpoint %q: %w", threadID, ns, id, graph.ErrCheckpointNotFound)
+	return &notFoundError{threadID: threadID, ns: ns, id: id}
 }
+
+// notFoundError wraps graph.ErrCheckpointNotFound; its message is made
+// when asked for (a run on a new thread gets one and only tests it).
+type notFoundError struct{ threadID, ns, id string }
+
+func (e *notFoundError) Error() string {
+	if e.id == "" {
+		return fmt.Sprintf("thread %q ns %q: no checkpoint: %v", e.threadID, e.ns, graph.ErrCheckpointNotFound)
+	}
+	return fmt.Sprintf("thread %q ns %q checkpoint %q: %v", e.threadID, e.ns, e.id, graph.ErrCheckpointNotFound)
+}
+
+func (e *notFoundError) Unwrap() error { return graph.ErrCheckpointNotFound }
 
 // Put stores a copy of cp.
 func (m *Memory) Put(ctx context.Context, cp *graph.Checkpoint) error {
@@ -370,7 +413,7 @@ func (m *Memory) Put(ctx context.Context, cp *graph.Checkpoint) error {
 	}
 	n := nss[cp.NS]
 	if n == nil {
-		n = newMemNS()
+		n = newMemNS(&m.intern)
 		nss[cp.NS] = n
 	}
 	parent := n.get(cp.ParentID)
@@ -476,12 +519,18 @@ func (n *memNS) memDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, pare
 			continue
 		}
 		d := deltas[di]
-		if pr != nil {
+		switch {
+		case pr != nil:
 			ch.rope, ok = pr.extendVal(d.Keep, d.Tail)
-		} else if ok = d.Keep >= 0 && d.Keep <= len(pv); ok {
-			ch.rope = makeRope(pv[:d.Keep], d.Tail)
+			ch.isRope = ok
+		case d.Keep < 0 || d.Keep > len(pv):
+			ok = false
+		case d.Keep+len(d.Tail) <= plainMax:
+			// short: a plain copy (from the slab) costs less than a rope
+			ch.value = n.bytes.concat(pv[:d.Keep], d.Tail)
+		default:
+			ch.rope, ch.isRope = makeRope(pv[:d.Keep], d.Tail), true
 		}
-		ch.isRope = ok
 		if !ok {
 			c.release()
 			return nil, fmt.Errorf("%w: %w", fail("delta of channel %q keeps %d bytes of a shorter value", ch.name, d.Keep), graph.ErrDeltaBase)
@@ -609,8 +658,11 @@ func (m *Memory) PutWrites(ctx context.Context, threadID, ns, checkpointID strin
 	}
 	n := nss[ns]
 	if n == nil {
-		n = newMemNS()
+		n = newMemNS(&m.intern)
 		nss[ns] = n
+	}
+	if n.writes == nil {
+		n.writes = map[string]*taskWrites{}
 	}
 	tw := n.writes[checkpointID]
 	if tw == nil {

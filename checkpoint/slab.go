@@ -60,3 +60,18 @@ func (s *byteSlab) copy(b []byte) []byte {
 	s.buf = append(s.buf, b...)
 	return s.buf[i : i+n : i+n]
 }
+
+// concat returns a copy of a followed by b (never nil).
+func (s *byteSlab) concat(a, b []byte) []byte {
+	n := len(a) + len(b)
+	if n > cap(s.buf)-len(s.buf) || s.buf == nil {
+		if n > byteSlabMax/4 {
+			return append(append(make([]byte, 0, n), a...), b...)
+		}
+		s.size = min(max(2*s.size, byteSlabMin), byteSlabMax)
+		s.buf = make([]byte, 0, max(s.size, n))
+	}
+	i := len(s.buf)
+	s.buf = append(append(s.buf, a...), b...)
+	return s.buf[i : i+n : i+n]
+}

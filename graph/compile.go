@@ -33,7 +33,10 @@ type CompiledGraph[S any] struct {
 
 	idMu   sync.Mutex
 	lastID int64
-	pool   sync.Pool
+	// sourceMeta: the metadata of a checkpoint of each source of a run
+	// without metadata of its own (shared, never changed).
+	sourceMeta map[Source]map[string]string
+	pool       sync.Pool
 
 	emptyOnce sync.Once
 	emptyEnc  []byte
@@ -83,6 +86,10 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*CompiledGraph[S], error
 	}
 	format, ferr := serializerFormat(c.ser)
 	c.ser = safeSerializer{s: c.ser, format: format}
+	c.sourceMeta = map[Source]map[string]string{}
+	for _, s := range []Source{SourceInput, SourceLoop, SourceUpdate, SourceFork} {
+		c.sourceMeta[s] = map[string]string{"source": string(s)}
+	}
 	if c.limit <= 0 {
 		c.limit = DefaultRecursionLimit
 	}

@@ -45,7 +45,7 @@ type routeRec struct {
 // that one, is not parsed again.
 func (r *run[S]) newID(parent string, now time.Time) uint64 {
 	p, ok := r.lastNum, parent != "" && parent == r.lastStr
-	if !ok {
+	if !ok && parent != "" {
 		v, err := strconv.ParseInt(parent, 16, 64)
 		p, ok = v, err == nil
 	}
@@ -601,6 +601,11 @@ func commonPrefix(a, b []byte) int {
 func (r *run[S]) metadata(source Source) map[string]string {
 	if source == SourceLoop && r.metaLoop != nil {
 		return r.metaLoop
+	}
+	if len(r.meta) == 0 && r.parentTask == "" {
+		if m := r.g.sourceMeta[source]; m != nil {
+			return m
+		}
 	}
 	m := make(map[string]string, len(r.meta)+2)
 	for k, v := range r.meta {
