@@ -274,7 +274,7 @@ func (n *memNS) newMemCP(cp *graph.Checkpoint, parent *memCP, ropify bool) *memC
 
 // plainMax is the length up to which PutDelta stores an extended value
 // as a plain copy rather than as a rope.
-const plainMax = 512
+const plainMax = 128
 
 // ropeValue reports whether Put keeps v as a rope: a long JSON list.
 func ropeValue(v []byte) bool { return len(v) >= ropeMin && v[len(v)-1] == ']' }
