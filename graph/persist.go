@@ -537,9 +537,15 @@ func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer, grow bool) (b []byte, 
 			return b, keep, nil
 		}
 	}
-	b, err = g.ser.Marshal(f.iface(sp))
-	if err != nil {
-		return nil, 0, err
+	ok := false
+	if f.fast != nil {
+		// the run's own buffer, with room for the next steps' appends
+		b, ok = f.fast(make([]byte, 0, 2*len(old)+64), f.ptr(sp))
+	}
+	if !ok {
+		if b, err = g.ser.Marshal(f.iface(sp)); err != nil {
+			return nil, 0, err
+		}
 	}
 	r.encAt[fi] = h
 	r.encShared[fi] = false
