@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -20,15 +21,54 @@ var ErrInvalid = errors.New("checkpoint: invalid argument")
 // callers may reuse what they pass in and change what they get back. It is
 // safe for concurrent use and loses everything when the process ends.
 type Memory struct {
+	intern  metaIntern
 	cfg     config
 	mu      sync.RWMutex
 	threads map[string]map[string]*memNS // thread -> namespace -> checkpoints
 }
 
 type memNS struct {
-	ids    []string // sorted ascending
-	cps    map[string]*memCP
-	writes map[string]*taskWrites // pending writes by checkpoint id
+	cps    []*memCP               // sorted by id ascending
+	writes map[string]*taskWrites // pending writes by checkpoint id (nil: none yet)
+	intern *metaIntern            // the Memory's
+
+	// The stored checkpoints' records, channel lists, Next and Writes
+	// slices and copied bytes are cut from these slabs: a step's
+	// checkpoint costs a few allocations per 64 steps, not one per slice.
+	cpSlab    slab[memCP]
+	chanSlab  slab[memChan]
+	nextSlab  slab[graph.TaskRef]
+	writeSlab slab[graph.PendingWrite]
+	intrSlab  slab[graph.InterruptInfo]
+	bytes     byteSlab
+}
+
+func newMemNS(intern *metaIntern) *memNS {
+	return &memNS{cps: make([]*memCP, 0, 16), intern: intern}
+}
+
+// search returns the index of checkpoint id in n.cps, or where it would
+// be, and whether it is there. Ids mostly grow: the newest is tried first.
+func (n *memNS) search(id string) (int, bool) {
+	if k := len(n.cps); k > 0 {
+		if last := n.cps[k-1].cp.ID; id > last {
+			return k, false
+		} else if id == last {
+			return k - 1, true
+		}
+	}
+	return slices.BinarySearchFunc(n.cps, id, func(c *memCP, id string) int { return strings.Compare(c.cp.ID, id) })
+}
+
+// get returns stored checkpoint id, nil when there is none.
+func (n *memNS) get(id string) *memCP {
+	if n == nil {
+		return nil
+	}
+	if i, ok := n.search(id); ok {
+		return n.cps[i]
+	}
+	return nil
 }
 
 // memCP is a stored checkpoint: a copy of what was Put, its channels (the
@@ -43,11 +83,13 @@ type memCP struct {
 
 // memChan is one key of a stored checkpoint's Values or Versions. A value
 // is plain or a rope (a long list grown by deltas); stored values are
-// never changed, so checkpoints share them.
+// never changed, so checkpoints share them. A rope is immutable and kept
+// here by value.
 type memChan struct {
 	name     string
 	value    []byte
-	rope     *rope
+	rope     rope
+	isRope   bool
 	hasValue bool
 	version  int64
 	hasVer   bool
@@ -62,19 +104,28 @@ func (c *memCP) find(k string) int {
 	return i
 }
 
-// value returns channel k's stored value: plain, or a rope.
+// value returns channel k's stored value: plain, or a rope (a pointer
+// into c, valid while c is stored).
 func (c *memCP) value(k string) ([]byte, *rope, bool) {
 	if i := c.find(k); i >= 0 && c.chans[i].hasValue {
-		return c.chans[i].value, c.chans[i].rope, true
+		return c.chans[i].get()
 	}
 	return nil, nil, false
+}
+
+// get returns ch's value: plain, or a rope.
+func (ch *memChan) get() ([]byte, *rope, bool) {
+	if ch.isRope {
+		return nil, &ch.rope, true
+	}
+	return ch.value, nil, true
 }
 
 // checkpoint returns a copy of c with every value (ropes materialised).
 func (c *memCP) checkpoint() *graph.Checkpoint {
 	n := headerBytes(&c.cp)
 	for _, ch := range c.chans {
-		if ch.hasValue && ch.rope == nil {
+		if ch.hasValue && !ch.isRope {
 			n += len(ch.value)
 		}
 	}
@@ -89,7 +140,7 @@ func (c *memCP) checkpoint() *graph.Checkpoint {
 	}
 	for _, ch := range c.chans {
 		if ch.hasValue {
-			if ch.rope != nil {
+			if ch.isRope {
 				out.Values[ch.name] = ch.rope.bytes()
 			} else {
 				out.Values[ch.name] = a.copy(ch.value)
@@ -102,43 +153,113 @@ func (c *memCP) checkpoint() *graph.Checkpoint {
 	return out
 }
 
-// newMemCP copies cp into a stored checkpoint whose channels are those of
-// cp.Values and cp.Versions; the bytes it copies (Send arguments, writes,
-// interrupts, the given values) come from one allocation. A value or the
-// Metadata equal to the parent's is shared with it; with ropify a long
-// list value becomes a rope, so that a PutDelta extending it grows it in
-// place.
-func newMemCP(cp *graph.Checkpoint, parent *memCP, ropify bool) *memCP {
-	n := headerBytes(cp)
-	for _, v := range cp.Values {
-		if !ropify || !ropeValue(v) {
-			n += len(v)
+// release clears a checkpoint dropped from the store, so that the slab
+// chunks it shares with stored checkpoints keep none of its data alive.
+func (c *memCP) release() {
+	clear(c.chans)
+	clear(c.cp.Next)
+	clear(c.cp.Writes)
+	clear(c.cp.Interrupts)
+	*c = memCP{}
+}
+
+// cloneHeader sets dst to a copy of cp without its Values and Versions,
+// cut from n's slabs; its Metadata is shared with parentMeta when equal
+// (stored metadata is never changed), else copied.
+func (n *memNS) cloneHeader(dst, cp *graph.Checkpoint, parentMeta map[string]string) {
+	*dst = *cp
+	dst.Values, dst.Versions = nil, nil
+	if cp.Next != nil {
+		dst.Next = n.nextSlab.take(len(cp.Next))
+		for i, t := range cp.Next {
+			t.Arg = n.bytes.copy(t.Arg)
+			dst.Next[i] = t
 		}
 	}
-	a := make(arena, 0, n)
-	c := &memCP{noValues: cp.Values == nil, noVers: cp.Versions == nil}
+	if cp.Writes != nil {
+		dst.Writes = n.writeSlab.take(len(cp.Writes))
+		for i, w := range cp.Writes {
+			w.Value = n.bytes.copy(w.Value)
+			dst.Writes[i] = w
+		}
+	}
+	if cp.Interrupts != nil {
+		dst.Interrupts = n.intrSlab.take(len(cp.Interrupts))
+		for i, in := range cp.Interrupts {
+			in.Value = n.bytes.copy(in.Value)
+			dst.Interrupts[i] = in
+		}
+	}
+	switch {
+	case parentMeta != nil && sameMetadata(parentMeta, cp.Metadata):
+		dst.Metadata = parentMeta
+	case n.intern != nil:
+		dst.Metadata = n.intern.get(cp.Metadata)
+	default:
+		dst.Metadata = maps.Clone(cp.Metadata)
+	}
+}
+
+// metaIntern keeps the last few distinct metadata maps stored, so that
+// the checkpoints of many threads (most have the same few: the source of
+// the step) share them. Stored metadata is never changed.
+type metaIntern struct {
+	maps [8]map[string]string
+	next int
+}
+
+// get returns a stored map equal to m: an interned one, or a copy of m.
+func (in *metaIntern) get(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	for _, k := range in.maps {
+		if k != nil && maps.Equal(k, m) {
+			return k
+		}
+	}
+	c := maps.Clone(m)
+	in.maps[in.next] = c
+	in.next = (in.next + 1) % len(in.maps)
+	return c
+}
+
+// newCP returns a new stored checkpoint record holding a copy of cp's
+// header (see cloneHeader).
+func (n *memNS) newCP(parent *memCP, src *graph.Checkpoint) *memCP {
+	c := &n.cpSlab.take(1)[0]
+	c.noValues, c.noVers = src.Values == nil, src.Versions == nil
 	var pm map[string]string
 	if parent != nil {
 		pm = parent.cp.Metadata
 	}
-	cloneHeader(&c.cp, cp, &a, pm)
+	n.cloneHeader(&c.cp, src, pm)
+	return c
+}
+
+// newMemCP copies cp into a stored checkpoint whose channels are those of
+// cp.Values and cp.Versions. A value or the Metadata equal to the
+// parent's is shared with it; with ropify a long list value becomes a
+// rope, so that a PutDelta extending it grows it in place.
+func (n *memNS) newMemCP(cp *graph.Checkpoint, parent *memCP, ropify bool) *memCP {
+	c := n.newCP(parent, cp)
 	nch := len(cp.Values)
 	for k := range cp.Versions {
 		if _, ok := cp.Values[k]; !ok {
 			nch++
 		}
 	}
-	c.chans = make([]memChan, 0, nch)
+	c.chans = n.chanSlab.take(nch)[:0]
 	for k, v := range cp.Values {
 		ver, hasVer := cp.Versions[k]
 		ch := memChan{name: k, hasValue: true, version: ver, hasVer: hasVer}
 		switch {
 		case ropify && ropeValue(v):
-			ch.rope = newRope(v, nil)
+			ch.rope, ch.isRope = makeRope(v, nil), true
 		case parent != nil && parent.sameValue(k, v):
 			ch.value, _, _ = parent.value(k)
 		default:
-			ch.value = a.copy(v)
+			ch.value = n.bytes.copy(v)
 		}
 		c.chans = append(c.chans, ch)
 	}
@@ -151,6 +272,10 @@ func newMemCP(cp *graph.Checkpoint, parent *memCP, ropify bool) *memCP {
 	return c
 }
 
+// plainMax is the length up to which PutDelta stores an extended value
+// as a plain copy rather than as a rope.
+const plainMax = 128
+
 // ropeValue reports whether Put keeps v as a rope: a long JSON list.
 func ropeValue(v []byte) bool { return len(v) >= ropeMin && v[len(v)-1] == ']' }
 
@@ -162,19 +287,24 @@ func (c *memCP) sameValue(k string, v []byte) bool {
 
 // store puts c under its id and applies retention.
 func (n *memNS) store(c *memCP, keepLast int) {
-	id := c.cp.ID
-	if _, ok := n.cps[id]; !ok {
-		i, _ := slices.BinarySearch(n.ids, id)
-		n.ids = slices.Insert(n.ids, i, id)
-	}
-	n.cps[id] = c
-	if k := keepLast; k > 0 && len(n.ids) > k {
-		drop := n.ids[:len(n.ids)-k]
-		for _, id := range drop {
-			delete(n.cps, id)
-			delete(n.writes, id)
+	i, ok := n.search(c.cp.ID)
+	if ok {
+		if old := n.cps[i]; old != c {
+			old.release()
 		}
-		n.ids = slices.Clone(n.ids[len(n.ids)-k:])
+		n.cps[i] = c
+	} else {
+		n.cps = slices.Insert(n.cps, i, c)
+	}
+	if k := keepLast; k > 0 && len(n.cps) > k {
+		drop := len(n.cps) - k
+		for _, d := range n.cps[:drop] {
+			delete(n.writes, d.cp.ID)
+			d.release()
+		}
+		m := copy(n.cps, n.cps[drop:])
+		clear(n.cps[m:])
+		n.cps = n.cps[:m]
 	}
 }
 
@@ -250,11 +380,21 @@ func validate(cp *graph.Checkpoint) error {
 }
 
 func notFound(threadID, ns, id string) error {
-	if id == "" {
-		return fmt.Errorf("thread %q ns %q: no checkpoint: %w", threadID, ns, graph.ErrCheckpointNotFound)
-	}
-	return fmt.Errorf("thread %q ns %q checkpoint %q: %w", threadID, ns, id, graph.ErrCheckpointNotFound)
+	return &notFoundError{threadID: threadID, ns: ns, id: id}
 }
+
+// notFoundError wraps graph.ErrCheckpointNotFound; its message is made
+// when asked for (a run on a new thread gets one and only tests it).
+type notFoundError struct{ threadID, ns, id string }
+
+func (e *notFoundError) Error() string {
+	if e.id == "" {
+		return fmt.Sprintf("thread %q ns %q: no checkpoint: %v", e.threadID, e.ns, graph.ErrCheckpointNotFound)
+	}
+	return fmt.Sprintf("thread %q ns %q checkpoint %q: %v", e.threadID, e.ns, e.id, graph.ErrCheckpointNotFound)
+}
+
+func (e *notFoundError) Unwrap() error { return graph.ErrCheckpointNotFound }
 
 // Put stores a copy of cp.
 func (m *Memory) Put(ctx context.Context, cp *graph.Checkpoint) error {
@@ -273,11 +413,11 @@ func (m *Memory) Put(ctx context.Context, cp *graph.Checkpoint) error {
 	}
 	n := nss[cp.NS]
 	if n == nil {
-		n = &memNS{cps: map[string]*memCP{}, writes: map[string]*taskWrites{}}
+		n = newMemNS(&m.intern)
 		nss[cp.NS] = n
 	}
-	parent := n.cps[cp.ParentID]
-	n.store(newMemCP(cp, parent, true), m.cfg.keepLast)
+	parent := n.get(cp.ParentID)
+	n.store(n.newMemCP(cp, parent, true), m.cfg.keepLast)
 	return nil
 }
 
@@ -296,10 +436,11 @@ func (m *Memory) PutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []gr
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := m.threads[cp.ThreadID][cp.NS]
-	if n == nil || cp.ParentID == "" || cp.ParentID == cp.ID || n.cps[cp.ParentID] == nil {
+	parent := n.get(cp.ParentID)
+	if parent == nil || cp.ParentID == "" || cp.ParentID == cp.ID {
 		return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: parent %q not stored: %w", cp.ThreadID, cp.NS, cp.ID, cp.ParentID, graph.ErrDeltaBase)
 	}
-	c, err := memDelta(cp, deltas, n.cps[cp.ParentID])
+	c, err := n.memDelta(cp, deltas, parent)
 	if err != nil {
 		return err
 	}
@@ -312,46 +453,49 @@ func deltaErr(cp *graph.Checkpoint, format string, args ...any) error {
 	return fmt.Errorf("put delta: thread %q ns %q checkpoint %q: %s", cp.ThreadID, cp.NS, cp.ID, fmt.Sprintf(format, args...))
 }
 
-// checkDeltas validates a PutDelta's deltas against cp (one per channel,
-// each for a channel with a version and not also given in full) and
-// returns the index of a channel's delta (-1 for none); a step has a few
-// deltas, so they are looked up by a scan, not a map.
-func checkDeltas(cp *graph.Checkpoint, deltas []graph.ChannelDelta) (func(string) int, error) {
+// checkDeltas validates a PutDelta's deltas against cp: one per channel,
+// each for a channel with a version and not also given in full.
+func checkDeltas(cp *graph.Checkpoint, deltas []graph.ChannelDelta) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %w", deltaErr(cp, format, args...), ErrInvalid)
 	}
-	deltaOf := func(ch string) int {
-		for i := range deltas {
-			if deltas[i].Channel == ch {
-				return i
-			}
-		}
-		return -1
-	}
 	for i, d := range deltas {
-		if deltaOf(d.Channel) != i {
-			return nil, fail("two deltas for channel %q", d.Channel)
+		if deltaOf(deltas, d.Channel) != i {
+			return fail("two deltas for channel %q", d.Channel)
 		}
 		if _, ok := cp.Versions[d.Channel]; !ok {
-			return nil, fail("delta for channel %q, which has no version", d.Channel)
+			return fail("delta for channel %q, which has no version", d.Channel)
 		}
 		if _, ok := cp.Values[d.Channel]; ok {
-			return nil, fail("channel %q given both in full and as a delta", d.Channel)
+			return fail("channel %q given both in full and as a delta", d.Channel)
 		}
 	}
-	return deltaOf, nil
+	return nil
+}
+
+// deltaOf returns the index of channel ch's delta, -1 for none; a step
+// has a few deltas, so they are looked up by a scan, not a map.
+func deltaOf(deltas []graph.ChannelDelta, ch string) int {
+	for i := range deltas {
+		if deltas[i].Channel == ch {
+			return i
+		}
+	}
+	return -1
 }
 
 // memDelta builds the stored form of a PutDelta against the stored parent
 // (see graph.DeltaPutter): the given values copied, the other channels of
 // cp.Versions inherited from the parent or extended by their delta.
-func memDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent *memCP) (*memCP, error) {
+func (n *memNS) memDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent *memCP) (*memCP, error) {
 	fail := func(format string, args ...any) error { return deltaErr(cp, format, args...) }
-	deltaOf, err := checkDeltas(cp, deltas)
-	if err != nil {
+	if err := checkDeltas(cp, deltas); err != nil {
 		return nil, err
 	}
-	c := newMemCP(cp, parent, false)
+	c, ok := n.sameChans(cp, parent)
+	if !ok {
+		c = n.newMemCP(cp, parent, false)
+	}
 	c.noValues = false // the stored checkpoint has the inherited values
 	for i := range c.chans {
 		ch := &c.chans[i]
@@ -360,25 +504,88 @@ func memDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent *memCP) 
 		}
 		pv, pr, ok := parent.value(ch.name)
 		if !ok {
+			c.release()
 			return nil, fmt.Errorf("%w: %w", fail("channel %q is not in the parent", ch.name), graph.ErrDeltaBase)
 		}
 		ch.hasValue = true
-		di := deltaOf(ch.name)
+		di := deltaOf(deltas, ch.name)
 		if di < 0 {
-			ch.value, ch.rope = pv, pr // stored values are never changed: shared
+			// stored values are never changed: shared
+			if pr != nil {
+				ch.rope, ch.isRope = *pr, true
+			} else {
+				ch.value = pv
+			}
 			continue
 		}
 		d := deltas[di]
-		if pr != nil {
-			ch.rope, ok = pr.extend(d.Keep, d.Tail)
-		} else if ok = d.Keep >= 0 && d.Keep <= len(pv); ok {
-			ch.rope = newRope(pv[:d.Keep], d.Tail)
+		switch {
+		case pr != nil:
+			ch.rope, ok = pr.extendVal(d.Keep, d.Tail)
+			ch.isRope = ok
+		case d.Keep < 0 || d.Keep > len(pv):
+			ok = false
+		case d.Keep+len(d.Tail) <= plainMax:
+			// short: a plain copy (from the slab) costs less than a rope
+			ch.value = n.bytes.concat(pv[:d.Keep], d.Tail)
+		default:
+			ch.rope, ch.isRope = makeRope(pv[:d.Keep], d.Tail), true
 		}
 		if !ok {
+			c.release()
 			return nil, fmt.Errorf("%w: %w", fail("delta of channel %q keeps %d bytes of a shorter value", ch.name, d.Keep), graph.ErrDeltaBase)
 		}
 	}
 	return c, nil
+}
+
+// sameChans is newMemCP(cp, parent, false) for the common case of a step:
+// cp's channels (the keys of Values and Versions) are the parent's. It
+// walks the parent's sorted channels instead of cp's maps (no sort), and
+// reports false, storing nothing, when the channels differ.
+func (n *memNS) sameChans(cp *graph.Checkpoint, parent *memCP) (*memCP, bool) {
+	nv, nver := 0, 0
+	for i := range parent.chans {
+		name := parent.chans[i].name
+		if _, ok := cp.Values[name]; ok {
+			nv++
+		}
+		if _, ok := cp.Versions[name]; ok {
+			nver++
+		}
+	}
+	if nv != len(cp.Values) || nver != len(cp.Versions) || cp.Versions == nil {
+		return nil, false
+	}
+	nch := 0
+	for i := range parent.chans {
+		name := parent.chans[i].name
+		_, hv := cp.Values[name]
+		_, hver := cp.Versions[name]
+		if hv || hver {
+			nch++
+		}
+	}
+	c := n.newCP(parent, cp)
+	c.chans = n.chanSlab.take(nch)[:0]
+	for i := range parent.chans {
+		pc := &parent.chans[i]
+		v, hv := cp.Values[pc.name]
+		ver, hver := cp.Versions[pc.name]
+		if !hv && !hver {
+			continue
+		}
+		ch := memChan{name: pc.name, hasValue: hv, version: ver, hasVer: hver}
+		if hv {
+			if pc.hasValue && !pc.isRope && bytes.Equal(pc.value, v) && (pc.value == nil) == (v == nil) {
+				ch.value = pc.value
+			} else {
+				ch.value = n.bytes.copy(v)
+			}
+		}
+		c.chans = append(c.chans, ch)
+	}
+	return c, true
 }
 
 // deltaValues builds the stored form of a PutDelta: a copy of cp whose
@@ -387,8 +594,7 @@ func memDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent *memCP) 
 // parent's value of a channel. (Bolt's; Memory has memDelta.)
 func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent func(string) ([]byte, *rope, bool)) (*graph.Checkpoint, map[string]*rope, error) {
 	fail := func(format string, args ...any) error { return deltaErr(cp, format, args...) }
-	deltaOf, err := checkDeltas(cp, deltas)
-	if err != nil {
+	if err := checkDeltas(cp, deltas); err != nil {
 		return nil, nil, err
 	}
 	stored := cloneWith(cp, cp.Values, nil)
@@ -404,7 +610,7 @@ func deltaValues(cp *graph.Checkpoint, deltas []graph.ChannelDelta, parent func(
 		if !ok {
 			return nil, nil, fmt.Errorf("%w: %w", fail("channel %q is not in the parent", k), graph.ErrDeltaBase)
 		}
-		i := deltaOf(k)
+		i := deltaOf(deltas, k)
 		if i < 0 {
 			if pr != nil {
 				if ropes == nil {
@@ -452,8 +658,11 @@ func (m *Memory) PutWrites(ctx context.Context, threadID, ns, checkpointID strin
 	}
 	n := nss[ns]
 	if n == nil {
-		n = &memNS{cps: map[string]*memCP{}, writes: map[string]*taskWrites{}}
+		n = newMemNS(&m.intern)
 		nss[ns] = n
+	}
+	if n.writes == nil {
+		n.writes = map[string]*taskWrites{}
 	}
 	tw := n.writes[checkpointID]
 	if tw == nil {
@@ -473,15 +682,15 @@ func (m *Memory) Get(ctx context.Context, threadID, ns, checkpointID string) (*g
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	n := m.threads[threadID][ns]
-	if n == nil || len(n.ids) == 0 {
+	if n == nil || len(n.cps) == 0 {
 		return nil, nil, notFound(threadID, ns, checkpointID)
 	}
 	id := checkpointID
 	if id == "" {
-		id = n.ids[len(n.ids)-1]
+		id = n.cps[len(n.cps)-1].cp.ID
 	}
-	cp, ok := n.cps[id]
-	if !ok {
+	cp := n.get(id)
+	if cp == nil {
 		return nil, nil, notFound(threadID, ns, checkpointID)
 	}
 	return cp.checkpoint(), n.writes[id].all(), nil
@@ -499,12 +708,12 @@ func (m *Memory) List(ctx context.Context, threadID, ns string, opts graph.ListO
 		return nil, nil
 	}
 	var out []*graph.Checkpoint
-	for i := len(n.ids) - 1; i >= 0; i-- {
-		id := n.ids[i]
+	for i := len(n.cps) - 1; i >= 0; i-- {
+		id := n.cps[i].cp.ID
 		if opts.Before != "" && strings.Compare(id, opts.Before) >= 0 {
 			continue
 		}
-		out = append(out, n.cps[id].checkpoint())
+		out = append(out, n.cps[i].checkpoint())
 		if opts.Limit > 0 && len(out) >= opts.Limit {
 			break
 		}

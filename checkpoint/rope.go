@@ -30,7 +30,15 @@ type rope struct {
 
 // newTail returns a rope of buf's first n bytes followed by parts.
 func newTail(buf *appendBuf, n int, parts ...[]byte) *rope {
-	r := &rope{buf: buf, n: n}
+	r := new(rope)
+	*r = makeTail(buf, n, parts...)
+	return r
+}
+
+// makeTail is newTail's value: a rope is immutable, so a copy of it is the
+// same value (Memory keeps its ropes inside its channel records).
+func makeTail(buf *appendBuf, n int, parts ...[]byte) rope {
+	r := rope{buf: buf, n: n}
 	for _, p := range parts {
 		r.nl += copy(r.last[r.nl:], p)
 	}
@@ -53,18 +61,34 @@ func (r *rope) bytes() []byte {
 
 // newRope makes a rope holding a copy of prefix followed by tail.
 func newRope(prefix, tail []byte) *rope {
+	r := new(rope)
+	*r = makeRope(prefix, tail)
+	return r
+}
+
+// makeRope is newRope's value.
+func makeRope(prefix, tail []byte) rope {
 	n := len(prefix) + len(tail)
 	s := min(n, ropeSuffix)
 	all := make([]byte, 0, 2*n)
 	all = append(append(all, prefix...), tail...)
-	return newTail(&appendBuf{b: all[:n-s]}, n-s, all[n-s:])
+	return makeTail(&appendBuf{b: all[:n-s]}, n-s, all[n-s:])
 }
 
 // extend returns the rope of the first keep bytes of r followed by tail;
 // ok is false when r is shorter than keep.
 func (r *rope) extend(keep int, tail []byte) (out *rope, ok bool) {
-	if keep < 0 || keep > r.len() {
+	v, ok := r.extendVal(keep, tail)
+	if !ok {
 		return nil, false
+	}
+	return &v, true
+}
+
+// extendVal is extend's value.
+func (r *rope) extendVal(keep int, tail []byte) (out rope, ok bool) {
+	if keep < 0 || keep > r.len() {
+		return rope{}, false
 	}
 	r.buf.mu.Lock()
 	defer r.buf.mu.Unlock()
@@ -76,15 +100,15 @@ func (r *rope) extend(keep int, tail []byte) (out *rope, ok bool) {
 		if keep > r.n {
 			prefix = append(append(make([]byte, 0, keep), prefix...), r.tail()[:keep-r.n]...)
 		}
-		return newRope(prefix, tail), true
+		return makeRope(prefix, tail), true
 	}
 	// the value is buf[:n] + r.tail[:keep-n] + tail; all but its last s
 	// bytes go to the buffer.
 	mid := r.tail()[:keep-r.n]
 	if into <= len(mid) {
 		r.buf.b = append(r.buf.b, mid[:into]...)
-		return newTail(r.buf, len(r.buf.b), mid[into:], tail), true
+		return makeTail(r.buf, len(r.buf.b), mid[into:], tail), true
 	}
 	r.buf.b = append(append(r.buf.b, mid...), tail[:into-len(mid)]...)
-	return newTail(r.buf, len(r.buf.b), tail[into-len(mid):]), true
+	return makeTail(r.buf, len(r.buf.b), tail[into-len(mid):]), true
 }

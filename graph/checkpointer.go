@@ -150,8 +150,10 @@ type ChannelDelta struct {
 // When the parent is not stored, or a channel to inherit or extend is not
 // in it, or a delta's Keep exceeds the parent value's length, PutDelta
 // stores nothing and returns an error wrapping ErrDeltaBase. PutDelta must
-// not keep cp's or the deltas' slices after it returns (the engine reuses
-// them). checkpoint/checkpointtest's suite checks these rules.
+// not keep cp, its maps and slices, or the deltas' slices after it returns:
+// the engine reuses them for its next checkpoints (Put, by contrast, is
+// always given a checkpoint of its own). checkpoint/checkpointtest's suite
+// checks these rules.
 type DeltaPutter interface {
 	PutDelta(ctx context.Context, cp *Checkpoint, deltas []ChannelDelta) error
 }

@@ -33,7 +33,10 @@ type CompiledGraph[S any] struct {
 
 	idMu   sync.Mutex
 	lastID int64
-	pool   sync.Pool
+	// sourceMeta: the metadata of a checkpoint of each source of a run
+	// without metadata of its own (shared, never changed).
+	sourceMeta map[Source]map[string]string
+	pool       sync.Pool
 
 	emptyOnce sync.Once
 	emptyEnc  []byte
@@ -83,6 +86,10 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*CompiledGraph[S], error
 	}
 	format, ferr := serializerFormat(c.ser)
 	c.ser = safeSerializer{s: c.ser, format: format}
+	c.sourceMeta = map[Source]map[string]string{}
+	for _, s := range []Source{SourceInput, SourceLoop, SourceUpdate, SourceFork} {
+		c.sourceMeta[s] = map[string]string{"source": string(s)}
+	}
 	if c.limit <= 0 {
 		c.limit = DefaultRecursionLimit
 	}
@@ -375,6 +382,10 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*CompiledGraph[S], error
 			c.fields[i].splice = t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 &&
 				!t.Implements(jsonMarshaler) && !reflect.PointerTo(t).Implements(jsonMarshaler) &&
 				!t.Implements(textMarshaler) && !reflect.PointerTo(t).Implements(textMarshaler)
+			c.fields[i].fast = fastJSON(t)
+			if c.fields[i].splice {
+				c.fields[i].fastElem = fastJSONElem(t)
+			}
 		}
 	}
 	if len(errs) > 0 {

@@ -16,6 +16,9 @@ type field struct {
 	// splice: a JSON-encoded list whose encoding can be extended by the
 	// encoding of appended elements (see run.encodeChannel).
 	splice bool
+	// fast, fastElem: the field's and its elements' encoders that write
+	// what the JSON serializer would (nil: use the serializer).
+	fast, fastElem jsonAppender
 }
 
 type sliceHeader struct {

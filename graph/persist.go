@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,17 +41,26 @@ type routeRec struct {
 
 // newID returns a new checkpoint id (16 hex digits: a time in
 // nanoseconds, greater than the parent's and than the last id made).
-func (c *CompiledGraph[S]) newID(parent string) uint64 {
+// The run remembers the last id it made, so that the parent id, mostly
+// that one, is not parsed again.
+func (r *run[S]) newID(parent string, now time.Time) uint64 {
+	p, ok := r.lastNum, parent != "" && parent == r.lastStr
+	if !ok && parent != "" {
+		v, err := strconv.ParseInt(parent, 16, 64)
+		p, ok = v, err == nil
+	}
+	c := r.g
 	c.idMu.Lock()
-	n := time.Now().UnixNano()
+	n := now.UnixNano()
 	if n <= c.lastID {
 		n = c.lastID + 1
 	}
-	if p, err := strconv.ParseInt(parent, 16, 64); err == nil && p >= n {
+	if ok && p >= n {
 		n = p + 1
 	}
 	c.lastID = n
 	c.idMu.Unlock()
+	r.lastNum = n
 	return uint64(n)
 }
 
@@ -63,13 +74,37 @@ func appendHex16(b []byte, v uint64) []byte {
 	return append(b, d[:]...)
 }
 
+// cpRecord is a reusable checkpoint record of a run (see run.cpBuf).
+type cpRecord struct {
+	cp       Checkpoint
+	values   map[string][]byte
+	versions map[string]int64
+	next     []TaskRef
+	writes   []PendingWrite
+}
+
+// idChunk is the size of the chunks that ids are cut from.
+const idChunk = 1024
+
 // stepIDs returns, in one string, a new checkpoint id followed by the ids
 // of the tasks of next it schedules (each 16 hex digits: FNV-1a over the
-// checkpoint id, the node and the task's index).
-func stepIDs[S any](c *CompiledGraph[S], parent string, next []task[S]) string {
-	b := make([]byte, 0, 16*(1+len(next)))
-	b = appendHex16(b, c.newID(parent))
+// checkpoint id, the node and the task's index). The string is cut from
+// r.idBuf, whose bytes are never changed once handed out.
+func stepIDs[S any](r *run[S], parent string, now time.Time, next []task[S]) string {
+	n := 16 * (1 + len(next))
+	var b []byte
+	if n > idChunk/4 {
+		b = make([]byte, 0, n)
+	} else {
+		if cap(r.idBuf)-len(r.idBuf) < n {
+			r.idBuf = make([]byte, 0, idChunk)
+		}
+		b = r.idBuf[len(r.idBuf):len(r.idBuf)]
+		r.idBuf = r.idBuf[:len(r.idBuf)+n]
+	}
+	b = appendHex16(b, r.newID(parent, now))
 	id := unsafe.String(unsafe.SliceData(b), 16) // b's first 16 bytes do not change
+	r.lastStr = id
 	for i := range next {
 		b = appendHex16(b, taskHash(id, next[i].node.name, i))
 	}
@@ -208,14 +243,36 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 	if r.cur != nil {
 		parent = r.cur.ID
 	}
-	ids := stepIDs(g, parent, r.next)
+	now := time.Now()
+	ids := stepIDs(r, parent, now, r.next)
 	id := ids[:16]
 	sp := unsafe.Pointer(&r.state)
 	dp, useDelta := r.cp.(DeltaPutter)
 	useDelta = useDelta && r.cur != nil
 	deltas := r.deltas[:0] // PutDelta keeps no delta: the buffer is reused
-	values := make(map[string][]byte, len(g.fields)+1)
-	versions := make(map[string]int64, len(g.fields))
+	// PutDelta keeps neither cp nor its maps and slices: with it, the
+	// record is one of the run's two, not the one r.cur is.
+	var rec *cpRecord
+	var values map[string][]byte
+	var versions map[string]int64
+	if useDelta {
+		rec = &r.cpBuf[r.cpTurn]
+		if &rec.cp == r.cur {
+			r.cpTurn ^= 1
+			rec = &r.cpBuf[r.cpTurn]
+		}
+		if rec.values == nil {
+			rec.values = make(map[string][]byte, len(g.fields)+1)
+			rec.versions = make(map[string]int64, len(g.fields))
+			rec.next, rec.writes = make([]TaskRef, 0, 1), make([]PendingWrite, 0, 1)
+		}
+		values, versions = rec.values, rec.versions
+		clear(values)
+		clear(versions)
+	} else {
+		values = make(map[string][]byte, len(g.fields)+1)
+		versions = make(map[string]int64, len(g.fields))
+	}
 	for fi := range g.fields {
 		f := &g.fields[fi]
 		if r.written[fi] {
@@ -248,10 +305,10 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 		values[chanJoins] = b
 	}
 	if r.hasDeferred() {
-		var rec deferRec
+		var drec deferRec
 		for ni, d := range r.deferNode {
 			if d {
-				rec.Nodes = append(rec.Nodes, g.nodes[ni].name)
+				drec.Nodes = append(drec.Nodes, g.nodes[ni].name)
 			}
 		}
 		for _, s := range r.deferSends {
@@ -259,15 +316,21 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 			if err != nil {
 				return fmt.Errorf("graph: encode deferred Send to %s: %w", s.Node, err)
 			}
-			rec.Sends = append(rec.Sends, sendRec{Node: s.Node, Arg: b})
+			drec.Sends = append(drec.Sends, sendRec{Node: s.Node, Arg: b})
 		}
-		b, err := g.ser.Marshal(rec)
+		b, err := g.ser.Marshal(drec)
 		if err != nil {
 			return fmt.Errorf("graph: encode deferred tasks: %w", err)
 		}
 		values[chanDeferred] = b
 	}
-	next := make([]TaskRef, len(r.next))
+	var next []TaskRef
+	if rec != nil {
+		next = slices.Grow(rec.next[:0], len(r.next))[:len(r.next)]
+		rec.next = next
+	} else {
+		next = make([]TaskRef, len(r.next))
+	}
 	for i := range r.next {
 		t := &r.next[i]
 		t.sc.id = ids[16*(i+1) : 16*(i+2)]
@@ -300,14 +363,28 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 			}
 			n += len(w)
 		}
-		writes = make([]PendingWrite, 0, n)
+		if rec != nil {
+			writes = slices.Grow(rec.writes[:0], n)
+			clear(writes[:cap(writes)])
+		} else {
+			writes = make([]PendingWrite, 0, n)
+		}
 		for i := range tasks {
 			writes = append(writes, tasks[i].encoded...)
 		}
+		if rec != nil {
+			rec.writes = writes
+		}
 	}
-	cp := &Checkpoint{
+	var cp *Checkpoint
+	if rec != nil {
+		cp = &rec.cp
+	} else {
+		cp = new(Checkpoint)
+	}
+	*cp = Checkpoint{
 		ThreadID: r.thread, NS: r.ns, ID: id, ParentID: parent, Step: r.step, Source: source,
-		CreatedAt: time.Now(), Values: values, Versions: versions, Format: g.ser.Format(),
+		CreatedAt: now, Values: values, Versions: versions, Format: g.ser.Format(),
 		StateType: g.typeName, Next: next, Writes: writes, Metadata: r.metadata(source),
 	}
 	partial := false
@@ -319,6 +396,12 @@ func (r *run[S]) checkpoint(ctx context.Context, source Source, tasks []task[S])
 		case err == nil:
 			partial = true
 		case errors.Is(err, ErrDeltaBase):
+			// Put may keep what it is given: a record of its own.
+			full := new(Checkpoint)
+			*full = *cp
+			full.Values, full.Versions = maps.Clone(values), maps.Clone(versions)
+			full.Next, full.Writes = slices.Clone(next), slices.Clone(writes)
+			cp = full
 			r.fillValues(cp.Values)
 		default:
 			return fmt.Errorf("graph: save checkpoint (step %d): %w", r.step, err)
@@ -363,10 +446,14 @@ func (r *run[S]) ownLists() {
 }
 
 // fullCur returns a copy of r.cur with all its Values, for a Put that
-// replaces it (an interrupt recorded on the step-start checkpoint).
+// replaces it (an interrupt recorded on the step-start checkpoint). A
+// checkpoint stored with PutDelta is one of the run's reused records: its
+// maps and slices are copied.
 func (r *run[S]) fullCur() Checkpoint {
 	cp := *r.cur
 	if r.curPartial {
+		cp.Versions = maps.Clone(cp.Versions)
+		cp.Next, cp.Writes = slices.Clone(cp.Next), slices.Clone(cp.Writes)
 		values := make(map[string][]byte, len(r.g.fields)+len(cp.Values))
 		for k, v := range cp.Values {
 			if _, ok := r.g.byName[k]; !ok {
@@ -390,11 +477,39 @@ func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer, grow bool) (b []byte, 
 	g := r.g
 	f := &g.fields[fi]
 	if !f.splice {
-		b, err = g.ser.Marshal(f.iface(sp))
+		b, err = r.encodeField(f, sp)
 		return b, 0, err
 	}
 	h := *(*sliceHeader)(f.ptr(sp))
 	at, old := r.encAt[fi], r.enc[fi]
+	if f.fastElem != nil && h.data != nil && h.data == at.data && h.len > at.len && at.len > 0 && len(old) > 2 && old[0] == '[' && old[len(old)-1] == ']' {
+		// The new elements' encoding written straight after the kept part.
+		keep = len(old) - 1
+		inPlace := grow && !r.encShared[fi]
+		if inPlace {
+			b = old[:keep]
+		} else {
+			c := len(old) + 64
+			if grow {
+				c = 2 * c
+			}
+			b = append(make([]byte, 0, c), old[:keep]...)
+		}
+		b = append(b, ',')
+		b, ok := appendJSONElems(b, f.fastElem, unsafe.Add(h.data, uintptr(at.len)*f.typ.Elem().Size()), h.len-at.len, f.typ.Elem().Size())
+		if ok {
+			r.encShared[fi] = false // b is the run's: old extended in place, or new
+			r.encAt[fi] = h
+			return append(b, ']'), keep, nil
+		}
+		// Not one it can write: the serializer's way below. In place, the
+		// ',' overwrote old's closing bracket; what was written past it is
+		// in no value handed out.
+		if inPlace {
+			old[keep] = ']'
+		}
+		keep = 0
+	}
 	if h.data != nil && h.data == at.data && h.len > at.len && at.len > 0 && len(old) > 2 && old[0] == '[' && old[len(old)-1] == ']' {
 		// The tail's header lives in r (no allocation per step); it is
 		// cleared after, so that it keeps nothing alive.
@@ -422,9 +537,15 @@ func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer, grow bool) (b []byte, 
 			return b, keep, nil
 		}
 	}
-	b, err = g.ser.Marshal(f.iface(sp))
-	if err != nil {
-		return nil, 0, err
+	ok := false
+	if f.fast != nil {
+		// the run's own buffer, with room for the next steps' appends
+		b, ok = f.fast(make([]byte, 0, 2*len(old)+64), f.ptr(sp))
+	}
+	if !ok {
+		if b, err = g.ser.Marshal(f.iface(sp)); err != nil {
+			return nil, 0, err
+		}
 	}
 	r.encAt[fi] = h
 	r.encShared[fi] = false
@@ -439,6 +560,31 @@ func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer, grow bool) (b []byte, 
 	}
 	return b, 0, nil
 }
+
+// encodeField encodes the field f of the state or update at sp: with its
+// fast encoder into a chunk of r.byteBuf when it has one, else with the
+// serializer. The bytes are never changed after.
+func (r *run[S]) encodeField(f *field, sp unsafe.Pointer) ([]byte, error) {
+	if f.fast != nil {
+		if cap(r.byteBuf)-len(r.byteBuf) < 32 {
+			r.byteBuf = make([]byte, 0, byteChunk)
+		}
+		start, c := len(r.byteBuf), cap(r.byteBuf)
+		b, ok := f.fast(r.byteBuf, f.ptr(sp))
+		if ok {
+			out := b[start:len(b):len(b)]
+			if cap(b) != c {
+				b = nil // it outgrew the chunk: the new buffer is out's alone
+			}
+			r.byteBuf = b
+			return out, nil
+		}
+	}
+	return r.g.ser.Marshal(f.iface(sp))
+}
+
+// byteChunk is the size of the chunks that encoded fields are cut from.
+const byteChunk = 2048
 
 // minDeltaKeep is the shortest prefix worth sending as a ChannelDelta.
 const minDeltaKeep = 64
@@ -461,6 +607,11 @@ func commonPrefix(a, b []byte) int {
 func (r *run[S]) metadata(source Source) map[string]string {
 	if source == SourceLoop && r.metaLoop != nil {
 		return r.metaLoop
+	}
+	if len(r.meta) == 0 && r.parentTask == "" {
+		if m := r.g.sourceMeta[source]; m != nil {
+			return m
+		}
 	}
 	m := make(map[string]string, len(r.meta)+2)
 	for k, v := range r.meta {
@@ -489,6 +640,24 @@ func (r *run[S]) encodeWrites(t *task[S]) ([]PendingWrite, error) {
 	return w, err
 }
 
+// pwChunk is the size of the chunks that tasks' encoded writes are cut from.
+const pwChunk = 64
+
+// takeWrites returns an empty slice of capacity n for a task's encoded
+// writes, cut from r.pwBuf (whose elements are never reused; appending
+// past n moves the slice).
+func (r *run[S]) takeWrites(n int) []PendingWrite {
+	if n > pwChunk/4 {
+		return make([]PendingWrite, 0, n)
+	}
+	if cap(r.pwBuf)-len(r.pwBuf) < n {
+		r.pwBuf = make([]PendingWrite, 0, pwChunk)
+	}
+	i := len(r.pwBuf)
+	r.pwBuf = r.pwBuf[:i+n]
+	return r.pwBuf[i : i : i+n]
+}
+
 func (r *run[S]) encodeTaskWrites(t *task[S]) ([]PendingWrite, error) {
 	g := r.g
 	up := unsafe.Pointer(&t.update)
@@ -498,13 +667,13 @@ func (r *run[S]) encodeTaskWrites(t *task[S]) ([]PendingWrite, error) {
 			n++
 		}
 	}
-	out := make([]PendingWrite, 0, n)
+	out := r.takeWrites(n)
 	for fi := range g.fields {
 		f := &g.fields[fi]
 		if f.isZero(f.ptr(up)) {
 			continue
 		}
-		b, err := g.ser.Marshal(f.iface(up))
+		b, err := r.encodeField(f, up)
 		if err != nil {
 			return nil, fmt.Errorf("graph: encode write of %s to %s: %w", t.node.name, f.name, err)
 		}

@@ -90,8 +90,20 @@ type run[S any] struct {
 	curPartial bool           // r.cur was stored with PutDelta: its Values are the changes only
 	tail       sliceHeader    // scratch: the appended part of a list being encoded
 	deltas     []ChannelDelta // scratch: a step's deltas
-	written    []bool
-	joinSeen   [][]bool
+	// cpBuf: the records of the checkpoints stored with PutDelta, which
+	// keeps none of them: two, used in turn, so that r.cur's is never the
+	// one being filled. idBuf, pwBuf and byteBuf: chunks that checkpoint
+	// and task ids, tasks' encoded writes and encoded fields are cut from
+	// (never reused).
+	cpBuf    [2]cpRecord
+	cpTurn   int
+	idBuf    []byte
+	pwBuf    []PendingWrite
+	byteBuf  []byte
+	lastStr  string // the last checkpoint id made, and its value
+	lastNum  int64
+	written  []bool
+	joinSeen [][]bool
 	// deferred nodes triggered while other tasks were scheduled (Defer)
 	deferNode  []bool
 	deferSends []Send[S]
@@ -304,11 +316,15 @@ func (c *CompiledGraph[S]) newRun(opts []RunOption) (*run[S], error) {
 }
 
 func (r *run[S]) initCP() {
-	if r.cp != nil {
-		r.versions = make([]int64, len(r.g.fields))
-		r.enc = make([][]byte, len(r.g.fields))
-		r.encAt = make([]sliceHeader, len(r.g.fields))
-		r.encShared = make([]bool, len(r.g.fields))
+	if n := len(r.g.fields); r.cp != nil {
+		// A pooled run keeps its slices (cleared at release).
+		if cap(r.enc) < n {
+			r.versions = make([]int64, n)
+			r.enc = make([][]byte, n)
+			r.encAt = make([]sliceHeader, n)
+			r.encShared = make([]bool, n)
+		}
+		r.versions, r.enc, r.encAt, r.encShared = r.versions[:n], r.enc[:n], r.encAt[:n], r.encShared[:n]
 	}
 	r.curPartial = false
 }
@@ -325,8 +341,23 @@ func (c *CompiledGraph[S]) release(r *run[S]) {
 	for i := range r.next {
 		r.next[i] = task[S]{}
 	}
-	r.out, r.customCh, r.cur, r.enc, r.versions, r.baseCtx, r.tc, r.inlineCtx = nil, nil, nil, nil, nil, nil, taskCtx{}, nil
-	r.encAt, r.encShared, r.curPartial = nil, nil, false
+	clear(r.versions)
+	clear(r.enc)
+	clear(r.encAt)
+	clear(r.encShared)
+	r.out, r.customCh, r.cur, r.baseCtx, r.tc, r.inlineCtx = nil, nil, nil, nil, taskCtx{}, nil
+	r.curPartial = false
+	for i := range r.cpBuf {
+		b := &r.cpBuf[i]
+		if b.values == nil {
+			continue
+		}
+		clear(b.values)
+		clear(b.versions)
+		clear(b.next[:cap(b.next)])
+		clear(b.writes[:cap(b.writes)])
+		b.cp = Checkpoint{}
+	}
 	r.parCtx, r.parCancel = nil, nil
 	r.st, r.cp = nil, nil
 	c.pool.Put(r)

@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -701,13 +703,27 @@ func testDeltaChain(t *testing.T, cp graph.Checkpointer) {
 			var wants []*graph.Checkpoint
 			for n := 1; n <= 40; n++ {
 				c, d, want := deltaStep(thread, n, log, n*13%300)
-				// the caller reuses its buffers: the back-end keeps copies
+				// the caller reuses its buffers, maps and record (the engine
+				// does): the back-end keeps copies
 				tail := d.Tail
-				require.NoError(t, dp.PutDelta(ctx, c, []graph.ChannelDelta{d}))
+				in := *c
+				in.Values, in.Versions, in.Metadata = maps.Clone(c.Values), maps.Clone(c.Versions), maps.Clone(c.Metadata)
+				in.Next, in.Writes = slices.Clone(c.Next), slices.Clone(c.Writes)
+				require.NoError(t, dp.PutDelta(ctx, &in, []graph.ChannelDelta{d}))
 				for i := range tail {
 					tail[i] = '!'
 				}
 				c.Values["count"][0] = '!'
+				clear(in.Values)
+				clear(in.Versions)
+				clear(in.Metadata)
+				for i := range in.Next {
+					in.Next[i] = graph.TaskRef{ID: "reused", Node: "reused"}
+				}
+				for i := range in.Writes {
+					in.Writes[i] = graph.PendingWrite{TaskID: "reused", Channel: "reused"}
+				}
+				in.ID, in.ThreadID, in.Step = "reused", "reused", -9
 				wants = append(wants, want)
 				log = want.Values["log"]
 				require.NoError(t, cp.PutWrites(ctx, thread, "", c.ID, []graph.PendingWrite{{TaskID: "t", Node: "node", Channel: "log", Value: []byte(`["w"]`)}}))
