@@ -484,3 +484,35 @@ func TestCatalogueTrick(t *testing.T) {
 	lone.Sweep = sw2
 	assert.Empty(t, m.plan(TrickCatalogue, lone))
 }
+
+// On a sign-in form the sweep plays the page's other controls before the
+// form's input classes, and never signs out while anything else is left.
+func TestSweepSignInLast(t *testing.T) {
+	v := &view{URL: "http://app.test/signin", Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Els: []personas.Element{
+		{Role: "textbox", Name: "Email", Ref: "e1", InMain: true},
+		{Role: "textbox", Name: "Password", Ref: "e2", InMain: true, Flags: []string{"type=password"}},
+		{Role: "button", Name: "Sign in", Ref: "e3", InMain: true},
+		{Role: "button", Name: "Sign out", Ref: "e4", InMain: true},
+		{Role: "link", Name: "Forgot your password?", Ref: "e5", InMain: true, URL: "/reset"},
+	}}
+	sw := newSweep()
+	sw.observe(v.URL, v.Els)
+	m := newMember(Persona{Name: personas.Adversarial}, Credentials{}, nil)
+	var order []personas.Action
+	for range 3 {
+		_, ok := sw.next(m, v)
+		require.True(t, ok)
+		require.NotNil(t, sw.pend)
+		order = append(order, mustAction(sw.pend.key))
+		m.q = nil
+		sw.pend.left = 0
+		sw.observe(v.URL, v.Els)
+	}
+	for _, a := range order {
+		assert.NotEqual(t, personas.ActionFill, a.Kind, "the form's classes come last: %v", order)
+		assert.NotEqual(t, "Sign out", a.Name, "%v", order)
+	}
+	assert.True(t, reSignOut.MatchString("Log out"))
+	assert.True(t, reSignOut.MatchString("Sign-off"))
+	assert.False(t, reSignOut.MatchString("Signature outline"))
+}
