@@ -169,10 +169,52 @@ func withoutRequest(text, rawURL string) string {
 		return text
 	}
 	for _, s := range []string{p, personas.URLTemplate(p)} {
-		text = strings.ReplaceAll(text, s, "<path>")
-		text = strings.ReplaceAll(text, strings.ToLower(s), "<path>")
+		text = replacePath(text, s)
+		text = replacePath(text, strings.ToLower(s))
 	}
 	return text
+}
+
+// replacePath replaces the path p in text where it stands as a path of
+// its own ("GET /projects: no session"), not where it is part of another
+// name ("acme/projects.(*Server)" in a stack, "/projects/7").
+func replacePath(text, p string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(text, p)
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		end := i + len(p)
+		if pathRune(text, i-1, false) || pathRune(text, end, true) {
+			b.WriteString(text[:end])
+		} else {
+			b.WriteString(text[:i])
+			b.WriteString("<path>")
+		}
+		text = text[end:]
+	}
+}
+
+// pathRune: the byte of text at i continues a path or a name (a letter,
+// a digit, _ - / ~, or after the path a dot or a colon that something
+// other than space follows).
+func pathRune(text string, i int, after bool) bool {
+	if i < 0 || i >= len(text) {
+		return false
+	}
+	c := text[i]
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-', c == '/', c == '~':
+		return true
+	case c == '.' || c == ':':
+		if !after {
+			return c == '.'
+		}
+		return i+1 < len(text) && text[i+1] != ' ' && text[i+1] != '\n'
+	}
+	return false
 }
 
 func firstNonEmpty(a, b string) string {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"mime/multipart"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,6 +48,15 @@ func TestCauseAcrossRoutes(t *testing.T) {
 	}
 	assert.Equal(t, rootCause(f("/dashboard"), ""), rootCause(f("/projects/28/edit"), ""),
 		"an error that quotes its own request is one cause on every route")
+	// The request's path inside another name (a Go package in a stack)
+	// stays: the same stack on two routes is one cause.
+	stack := func(path string) browser.Finding {
+		g := f(path)
+		g.Evidence += " goroutine 42 [running]: acme/projects.(*Server).currentUser(0x0) /srv/acme/session.go:88"
+		return g
+	}
+	assert.Equal(t, rootCause(stack("/dashboard"), ""), rootCause(stack("/projects"), ""), "a stack naming acme/projects")
+	assert.Equal(t, "GET <path> ran; <path>: x; /projects/7 acme/projects.go", withoutRequest("GET /projects ran; /projects: x; /projects/7 acme/projects.go", "http://app/projects"))
 	other := f("/reports")
 	other.Evidence = "GET /reports → 500; body: template reports.html: no such file"
 	assert.NotEqual(t, rootCause(f("/reports"), ""), rootCause(other, ""))
@@ -98,6 +109,18 @@ func TestReportOneBugPerCause(t *testing.T) {
 	assert.Len(t, b.Symptoms, 2, "the banner and the console echo, each once")
 	assert.Equal(t, "http://app.test/dashboard", b.URL)
 
+	// A later turn (its out holds only its own bugs) sees the same error:
+	// its banner and console echo are no bugs of their own either.
+	first := out
+	out = &State{}
+	assert.Empty(t, act("/settings", err500("/settings")))
+	assert.Empty(t, out.Bugs)
+	out = first
+	later := mr.laterCopies(slices.Clone(out.Bugs))
+	assert.Equal(t, 4, later[0].Seen, "the later turn's sighting counts")
+	require.Len(t, later[0].Sightings, 3)
+	assert.Equal(t, "http://app.test/settings", later[0].Sightings[2].URL)
+
 	mr.sw.typed.add("Ada Lovelace 601")
 	dup := []browser.Finding{{Kind: FindDuplicate, URL: "http://app.test/items", Message: "the same POST /items was accepted twice and made two records (/items/8 and /items/9)"}}
 	require.Len(t, act("/items/new", dup), 1)
@@ -115,6 +138,29 @@ func TestReportOneBugPerCause(t *testing.T) {
 	require.Len(t, out.Bugs, 3)
 	require.Len(t, out.Bugs[2].Symptoms, 1)
 	assert.Equal(t, "duplicate_submit: the same POST /things was accepted twice", out.Bugs[2].Symptoms[0])
+
+	// Across turns (each turn's out holds only its own bugs): the other
+	// half, in a later turn, is no second report, either way round.
+	mr.sw.typed.add("Linus Torvalds 9")
+	row3 := `<tr data-id="14"><td>Linus Torvalds 9</td></tr>`
+	require.Len(t, act("/parts", []browser.Finding{{Kind: FindDuplicateRow, URL: "http://127.0.0.1:4100/parts", Message: "two identical rows in a table", Evidence: row3}}), 1)
+	out = &State{}
+	assert.Empty(t, act("/settings", []browser.Finding{{Kind: FindDuplicate, URL: "http://app.test/parts", Message: "the same POST /parts was accepted twice"}}))
+	require.Len(t, act("/bins/new", []browser.Finding{{Kind: FindDuplicate, URL: "http://app.test/bins", Message: "the same POST /bins was accepted twice"}}), 1)
+	mr.sw.typed.add("Ken Thompson 3")
+	out = &State{}
+	assert.Empty(t, act("/bins", []browser.Finding{{Kind: FindDuplicateRow, URL: "http://127.0.0.1:4100/bins", Message: "two identical rows in a table", Evidence: `<tr><td>Ken Thompson 3</td></tr>`}}))
+	assert.Empty(t, out.Bugs)
+	var bins Bug
+	for _, b := range mr.laterCopies(slices.Clone(mr.bugsSoFar())) {
+		if b.Kind == string(FindDuplicate) && strings.Contains(b.URL, "/bins") {
+			bins = b
+		}
+	}
+	assert.Equal(t, []string{"duplicate_record: two identical rows in a table — <tr><td>Ken Thompson 3</td></tr>"}, bins.Symptoms, "the row a later turn saw, on the submission's report")
+	mr.sw.typed.add("Dennis Ritchie 4")
+	assert.Len(t, act("/crates", []browser.Finding{{Kind: FindDuplicateRow, URL: "http://127.0.0.1:4100/crates", Message: "two identical rows in a table", Evidence: `<tr><td>Dennis Ritchie 4</td></tr>`}}), 1,
+		"another list's row is its own bug")
 
 	for _, b := range out.Bugs {
 		raw, _ := json.Marshal(b)

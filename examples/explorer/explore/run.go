@@ -686,7 +686,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		fmt.Fprintf(mr.cfg.Progress, "%s[%d/%d %s] ended after %d steps: %s; %d states, %d of %d targets tried\n", prefix, mr.index+1, mr.total,
 			mr.m.ThreadID, out.Steps, c.Stopped, c.States, c.Tried+c.Failed, c.Targets)
 	}
-	r.Bugs = append(out.Bugs, late.Bugs...)
+	r.Bugs = mr.laterCopies(append(out.Bugs, late.Bugs...))
 	r.Explored = out.Explored
 	r.Timeline = mr.full
 	mr.modelReport(ctx, &r)

@@ -303,8 +303,11 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 		var wide map[string]string
 		var also []personas.ActionKey
 		strict := false
-		if len(path) == 0 && a.Kind == personas.ActionFill {
+		switch {
+		case len(path) == 0 && a.Kind == personas.ActionFill:
 			wide, also, strict = sw.widen(v, a, in)
+		case len(path) == 0 && a.Kind == personas.ActionSelect:
+			wide, also = sw.widenOptions(v, a)
 		}
 		macro := targetMacroWith(m, v, a, in, wide)
 		if len(macro) == 0 {
@@ -356,6 +359,10 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 		}
 		switch {
 		case a.Kind == personas.ActionSelect, a.Kind == personas.ActionCheck, a.Kind == personas.ActionUncheck:
+			if e, ok := personas.Locate(a, v.Els); !ok || inForm(v.Els, e.Ref) {
+				// A form's choice waits for the sweep, which submits it.
+				continue
+			}
 		case a.Kind == personas.ActionClick && a.Role != "link" && !reNotSubmit.MatchString(a.Name) && !reSignOut.MatchString(a.Name) && submitRank(a.Name) == len(submitWords):
 			// An in-page button that submits nothing (nor deletes: a
 			// destructive button waits for the sweep, after the screen's
@@ -482,7 +489,92 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 	for _, it := range a.Intents(el, in) {
 		macro = append(macro, step{in: it, why: "coverage: " + what})
 	}
+	if a.Kind == personas.ActionSelect || a.Kind == personas.ActionCheck || a.Kind == personas.ActionUncheck {
+		// A choice inside a form is a value the form sends: it is
+		// submitted, with the rest of the form valid (and the form's
+		// other choices set as wide says), or it tests nothing.
+		i := indexOf(v.Els, el.Ref)
+		if b, ok := formSubmit(v.Els, i); ok && len(macro) > 0 {
+			macro = append(fillOthers(v, el, i), macro...)
+			for _, e := range v.Els {
+				if o, ok := wide[e.Ref]; ok && e.Ref != el.Ref && e.Role == "combobox" {
+					macro = append(macro, step{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name + " (" + clip(o, 40) + ")"})
+				}
+			}
+			return append(macro, step{in: clickRef(b.Ref), why: "submit " + b.Name})
+		}
+	}
 	return macro
+}
+
+// inForm: the element ref sits in a form with a submit button.
+func inForm(els []personas.Element, ref string) bool {
+	_, ok := formSubmit(els, indexOf(els, ref))
+	return ok
+}
+
+// formSubmit is the submit button of the form around els[at] when it sits
+// in one: the first submit-like button of its region (main content) after
+// it, with no link between them (a link ends a form: what follows it is
+// another part of the page).
+func formSubmit(els []personas.Element, at int) (personas.Element, bool) {
+	if at < 0 || at >= len(els) || !els[at].InMain {
+		return personas.Element{}, false
+	}
+	for j := at + 1; j < len(els); j++ {
+		e := els[j]
+		if !e.InMain {
+			continue
+		}
+		if e.Role == "link" {
+			return personas.Element{}, false
+		}
+		if submitLike(e) {
+			return e, !e.Has("disabled")
+		}
+	}
+	return personas.Element{}, false
+}
+
+// widenOptions picks, for a choice target a inside a form, an untried
+// option of each other select of the form: one submission tries an option
+// of every select (options are all values the form must take), so a
+// form's choices take as many submissions as its longest select has
+// options, not as many as all its options.
+func (sw *sweep) widenOptions(v *view, a personas.Action) (map[string]string, []personas.ActionKey) {
+	st, ok := sw.model.State(sw.cur)
+	if !ok || a.Kind != personas.ActionSelect {
+		return nil, nil
+	}
+	el, ok := personas.Locate(a, v.Els)
+	if !ok {
+		return nil, nil
+	}
+	b, ok := formSubmit(v.Els, indexOf(v.Els, el.Ref))
+	if !ok {
+		return nil, nil
+	}
+	wide := map[string]string{}
+	var also []personas.ActionKey
+	for _, t := range st.Targets {
+		ta := t.Action
+		if t.Status != personas.TargetUntried || ta.Kind != personas.ActionSelect || ta.Key() == a.Key() {
+			continue
+		}
+		e, ok := personas.Locate(ta, v.Els)
+		if !ok || e.Ref == el.Ref || e.Role != "combobox" || e.Has("disabled") {
+			continue
+		}
+		if eb, ok := formSubmit(v.Els, indexOf(v.Els, e.Ref)); !ok || eb.Ref != b.Ref {
+			continue // not the same form
+		}
+		if _, dup := wide[e.Ref]; dup {
+			continue
+		}
+		wide[e.Ref] = ta.Arg
+		also = append(also, ta.Key())
+	}
+	return wide, also
 }
 
 // formControl: an element a form submits.

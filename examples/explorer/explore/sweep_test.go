@@ -516,3 +516,61 @@ func TestSweepSignInLast(t *testing.T) {
 	assert.True(t, reSignOut.MatchString("Sign-off"))
 	assert.False(t, reSignOut.MatchString("Signature outline"))
 }
+
+// A choice inside a form is submitted with the form, together with an
+// untried option of the form's other selects; a choice outside any form
+// (a filter before the list's links) is played on its own, and is what
+// the screen's own controls (sweep.here) try.
+func TestSweepSubmitsAFormsChoices(t *testing.T) {
+	els := []personas.Element{
+		{Role: "link", Name: "Home", Ref: "e1", URL: "/"},
+		{Role: "combobox", Name: "Show", Ref: "e2", InMain: true, Options: []string{"All", "Open", "Closed"}, Value: "All"},
+		{Role: "link", Name: "Row one", Ref: "e3", URL: "/rows/1", InMain: true},
+		{Role: "textbox", Name: "Title", Ref: "e4", InMain: true},
+		{Role: "combobox", Name: "Colour", Ref: "e5", InMain: true, Options: []string{"Red", "Green"}, Value: "Red"},
+		{Role: "combobox", Name: "Size", Ref: "e6", InMain: true, Options: []string{"Small", "Large", "Huge"}, Value: "Small"},
+		{Role: "checkbox", Name: "Urgent", Ref: "e7", InMain: true},
+		{Role: "button", Name: "Save", Ref: "e8", InMain: true},
+	}
+	v := &view{URL: "http://app.test/rows", Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
+	assert.False(t, inForm(els, "e2"), "a link ends the filter's part of the page")
+	for _, ref := range []string{"e4", "e5", "e6", "e7"} {
+		assert.True(t, inForm(els, ref), ref)
+	}
+	sw := newSweep()
+	sw.observe(v.URL, v.Els)
+	m := newMember(Persona{Name: personas.PowerUser}, Credentials{}, nil)
+
+	colour := personas.Action{Kind: personas.ActionSelect, Role: "combobox", Name: "Colour", Class: personas.ClassOption, Arg: "Green"}
+	wide, also := sw.widenOptions(v, colour)
+	require.Len(t, also, 1, "one option of the form's other select, none of the filter's")
+	a := mustAction(also[0])
+	assert.Equal(t, "Size", a.Name)
+	assert.Equal(t, map[string]string{"e6": a.Arg}, wide)
+
+	in, _ := sw.model.Input(personas.Target{State: sw.cur, Action: colour})
+	got := strings.Join(intents(targetMacroWith(m, v, colour, in, wide)), "\n")
+	assert.Contains(t, got, `"target":"e4","value":`, "the empty title filled validly")
+	assert.Contains(t, got, `{"action":"select_option","target":"e5","value":"Green"}`)
+	assert.Contains(t, got, `{"action":"select_option","target":"e6","value":"`+a.Arg+`"}`)
+	assert.True(t, strings.HasSuffix(got, `{"action":"click","target":"e8"}`), "submitted: %s", got)
+
+	tick := personas.Action{Kind: personas.ActionCheck, Role: "checkbox", Name: "Urgent"}
+	got = strings.Join(intents(targetMacro(m, v, tick, personas.Input{})), "\n")
+	assert.True(t, strings.HasSuffix(got, `{"action":"click","target":"e7"}`+"\n"+`{"action":"click","target":"e8"}`), "ticked and submitted: %s", got)
+
+	filter := personas.Action{Kind: personas.ActionSelect, Role: "combobox", Name: "Show", Class: personas.ClassOption, Arg: "Open"}
+	assert.Equal(t, []string{`{"action":"select_option","target":"e2","value":"Open"}`}, intents(targetMacro(m, v, filter, personas.Input{})))
+	wide, also = sw.widenOptions(v, filter)
+	assert.Nil(t, wide)
+	assert.Nil(t, also)
+
+	for range 3 {
+		st, ok := sw.here(m, v)
+		if !ok {
+			break
+		}
+		assert.Equal(t, "e2", st.in.Target, "only the filter is this screen's own control: %s", st.in.JSON())
+		sw.pend = nil
+	}
+}

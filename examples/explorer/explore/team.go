@@ -480,6 +480,7 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 	var bugs []Bug
 	primary := -1       // the action's server or uncaught error, or shown error, in out.Bugs
 	primaryErr := false // primary is a server or uncaught error (a console echo is its symptom)
+	earlier := ""       // the action's server or uncaught error when an earlier turn reported it (its key in mr.recorded)
 	touched := map[int]bool{}
 	defer func() {
 		// The journal keeps what this action added to the bugs (symptoms,
@@ -503,6 +504,12 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 			touched[primary] = true
 			continue
 		}
+		if primary < 0 && earlier != "" && slices.Contains(symptomKinds, f.Kind) {
+			// A symptom of an error an earlier turn reported (this
+			// turn's out does not hold that bug: memory's copy takes it).
+			mr.updateEarlier(earlier, func(b *Bug) { addSymptom(b, f) })
+			continue
+		}
 		if i, symptom := mr.known(out, f, e); i >= 0 {
 			// A cause this mission reported already: one more sighting
 			// (or a symptom of it), and the action's primary error when
@@ -517,6 +524,19 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 			if primary < 0 && (f.Kind == browser.FindServerError || f.Kind == browser.FindPageError) {
 				primary, primaryErr = i, true
 			}
+			continue
+		}
+		if key, ok := mr.earlierBug(out, f, e); ok {
+			// A cause an earlier turn reported: one more sighting.
+			mr.updateEarlier(key, func(b *Bug) { sighted(b, m.p.Name, mr.steps, e, firstNonEmpty(f.URL, mr.public(e.URL))) })
+			if earlier == "" && (f.Kind == browser.FindServerError || f.Kind == browser.FindPageError) {
+				earlier = key
+			}
+			continue
+		}
+		if key, ok := mr.pairedEarlier(f, e); ok {
+			// The other half of a bug an earlier turn reported.
+			mr.updateEarlier(key, func(b *Bug) { addSymptom(b, f) })
 			continue
 		}
 		if b, ok := mr.bug(ctx, m, f, e); ok {
@@ -604,6 +624,96 @@ func (mr *missionRun) known(out *State, f browser.Finding, e browser.Entry) (int
 		}
 	}
 	return -1, false
+}
+
+// A turn's out.Bugs holds only the bugs the turn reported (the state's
+// reducer appends); what a later turn sees of an earlier turn's bug (one
+// more sighting, a symptom) goes to the mission's copy in mr.recorded and
+// the journal, and laterCopies puts it in the mission's result.
+
+// earlierBug is the key in mr.recorded of the bug an earlier turn reported
+// for f's cause (not one of this turn's: known finds those).
+func (mr *missionRun) earlierBug(out *State, f browser.Finding, e browser.Entry) (string, bool) {
+	b, ok := findingBug(f, e.URL)
+	if !ok || !mr.bugSeen[b.Fingerprint] || slices.ContainsFunc(out.Bugs, func(o Bug) bool { return o.Kind == b.Kind && o.Cause == b.Cause }) {
+		return "", false
+	}
+	if r, ok := mr.recorded[b.Fingerprint]; ok && r.ID != "" {
+		return b.Fingerprint, true
+	}
+	for k, r := range mr.recorded {
+		if r.Kind == b.Kind && r.Cause == b.Cause && r.ID != "" {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// updateEarlier changes the mission's copy of an earlier turn's bug and
+// journals it.
+func (mr *missionRun) updateEarlier(key string, change func(*Bug)) {
+	b, ok := mr.recorded[key]
+	if !ok || b.ID == "" {
+		return
+	}
+	symptoms, sightings := len(b.Symptoms), len(b.Sightings)
+	change(&b)
+	mr.recorded[key] = b
+	if len(b.Symptoms) != symptoms || len(b.Sightings) != sightings {
+		mr.journalBug(b) // (a count alone waits for the next change)
+	}
+}
+
+// laterCopies gives each bug of bugs what later turns added to it (its
+// copy in mr.recorded: symptoms, sightings).
+func (mr *missionRun) laterCopies(bugs []Bug) []Bug {
+	byID := map[string]Bug{}
+	for _, r := range mr.recorded {
+		if r.ID != "" {
+			byID[r.ID] = r
+		}
+	}
+	for i, b := range bugs {
+		r, ok := byID[b.ID]
+		if !ok {
+			continue
+		}
+		for _, s := range r.Symptoms {
+			if len(b.Symptoms) < 8 && !slices.Contains(b.Symptoms, s) {
+				b.Symptoms = append(b.Symptoms, s)
+			}
+		}
+		b.Seen = max(b.Seen, r.Seen)
+		if len(r.Sightings) > len(b.Sightings) {
+			b.Sightings = r.Sightings
+		}
+		bugs[i] = b
+	}
+	return bugs
+}
+
+// pairedEarlier finds, among the bugs the mission reported in earlier
+// turns (which a turn's own out.Bugs does not hold), the one that f is the
+// other half of: a form submission accepted twice and a list showing a
+// record typed once, twice, are one cause whichever turn saw which. It
+// returns that bug's key in mr.recorded.
+func (mr *missionRun) pairedEarlier(f browser.Finding, e browser.Entry) (string, bool) {
+	if mr.sw == nil || (f.Kind != FindDuplicate && f.Kind != FindDuplicateRow) {
+		return "", false
+	}
+	if f.Kind == FindDuplicateRow && !mr.sw.typed.holdsOnce(f.Evidence) {
+		return "", false
+	}
+	at := firstNonEmpty(f.URL, e.URL)
+	for k, b := range mr.recorded {
+		switch {
+		case b.ID == "":
+		case f.Kind == FindDuplicateRow && b.Kind == string(FindDuplicate) && sameCollection(b.URL, at),
+			f.Kind == FindDuplicate && b.Kind == string(FindDuplicateRow) && mr.sw.typed.holdsOnce(b.Evidence) && sameCollection(b.URL, at):
+			return k, true
+		}
+	}
+	return "", false
 }
 
 func (mr *missionRun) lastEntry() (browser.Entry, bool) {
