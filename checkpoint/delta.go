@@ -56,23 +56,61 @@ func (b *Bolt) PutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []grap
 	return b.Put(ctx, full)
 }
 
-// logPutDelta logs cp as a Put against the newest checkpoint logged for
-// its thread and namespace in this epoch when that is its parent (done is
-// false otherwise: the caller loads the parent, which applies the log).
+// logPutDelta logs cp as a delta record against the newest checkpoint
+// logged for its thread and namespace in this epoch when that is its
+// parent (done is false otherwise: the caller loads the parent, which
+// applies the log). Like putDeltaFast, the record holds the bytes the
+// deltas add and its cost is theirs: the parent's values are neither
+// materialised nor compared nor copied. When the log must be applied to
+// make room, the record is logged in full.
 func (b *Bolt) logPutDelta(ctx context.Context, cp *graph.Checkpoint, deltas []graph.ChannelDelta) (done bool, err error) {
-	b.wmu.Lock()
-	base := b.wal.last[cacheKey(cp.ThreadID, cp.NS)]
-	b.wmu.Unlock()
-	if base == nil || base.cp.ID != cp.ParentID {
+	key := cacheKey(cp.ThreadID, cp.NS)
+	var (
+		vals  *graph.Checkpoint
+		ropes map[string]*rope
+		l     *loaded
+		derr  error // the deltas do not apply to the parent
+	)
+	err = b.logAppend(func(w *wal) ([]byte, error) {
+		if vals != nil {
+			// The log was applied and reset (w.last is empty): in full.
+			c := *(&loaded{cp: vals, ropes: ropes}).full().cp
+			c.ThreadID, c.NS = cp.ThreadID, cp.NS
+			p, fl, err := b.encodeLogPut(&c, nil)
+			l = fl
+			return p, err
+		}
+		base := w.last[key]
+		if base == nil || base.cp.ID != cp.ParentID {
+			return nil, errStaleBase
+		}
+		var err error
+		if vals, ropes, err = deltaValues(cp, deltas, base.value); err != nil {
+			derr = err
+			return nil, err
+		}
+		// Every logged record is decoded in order: the depth bound is for
+		// bbolt's records (as in encodeLogPut). No WritesOf: the log's
+		// reader takes a record's writes from the record.
+		flat := *base
+		flat.depth = 0
+		rec, dl, err := b.encodeDelta(cp, deltas, &flat, nil, vals, ropes)
+		if err != nil {
+			return nil, err
+		}
+		l = dl
+		return b.encodeLogPayload(kindLogPut, logHdr{Thread: cp.ThreadID, NS: cp.NS, ID: cp.ID}, rec)
+	}, true, func(w *wal) { w.last[key] = l })
+	if err == errStaleBase {
 		return false, nil
 	}
-	stored, ropes, err := deltaValues(cp, deltas, base.value)
-	if err != nil {
-		return true, err
+	if derr != nil {
+		return true, derr
 	}
-	full := (&loaded{cp: stored, ropes: ropes}).full().cp
-	full.ThreadID, full.NS = cp.ThreadID, cp.NS
-	return true, b.Put(ctx, full)
+	if err != nil {
+		return true, fmt.Errorf("checkpoint: put delta thread %q ns %q checkpoint %q: %w", cp.ThreadID, cp.NS, cp.ID, err)
+	}
+	return true, nil
 }
 
 // putDeltaFast stores cp as a delta record against the cached parent.

@@ -412,7 +412,9 @@ func (b *Bolt) encodeLogPut(cp *graph.Checkpoint, base *loaded) ([]byte, *loaded
 	if base != nil {
 		// Every logged record is decoded in order, so a chain in the log
 		// needs no full snapshots: the depth bound is for bbolt's records.
-		flat := *base
+		// encodeCheckpoint compares with base.cp.Values: a base logged by
+		// logPutDelta holds long lists as ropes, materialised here.
+		flat := *base.full()
 		flat.depth = 0
 		base = &flat
 	}

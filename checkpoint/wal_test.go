@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -470,4 +471,78 @@ func TestWALReplayDropsRefused(t *testing.T) {
 	require.NoError(t, err)
 	checkpointtest.AssertEqual(t, good, got)
 	assert.Empty(t, logRecords(t, path+".wal").records, "the log was reset")
+}
+
+// TestWALPutDeltaRecords: PutDelta logs a record of what the deltas add
+// against the checkpoint logged before it. A chain of them survives the
+// log filling up between them (the record then goes in full), a plain Put
+// on a base holding ropes, a crash (the log replayed), and a delta larger
+// than the log (straight to bbolt).
+func TestWALPutDeltaRecords(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cp.db")
+	opts := WithWAL(WALOptions{Size: 256 << 10, ApplyEvery: 1 << 20})
+	cp, err := openWAL(t, path, opts)
+	require.NoError(t, err)
+	first := checkpointtest.Sample("t", "", 0, false)
+	first.Values["msgs"] = bigList(100) // ~8 KB
+	first.Versions["msgs"] = 1
+	require.NoError(t, cp.Put(ctx, first))
+	all := []*graph.Checkpoint{first}
+	step := func(cp *Bolt, i, size int, delta bool) {
+		prev := all[len(all)-1]
+		c := checkpointtest.Sample("t", "", i, true)
+		pm := prev.Values["msgs"]
+		tail := fmt.Appendf(nil, `,{"id":"m%d","content":"%s"}]`, i, bytes.Repeat([]byte{'a' + byte(i%26)}, size))
+		c.Values["msgs"] = append(bytes.Clone(pm[:len(pm)-1]), tail...)
+		c.Versions["msgs"] = int64(i + 1)
+		if delta {
+			c2 := *c
+			c2.Values = map[string][]byte{}
+			for k, v := range c.Values {
+				if k != "msgs" {
+					c2.Values[k] = v
+				}
+			}
+			c2.Versions = maps.Clone(c.Versions)
+			require.NoError(t, cp.PutDelta(ctx, &c2, []graph.ChannelDelta{{Channel: "msgs", Keep: len(pm) - 1, Tail: tail}}))
+		} else {
+			require.NoError(t, cp.Put(ctx, c))
+		}
+		all = append(all, c)
+	}
+	check := func(cp *Bolt) {
+		for _, c := range all {
+			got, _, err := cp.Get(ctx, "t", "", c.ID)
+			require.NoError(t, err)
+			checkpointtest.AssertEqual(t, c, got)
+		}
+		require.NoError(t, cp.Check(ctx))
+	}
+	resets, small := 0, 0
+	for i := 1; i <= 30; i++ {
+		step(cp, i, 1<<10, i != 20)
+		if p := cp.wal.pending; len(p) > 0 && len(p[len(p)-1]) < 4<<10 {
+			small++ // a delta record, not the whole ~10-40 KB state
+		}
+		// Another thread's writes fill the log every few steps.
+		before := cp.wal.epoch
+		require.NoError(t, cp.PutWrites(ctx, "other", "", "c", []graph.PendingWrite{{TaskID: "x", Node: "n", Channel: "c", Value: bytes.Repeat([]byte("w"), 20<<10)}}))
+		if cp.wal.epoch != before {
+			resets++
+		}
+	}
+	assert.GreaterOrEqual(t, resets, 2, "the log filled up and was applied")
+	assert.Greater(t, small, 20, "PutDelta logs delta records")
+	require.NotEmpty(t, cp.wal.pending)
+	abandon(t, cp)
+	cp, err = openWAL(t, path, opts)
+	require.NoError(t, err)
+	assert.Positive(t, cp.Replayed().Records)
+	assert.Empty(t, cp.Replayed().Tail)
+	check(cp)
+	step(cp, 31, 1<<10, true)   // no logged parent: loaded from bbolt, logged in full
+	step(cp, 32, 300<<10, true) // larger than the log
+	step(cp, 33, 1<<10, true)
+	check(cp)
 }
