@@ -176,8 +176,8 @@ func withoutRequest(text, rawURL string) string {
 }
 
 // replacePath replaces the path p in text where it stands as a path of
-// its own ("GET /projects: no session"), not where it is part of another
-// name ("acme/projects.(*Server)" in a stack, "/projects/7").
+// its own ("GET /a: no session"), not where it is part of a longer name
+// (a Go package path in a stack trace, a longer path).
 func replacePath(text, p string) string {
 	var b strings.Builder
 	for {

@@ -199,7 +199,7 @@ export default defineConfig({
   testDir: '.',
   workers: 1,
   retries: 0,
-  timeout: 30000,
+  timeout: 60000, // as the generated playwright.config.ts: a long reproduction on a loaded machine needs it
   reporter: 'line',
   use: { browserName: 'chromium', headless: true, launchOptions: { executablePath: %q, args: [%s] } },
 });
