@@ -79,7 +79,7 @@ func TestVerifyFixture(t *testing.T) {
 // that never fires and one whose trigger cannot be played are failures with
 // a reason, not errors.
 func TestVerifyReportsFailures(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	always := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -92,7 +92,9 @@ func TestVerifyReportsFailures(t *testing.T) {
 			{ID: "bf8-03", Trigger: []bugfarm.Step{{Op: bugfarm.OpGoto, Path: "/"}, {Op: bugfarm.OpClick, Selector: "#missing"}},
 				Expect: bugfarm.Expect{Signal: bugfarm.SignalPageError}},
 		}}
-	d := New(Options{StepTimeout: 700 * time.Millisecond, Settle: 200 * time.Millisecond, Retries: 2})
+	// A step timeout that a loaded machine's page load stays under (the
+	// good bug must need no retry), short enough for the missing element.
+	d := New(Options{StepTimeout: 2 * time.Second, Settle: 200 * time.Millisecond, Retries: 2})
 	rep, err := d.VerifyApps(ctx, testBrowser, []Subject{sub}, 2)
 	require.NoError(t, err)
 	require.Len(t, rep.Results, 3)
@@ -121,7 +123,8 @@ func TestReproduceStepErrorIsBounded(t *testing.T) {
 	url, stop, err := Serve(fixtureApp(false))
 	require.NoError(t, err)
 	defer stop()
-	d := New(Options{StepTimeout: 500 * time.Millisecond})
+	const step = 2 * time.Second // the goto must fit in it on a loaded machine
+	d := New(Options{StepTimeout: step})
 	t0 := time.Now()
 	_, err = d.Reproduce(context.Background(), testBrowser, url, bugfarm.Bug{ID: "bf9-99",
 		Trigger: []bugfarm.Step{{Op: bugfarm.OpGoto, Path: "/upload"}, {Op: bugfarm.OpClick, Frame: "#picker", Selector: "#nothing"}},
@@ -130,7 +133,7 @@ func TestReproduceStepErrorIsBounded(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, 1, se.Index)
 	assert.Contains(t, err.Error(), `frame="#picker"`)
-	assert.Less(t, time.Since(t0), 5*time.Second)
+	assert.Less(t, time.Since(t0), 3*step, "one step's timeout, not a hang")
 }
 
 func TestReproduceCancel(t *testing.T) {
