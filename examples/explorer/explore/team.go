@@ -598,20 +598,9 @@ func sighted(b *Bug, persona string, step int, e browser.Entry, url string) {
 // submission twice), whichever the mission reported first. -1 when f is
 // no known bug's.
 func (mr *missionRun) known(out *State, f browser.Finding, e browser.Entry) (int, bool) {
-	if f.Kind == FindDuplicateRow && mr.sw != nil && mr.sw.typed.holdsOnce(f.Evidence) {
-		for i := range out.Bugs {
-			if out.Bugs[i].Kind == string(FindDuplicate) && sameCollection(out.Bugs[i].URL, firstNonEmpty(f.URL, e.URL)) {
-				return i, true
-			}
-		}
-	}
-	if f.Kind == FindDuplicate && mr.sw != nil {
-		// The list showed the record twice before the collector saw the
-		// second post answered: the same cause, the other way round.
-		for i := range out.Bugs {
-			if out.Bugs[i].Kind == string(FindDuplicateRow) && mr.sw.typed.holdsOnce(out.Bugs[i].Evidence) && sameCollection(out.Bugs[i].URL, f.URL) {
-				return i, true
-			}
+	for i := range out.Bugs {
+		if mr.pairedWith(f, e, out.Bugs[i]) {
+			return i, true
 		}
 	}
 	b, ok := findingBug(f, e.URL)
@@ -698,22 +687,30 @@ func (mr *missionRun) laterCopies(bugs []Bug) []Bug {
 // record typed once, twice, are one cause whichever turn saw which. It
 // returns that bug's key in mr.recorded.
 func (mr *missionRun) pairedEarlier(f browser.Finding, e browser.Entry) (string, bool) {
-	if mr.sw == nil || (f.Kind != FindDuplicate && f.Kind != FindDuplicateRow) {
-		return "", false
-	}
-	if f.Kind == FindDuplicateRow && !mr.sw.typed.holdsOnce(f.Evidence) {
-		return "", false
-	}
-	at := firstNonEmpty(f.URL, e.URL)
 	for k, b := range mr.recorded {
-		switch {
-		case b.ID == "":
-		case f.Kind == FindDuplicateRow && b.Kind == string(FindDuplicate) && sameCollection(b.URL, at),
-			f.Kind == FindDuplicate && b.Kind == string(FindDuplicateRow) && mr.sw.typed.holdsOnce(b.Evidence) && sameCollection(b.URL, at):
+		if b.ID != "" && mr.pairedWith(f, e, b) {
 			return k, true
 		}
 	}
 	return "", false
+}
+
+// pairedWith reports whether f is the other half of b's cause: a form
+// submission accepted twice and a list (of the same collection) showing a
+// record whose value the explorer typed once, twice — whichever was
+// reported first.
+func (mr *missionRun) pairedWith(f browser.Finding, e browser.Entry, b Bug) bool {
+	if mr.sw == nil {
+		return false
+	}
+	at := firstNonEmpty(f.URL, e.URL)
+	switch f.Kind {
+	case FindDuplicateRow:
+		return b.Kind == string(FindDuplicate) && mr.sw.typed.holdsOnce(f.Evidence) && sameCollection(b.URL, at)
+	case FindDuplicate:
+		return b.Kind == string(FindDuplicateRow) && mr.sw.typed.holdsOnce(b.Evidence) && sameCollection(b.URL, at)
+	}
+	return false
 }
 
 func (mr *missionRun) lastEntry() (browser.Entry, bool) {
