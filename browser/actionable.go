@@ -57,6 +57,19 @@ const actionableJS = `([refAttr, limit]) => {
   const q = (s) => JSON.stringify(s);
   const frameSel = (f) => f.id ? 'iframe[id=' + q(f.id) + ']' : f.name ? 'iframe[name=' + q(f.name) + ']' : f.title ? 'iframe[title=' + q(f.title) + ']' : f.getAttribute('src') ? 'iframe[src=' + q(f.getAttribute('src')) + ']' : '';
   const label = (el) => (el.getAttribute('aria-label') || el.innerText || el.getAttribute('title') || el.getAttribute('placeholder') || '').trim().replace(/\s+/g, ' ').slice(0, 80);
+  // In the main landmark: the element's, or its shadow host's or frame's.
+  const inMain = (el) => {
+    try {
+      for (let n = el; n; ) {
+        if (n.closest && n.closest('main,[role=main]')) return true;
+        const root = n.getRootNode && n.getRootNode();
+        if (root && root.host) { n = root.host; continue; }
+        const fe = n.ownerDocument && n.ownerDocument.defaultView && n.ownerDocument.defaultView.frameElement;
+        n = fe || null;
+      }
+    } catch (e) {}
+    return false;
+  };
   const walk = (root, win, frames, shadow) => {
     for (const el of root.querySelectorAll('*')) {
       if (out.length >= limit) return;
@@ -78,7 +91,7 @@ const actionableJS = `([refAttr, limit]) => {
       n++;
       const ref = 'x' + n;
       el.setAttribute(refAttr, ref);
-      out.push({ref, kind: editable ? 'textbox' : 'clickable', name: label(el), handlers: Array.from(handlers), editable, shadow, frames});
+      out.push({ref, kind: editable ? 'textbox' : 'clickable', name: label(el), handlers: Array.from(handlers), editable, shadow, frames, main: inMain(el)});
     }
   };
   walk(document, window, [], false);
@@ -97,6 +110,7 @@ type actionable struct {
 	Editable bool     `json:"editable"`
 	Shadow   bool     `json:"shadow"`
 	Frames   []string `json:"frames"`
+	Main     bool     `json:"main"`
 }
 
 func (a actionable) line() string {
@@ -112,6 +126,9 @@ func (a actionable) line() string {
 	}
 	if len(a.Frames) > 0 {
 		notes = append(notes, "in frame "+strings.Join(a.Frames, " > "))
+	}
+	if a.Main {
+		notes = append(notes, "in main")
 	}
 	return fmt.Sprintf("- %s %q [ref=%s] (%s)", a.Kind, a.Name, a.Ref, strings.Join(notes, "; "))
 }

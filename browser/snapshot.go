@@ -131,7 +131,8 @@ const focusAttr = "data-ag-focus"
 // (display:none/visibility:hidden inside a visible list item, row or card),
 // or until a field near them has focus (a :focus/:focus-within style rule
 // matches them once the pseudo-class is dropped), marks them and returns
-// one line each.
+// one line each; "; in main" ends the note of a control inside the main
+// landmark.
 const hoverJS = `([refAttr, hoverAttr, focusAttr, limit]) => {
   for (const el of document.querySelectorAll('[' + refAttr + '^="h"],[' + hoverAttr + '],[' + focusAttr + ']')) { el.removeAttribute(refAttr); el.removeAttribute(hoverAttr); el.removeAttribute(focusAttr); }
   const focusSels = [];
@@ -143,8 +144,11 @@ const hoverJS = `([refAttr, hoverAttr, focusAttr, limit]) => {
   const sel = 'a[href],button,input:not([type=hidden]),select,textarea,[role=button],[role=link],[role=menuitem],[role=checkbox],[role=switch],[role=tab]';
   const out = [];
   let n = 0;
-  const label = el => (el.getAttribute('aria-label') || el.innerText || el.value || el.getAttribute('title') || el.getAttribute('placeholder') || '').trim().replace(/\s+/g, ' ').slice(0, 80);
+  // A hidden control renders no text: its innerText is empty, its
+  // textContent is what the row shows once hovered.
+  const label = el => (el.getAttribute('aria-label') || el.innerText || el.value || el.textContent || el.getAttribute('title') || el.getAttribute('placeholder') || '').trim().replace(/\s+/g, ' ').slice(0, 80);
   const role = el => el.getAttribute('role') || ({A: 'link', BUTTON: 'button', SELECT: 'combobox', TEXTAREA: 'textbox'})[el.tagName] || (el.tagName === 'INPUT' ? (['checkbox','radio'].includes(el.type) ? el.type : (['button','submit','reset'].includes(el.type) ? 'button' : 'textbox')) : el.tagName.toLowerCase());
+  const inMain = el => el.closest('main,[role=main]') ? '; in main' : '';
   for (const el of document.querySelectorAll(sel)) {
     if (vis(el) || el.closest('template,[aria-hidden="true"],dialog:not([open]),[hidden]')) continue;
     let anc = el.parentElement, depth = 0;
@@ -158,11 +162,11 @@ const hoverJS = `([refAttr, hoverAttr, focusAttr, limit]) => {
     const field = byFocus(el) && Array.from(row.querySelectorAll(focusable)).find((f) => f !== el && vis(f));
     if (field) {
       field.setAttribute(focusAttr, ref);
-      out.push('- ' + role(el) + ' "' + label(el).replace(/"/g, '\\"') + '" [ref=' + ref + '] (focus "' + label(field).replace(/"/g, '\\"') + '" first)');
+      out.push('- ' + role(el) + ' "' + label(el).replace(/"/g, '\\"') + '" [ref=' + ref + '] (focus "' + label(field).replace(/"/g, '\\"') + '" first' + inMain(el) + ')');
     } else {
       row.setAttribute(hoverAttr, ref);
       const rowText = (row.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 60);
-      out.push('- ' + role(el) + ' "' + label(el).replace(/"/g, '\\"') + '" [ref=' + ref + '] (hover "' + rowText.replace(/"/g, '\\"') + '")');
+      out.push('- ' + role(el) + ' "' + label(el).replace(/"/g, '\\"') + '" [ref=' + ref + '] (hover "' + rowText.replace(/"/g, '\\"') + '"' + inMain(el) + ')');
     }
     if (out.length >= limit) break;
   }

@@ -22,7 +22,7 @@ import (
 
 // idiomHTML has one control per idiom a snapshot must not miss; acting on
 // each appends to #log.
-const idiomHTML = `<!doctype html><html><head><title>Idioms</title><style>.row .del{display:none}.row:hover .del{display:inline} .fw .tip{display:none} .fw:focus-within .tip{display:inline}</style></head><body>
+const idiomHTML = `<!doctype html><html><head><title>Idioms</title><style>.row .del{display:none}.row:hover .del{display:inline} .fw .tip{display:none} .fw:focus-within .tip{display:inline} .vrow .pin{visibility:hidden} .vrow:hover .pin{visibility:visible}</style></head><body>
 <p id="log"></p>
 <div id="h1" onclick="out('div onclick')">Div with onclick</div>
 <span id="h2">Span with listener</span>
@@ -42,6 +42,7 @@ const idiomHTML = `<!doctype html><html><head><title>Idioms</title><style>.row .
 <label>Email <input type="email"></label> <label>Birthday <input type="date"></label> <label>Upload <input type="file"></label>
 <label>Title <input required maxlength="80"></label> <label>Copies <input type="number" min="1" max="50"></label>
 <select aria-label="Plan" onchange="out('plan ' + this.value)"><option>Free</option><option>Pro</option></select>
+<main><ul><li class="vrow">Row 2 <button class="pin" onclick="out('row pin')">Pin</button></li></ul><div id="m1" onclick="out('main div')">Main div</div></main>
 <script>
 function out(s) { document.getElementById('log').textContent += s + ';'; }
 document.getElementById('h2').addEventListener('click', () => out('span listener'));
@@ -97,6 +98,10 @@ func TestSnapshotFindsEveryIdiom(t *testing.T) {
 	kind(`- clickable "Frame div" \[ref=x\d+\] \(handler only: click; in frame iframe\[name="inner"\]\)`)
 	kind(`- button "Delete" \[ref=h\d+\] \(hover "Row 1"\)`)
 	kind(`- button "Clear" \[ref=h\d+\] \(focus "Focus field" first\)`)
+	// In the main landmark, the supplements say so; a hidden control is
+	// named by its text.
+	kind(`- button "Pin" \[ref=h\d+\] \(hover "Row 2"; in main\)`)
+	kind(`- clickable "Main div" \[ref=x\d+\] \(handler only: click; in main\)`)
 	kind(`- checkbox "Role checkbox" \[ref=e\d+\]`)
 	kind(`- switch "Role switch" \[checked\] \[ref=e\d+\]`)
 	kind(`- tab "Role tab" \[ref=e\d+\]`)
@@ -111,7 +116,7 @@ func TestSnapshotFindsEveryIdiom(t *testing.T) {
 	kind(`- textbox "Title" \[ref=e\d+\] \(required; maxlength=80\)`)
 	kind(`- spinbutton "Copies" \[ref=e\d+\] \(min=1; max=50\)`)
 	kind(`- button "Upload" \[ref=e\d+\] \(file input\)`)
-	assert.Equal(t, 7, snap.Actionable)
+	assert.Equal(t, 8, snap.Actionable)
 
 	steps := []struct{ action, line, extra, logs string }{
 		{"click", `clickable "Div with onclick"`, "", "div onclick;"},
@@ -129,6 +134,8 @@ func TestSnapshotFindsEveryIdiom(t *testing.T) {
 		{"click", `clickable "Frame div"`, "", "frame div;"},
 		{"click", `button "Delete"`, "", "row delete;"},
 		{"click", `button "Clear"`, "", "tip;"},
+		{"click", `button "Pin"`, "", "row pin;"},
+		{"click", `clickable "Main div"`, "", "main div;"},
 		{"select_option", `combobox "Plan"`, `,"value":"Pro"`, "plan Pro;"},
 	}
 	refs := map[string]string{}

@@ -844,7 +844,10 @@ func (a Action) Intents(el Element, in Input) []browser.Intent {
 		v := a.Arg
 		return []browser.Intent{{Action: browser.ActSelectOption, Target: el.Ref, Value: &v}}
 	case ActionCheck, ActionUncheck:
-		if el.Has("checked") == (a.Kind == ActionCheck) {
+		if el.Has("checked") == (a.Kind == ActionCheck) && el.Role != "radio" {
+			// A box already in that state: off and on again, so the
+			// change the target stands for happens. (A radio cannot be
+			// clicked off: one click re-chooses it.)
 			return []browser.Intent{click, click}
 		}
 		return []browser.Intent{click}

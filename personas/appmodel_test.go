@@ -759,6 +759,7 @@ func TestActionIntents(t *testing.T) {
 		{"check a checked box", Action{Kind: ActionCheck, Role: "checkbox"}, checked, Input{}, []browser.Intent{click, click}},
 		{"uncheck a checked box", Action{Kind: ActionUncheck, Role: "checkbox"}, checked, Input{}, []browser.Intent{click}},
 		{"uncheck an unchecked box", Action{Kind: ActionUncheck, Role: "checkbox"}, el, Input{}, []browser.Intent{click, click}},
+		{"check a checked radio", Action{Kind: ActionCheck, Role: "radio"}, Element{Role: "radio", Name: "Owner", Ref: "e7", Flags: []string{"checked"}}, Input{}, []browser.Intent{click}},
 		{"press in a field", Action{Kind: ActionPress, Role: "textbox", Arg: "Enter"}, el, Input{}, []browser.Intent{{Action: browser.ActPress, Target: "e7", Key: "Enter"}}},
 		{"press on the page", Action{Kind: ActionPress, Arg: "Escape"}, Element{}, Input{}, []browser.Intent{{Action: browser.ActPress, Key: "Escape"}}},
 		{"navigate", Action{Kind: ActionNavigate, Arg: "/x?y=1"}, Element{}, Input{}, []browser.Intent{{Action: browser.ActNavigate, URL: "/x?y=1"}}},

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -119,7 +120,7 @@ func ParseElements(snap browser.Snapshot) []Element {
 		if v := strings.TrimSpace(m[6]); v != "" && (el.Role == "textbox" || el.Role == "searchbox" || el.Role == "spinbutton") {
 			el.Value = unquoteScalar(v)
 		}
-		el.InMain = mainIndent >= 0 && len(m[1]) > mainIndent
+		el.InMain = mainIndent >= 0 && len(m[1]) > mainIndent || slices.Contains(notes, "in main")
 		out = append(out, el)
 		last, lastIndent = len(out)-1, len(m[1])
 	}
@@ -128,8 +129,10 @@ func ParseElements(snap browser.Snapshot) []Element {
 
 // reNote is the engine's note on a control's line, right after its ref:
 // the field's input type, a file input, a control in a shadow root or a
-// frame, an element acting through script handlers only.
-var reNote = regexp.MustCompile(`(\[ref=[a-z0-9]+\]) \(((?:type=|file input|in shadow root|in frame |handler only|required|min=|max=|minlength=|maxlength=)(?:[^()"]|"(?:[^"\\]|\\.)*")*)\)`)
+// frame, an element acting through script handlers only or editable, a
+// control shown only on hover or focus (the engine's supplements, listed
+// after the tree, say "in main" for what sits in the main landmark).
+var reNote = regexp.MustCompile(`(\[ref=[a-z0-9]+\]) \(((?:type=|file input|in shadow root|in frame |handler only|contenteditable|hover |focus |required|min=|max=|minlength=|maxlength=)(?:[^()"]|"(?:[^"\\]|\\.)*")*)\)`)
 
 // cutNotes removes the engine's note from a snapshot line and returns its
 // parts ("type=email", "in shadow root", …), which become the element's

@@ -144,5 +144,26 @@ func TestParseElementsNotes(t *testing.T) {
 	assert.True(t, byName["Upload"].Has("file input"))
 	assert.True(t, byName["Upload"].Has("cursor"))
 	assert.True(t, byName["Star"].Has(`in frame iframe[name="inner"]`))
-	assert.NotContains(t, byName, "Edit", "hover lines keep their own handling")
+	require.Contains(t, byName, "Edit", "a control shown on hover is a control")
+	assert.True(t, byName["Edit"].Has(`hover "row (1)"`))
+	els = ParseElements(browser.Snapshot{Text: `page: "x" http://app/
+- main [ref=e1]:
+  - list [ref=e2]
+# shown on hover or focus (acting on them hovers the row, or focuses the field, first):
+- button "Unpin" [ref=h1] (hover "Kite Festival"; in main)
+- button "Clear" [ref=h2] (focus "Search" first; in main)
+# also actionable (script handlers, contenteditable; not in the tree above):
+- clickable "Due 3 May" [ref=x1] (handler only: dblclick; in main)
+- textbox "Notes" [ref=x2] (contenteditable)`})
+	byName = map[string]Element{}
+	for _, e := range els {
+		byName[e.Name] = e
+	}
+	for _, n := range []string{"Unpin", "Clear", "Due 3 May"} {
+		require.Contains(t, byName, n)
+		assert.True(t, byName[n].InMain, "%s: the engine's note says it is in the main landmark", n)
+	}
+	require.Contains(t, byName, "Notes", "an editable region is a control")
+	assert.True(t, byName["Notes"].Has("contenteditable"))
+	assert.False(t, byName["Notes"].InMain)
 }

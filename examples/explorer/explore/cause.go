@@ -15,7 +15,13 @@ import (
 //
 //   - a server error: the error its body names (numbers and ids
 //     normalised), else the method, route template and status;
-//   - an uncaught error or a console error: its message, normalised;
+//   - an uncaught error or a console error: its message, normalised, and,
+//     when it carries a stack, the frame that threw (its function, and
+//     its script and line: the script's URL template, or only the line
+//     for a script inline in the page, whose address is the page's). A
+//     generic message ("Request failed with status code 500") thrown by
+//     two handlers is two bugs; one handler throwing it on every record
+//     is one;
 //   - an accessibility violation: the axe rule and the element (its tag
 //     and attributes, normalised), not the page (a logo without a name
 //     on every page is one bug);
@@ -99,7 +105,11 @@ func rootCause(f browser.Finding, page string) string {
 		if i := strings.Index(msg, "\n"); i > 0 {
 			msg = msg[:i]
 		}
-		return "js|" + norm(msg, 200)
+		key := "js|" + norm(msg, 200)
+		if fr, ok := topFrame(f.Evidence); ok {
+			key += "|" + fr.where(firstNonEmpty(f.URL, page))
+		}
+		return key
 	case FindA11y:
 		rule := ""
 		if m := reRule.FindStringSubmatch(ev); m != nil {
@@ -138,6 +148,40 @@ func rootCause(f browser.Finding, page string) string {
 		}
 	}
 	return string(f.Kind) + "|" + personas.URLTemplate(pathOf(page)) + "|" + norm(f.Message, 160)
+}
+
+// reFrame reads a stack frame: V8's "at fn (url:line:col)" or
+// "at url:line:col", and Firefox's and Safari's "fn@url:line:col".
+var (
+	reFrameV8 = regexp.MustCompile(`^\s*at (?:(.+?) \()?((?:https?|file|blob):[^\s()]*?):(\d+):\d+\)?\s*$`)
+	reFrameFF = regexp.MustCompile(`^\s*([^@\s]*)@((?:https?|file|blob):[^\s]*?):(\d+):\d+\s*$`)
+)
+
+// frame is a stack frame: the function, the script's URL and the line.
+type frame struct{ fn, file, line string }
+
+// topFrame is the first frame of a stack (the one that threw).
+func topFrame(stack string) (frame, bool) {
+	for _, l := range strings.Split(stack, "\n") {
+		for _, re := range []*regexp.Regexp{reFrameV8, reFrameFF} {
+			if m := re.FindStringSubmatch(l); m != nil {
+				return frame{fn: m[1], file: m[2], line: m[3]}, true
+			}
+		}
+	}
+	return frame{}, false
+}
+
+// where is the frame as part of a cause: its function and line, and the
+// script's URL template when the script is a file of its own. A script
+// inline in the page has the page's address, which names the record the
+// page shows; its line is what tells one handler from another.
+func (fr frame) where(page string) string {
+	fn := norm(fr.fn, 80)
+	if p := pathOf(fr.file); p != "" && p != pathOf(page) {
+		return fn + "@" + personas.URLTemplate(p) + ":" + fr.line
+	}
+	return fn + "@inline:" + fr.line
 }
 
 // payloadParams are the query parameters of rawURL whose values carry

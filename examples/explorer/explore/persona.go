@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -64,7 +65,7 @@ const (
 var offlineTricks = map[string][]Trick{
 	personas.NewUser:       {TrickClickButtons, TrickValidForm},
 	personas.PowerUser:     {TrickPaginate, TrickSelect},
-	personas.Adversarial:   {TrickXSS, TrickLong, TrickDouble, TrickCatalogue, TrickExotic, TrickDropSession},
+	personas.Adversarial:   {TrickXSS, TrickCatalogue, TrickDouble, TrickLong, TrickExotic, TrickDropSession},
 	personas.Accessibility: {TrickKeyboard, TrickClickButtons},
 	personas.DataHeavy:     {TrickPaginate, TrickLong, TrickSelect, TrickExotic},
 	personas.Impatient:     {TrickDouble, TrickValidForm},
@@ -145,6 +146,7 @@ type coverage struct {
 	formSig      map[string]string // page -> its form signature
 	signin       string            // URL of the sign-in page
 	lastRows     map[string]bool   // list pages whose last row was opened
+	catalogued   map[string]int    // form page -> the catalogue's submissions there
 	gen          int               // bumped when the session is dropped
 	dropped      bool
 	priority     []string // high-risk pages from memory
@@ -152,7 +154,7 @@ type coverage struct {
 
 func newCoverage() *coverage {
 	return &coverage{visited: map[string]bool{}, visitedT: map[string]int{}, known: map[string]bool{}, formSig: map[string]string{},
-		lastRows: map[string]bool{}}
+		lastRows: map[string]bool{}, catalogued: map[string]int{}}
 }
 
 func (c *coverage) see(link string) {
@@ -239,12 +241,24 @@ type view struct {
 
 func (m *member) has(t Trick) bool { return slices.Contains(m.p.Tricks, t) }
 
+// revisitKey marks the member's coming back to form f for trick t: once
+// per trick and form, but the catalogue comes back for as long as the
+// form has classes left and its share of submissions is not spent (each
+// visit plays what it can before the form takes the browser elsewhere).
+func (m *member) revisitKey(t Trick, f string, c *coverage) string {
+	k := "revisit:" + string(t) + ":" + f
+	if t == TrickCatalogue && c != nil {
+		k += ":" + strconv.Itoa(c.catalogued[f])
+	}
+	return k
+}
+
 // pendingForms counts the form tricks the member has not played yet.
 func (m *member) pendingForms(c *coverage) int {
 	n := 0
 	for _, f := range c.forms {
 		for _, t := range formTricks {
-			if m.has(t) && !m.tried[string(t)+":"+c.formSig[f]] && !m.tried["revisit:"+string(t)+":"+f] {
+			if m.has(t) && !m.tried[string(t)+":"+c.formSig[f]] && !m.tried[m.revisitKey(t, f, c)] {
 				n++
 			}
 		}
@@ -398,6 +412,14 @@ func formPlan(v *view, fill func(e personas.Element) (string, bool), double bool
 			}
 			out = append(out, step{in: fillRef(e.Ref, val), why: "fill " + e.Name})
 			last = i
+		case e.Role == "combobox" && len(e.Options) > 0 && e.Value == "":
+			// A required choice left on its placeholder blocks the form
+			// in the browser: the form is filled to be sent.
+			if f := personas.FieldOf(e, nil); f.Required {
+				o := personas.ValidValue(f)
+				out = append(out, step{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name})
+				last = i
+			}
 		case e.Role == "radio":
 			if !radios["any"] && !e.Has("checked") {
 				out = append(out, step{in: clickRef(e.Ref), why: "choose " + e.Name})
@@ -450,7 +472,7 @@ func (m *member) plan(t Trick, v *view) []step {
 		}
 		for _, e := range v.Els {
 			k := "btn:" + path + ":" + e.Name
-			if e.Role != "button" || !e.InMain || primary.Ref != "" && e.Ref == primary.Ref || m.tried[k] || e.Has("disabled") {
+			if e.Role != "button" || !e.InMain || primary.Ref != "" && e.Ref == primary.Ref || m.tried[k] || e.Has("disabled") || v.Sweep.playedHere(e) {
 				continue
 			}
 			if strings.Contains(strings.ToLower(e.Name), "delete") || strings.Contains(strings.ToLower(e.Name), "sign out") {
@@ -686,6 +708,13 @@ func (m *member) decide(v *view) (step, bool) {
 			return macro[0], true
 		}
 	}
+	// A form that answered with its next step (a wizard) is walked to
+	// its end with valid values: what the first step sent is stored, or
+	// breaks, only at the last.
+	if macro := v.Sweep.nextStep(m, v); len(macro) > 0 {
+		m.q = macro[1:]
+		return macro[0], true
+	}
 	// A record just made comes first: its own page's buttons, then the
 	// pages that list it (a stored script, a duplicate row show there).
 	if st, ok := v.Sweep.followUp(v); ok {
@@ -725,8 +754,8 @@ func (m *member) decide(v *view) (step, bool) {
 	// likeliest and most severe first), not every trick on one form first.
 	for _, t := range formTricks {
 		for _, f := range v.Cov.forms {
-			if m.has(t) && !m.tried[string(t)+":"+v.Cov.formSig[f]] && !m.tried["revisit:"+string(t)+":"+f] && f != pathOf(v.URL) {
-				m.tried["revisit:"+string(t)+":"+f] = true
+			if m.has(t) && !m.tried[string(t)+":"+v.Cov.formSig[f]] && !m.tried[m.revisitKey(t, f, v.Cov)] && f != pathOf(v.URL) {
+				m.tried[m.revisitKey(t, f, v.Cov)] = true
 				return step{in: nav(f), why: "back to " + f + " for " + string(t), lead: true}, true
 			}
 		}

@@ -628,7 +628,16 @@ const collectorJS = `(() => {
   const scan = () => { rows(); a11y(); };
   // A dead control: a click after which nothing a user could notice
   // changed (text, elements, URL, an open dialog) and no request went out.
-  const calls = () => performance.getEntriesByType('resource').filter((e) => e.initiatorType === 'fetch' || e.initiatorType === 'xmlhttprequest' || e.initiatorType === 'beacon').length;
+  // A request counts once it is sent (a slow answer is still an answer
+  // on its way), not only once it finished.
+  let sent = 0;
+  try {
+    const f0 = window.fetch;
+    if (typeof f0 === 'function') window.fetch = function () { sent++; return f0.apply(this, arguments); };
+    const s0 = XMLHttpRequest.prototype.send;
+    XMLHttpRequest.prototype.send = function () { sent++; return s0.apply(this, arguments); };
+  } catch (e) {}
+  const calls = () => sent + performance.getEntriesByType('resource').filter((e) => e.initiatorType === 'fetch' || e.initiatorType === 'xmlhttprequest' || e.initiatorType === 'beacon').length;
   const look = () => [location.href, document.body ? document.body.innerText : '', document.getElementsByTagName('*').length, calls(), document.querySelectorAll('dialog[open]').length].join('\u0001');
   // The control's own state counts too: a menu button that a hover
   // already opened still flips its aria-expanded when clicked.
@@ -636,6 +645,8 @@ const collectorJS = `(() => {
   // A later click within the watch (the second click of a double click
   // that toggled something back) makes the first one undecidable.
   let clicks = 0, errors = 0;
+  // The team's watch after a button's click (deadWatch) outlasts it.
+  const deadWindow = 400;
   // A click that threw is broken, not dead: the page error reports it.
   addEventListener('error', () => { errors++; }, true);
   addEventListener('unhandledrejection', () => { errors++; });
@@ -653,7 +664,7 @@ const collectorJS = `(() => {
       if (n === clicks && !worked.has(el) && look() + own(el) === before) {
         post({kind: 'dead_control', message: 'clicking "' + (el.textContent || el.getAttribute('aria-label') || '').trim() + '" changed nothing', evidence: html(el), selector: sel(el)});
       }
-    }, 600);
+    }, deadWindow);
   }, true);
   // Scan at load, then again once the page stops changing (axe-core is
   // the costly part: a page that does not change is scanned once).

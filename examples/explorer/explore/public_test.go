@@ -66,6 +66,24 @@ func TestCauseAcrossRoutes(t *testing.T) {
 	}
 	assert.Equal(t, rootCause(row("http://app/items?page=2", `<tr data-id="3">`), ""), rootCause(row("http://app/items", `<tr data-id="9" data-x="y">`), ""),
 		"one list showing records twice is one cause")
+	// One generic message thrown by two handlers is two causes; the same
+	// handler on two records' pages (an inline script), or one script
+	// file on two pages, is one.
+	js := func(page, stack string) browser.Finding {
+		return browser.Finding{Kind: browser.FindPageError, URL: "http://app" + page, Message: "NetworkError when attempting to fetch resource",
+			Evidence: "Error: NetworkError when attempting to fetch resource\n" + stack}
+	}
+	onLoad := js("/items/1/edit", "    at http://app/items/1/edit:64:37")
+	onToggle := js("/settings", "    at HTMLInputElement.<anonymous> (http://app/settings:88:12)")
+	assert.NotEqual(t, rootCause(onLoad, ""), rootCause(onToggle, ""))
+	assert.Equal(t, rootCause(onLoad, ""), rootCause(js("/items/16/edit", "    at http://app/items/16/edit:64:40"), ""))
+	shared := func(page string) browser.Finding {
+		return js(page, "    at load (http://app/static/app.js:10:5)\n    at http://app"+page+":3:1")
+	}
+	assert.Equal(t, rootCause(shared("/a"), ""), rootCause(shared("/b/7"), ""))
+	assert.NotEqual(t, rootCause(shared("/a"), ""), rootCause(js("/a", "load@http://app/static/other.js:10:5"), ""))
+	assert.Equal(t, rootCause(js("/a", ""), ""), rootCause(js("/b", "no frames here"), ""), "no stack: the message alone")
+
 	assert.True(t, validationMessage("Choose a plan."))
 	assert.False(t, validationMessage("Select failed: SQLSTATE 42P01"))
 }

@@ -62,6 +62,76 @@ type sweep struct {
 	// catN counts the catalogue trick's submissions per page (see
 	// formClass).
 	catN map[string]int
+	// madeFrom counts the records made per form page template.
+	madeFrom map[string]int
+	// sent holds the field names of the form the latest action submitted
+	// (nil when it submitted none); step is set when the page after it is
+	// another form (the next step of a flow), and steps counts the steps
+	// walked since the flow's first form.
+	sent  []string
+	step  bool
+	steps int
+	// double: the flow began with a double submission, so each of its
+	// steps is submitted twice too (the duplicate is made at the last).
+	double bool
+}
+
+// maxSteps bounds the steps of one flow that nextStep walks.
+const maxSteps = 5
+
+// formNames are the names of the fields of the main content.
+func formNames(els []personas.Element) []string {
+	var out []string
+	for _, e := range els {
+		if e.InMain && formControl(e) && !e.Has("disabled") {
+			out = append(out, e.Role+"\x00"+e.Name)
+		}
+	}
+	return out
+}
+
+// flowStep notes, at the look after an action, whether the form it
+// submitted answered with another form: fields in the main content, none
+// of the submitted form's (a form sent back with errors shows its own
+// fields again), and a button to go on.
+func (sw *sweep) flowStep(els []personas.Element) {
+	sent := sw.sent
+	sw.sent, sw.step = nil, false
+	if len(sent) == 0 {
+		sw.steps, sw.double = 0, false
+		return
+	}
+	now := formNames(els)
+	if len(now) == 0 || slices.ContainsFunc(now, func(n string) bool { return slices.Contains(sent, n) }) {
+		sw.steps, sw.double = 0, false
+		return
+	}
+	if _, ok := submitButton(els, 0); !ok || sw.steps >= maxSteps {
+		sw.steps, sw.double = 0, false
+		return
+	}
+	sw.step = true
+}
+
+// nextStep is the macro that fills a flow's next step validly and goes
+// on, or nil when the page is not one.
+func (sw *sweep) nextStep(m *member, v *view) []step {
+	if sw == nil || !sw.step || sw.pend != nil {
+		return nil
+	}
+	sw.step = false
+	macro := formPlan(v, func(e personas.Element) (string, bool) {
+		if e.Value != "" || personas.FieldOf(e, nil).Kind == personas.FieldPassword {
+			return "", false
+		}
+		return validFor(e, v.Rand), true
+	}, sw.double, m.hold)
+	if len(macro) == 0 {
+		return nil
+	}
+	sw.steps++
+	macro[0].why = "the flow's next step: " + macro[0].why
+	return macro
 }
 
 // pendingTarget is a target whose macro is being played: the transition
@@ -83,7 +153,7 @@ type pendingTarget struct {
 
 func newSweep() *sweep {
 	return &sweep{model: personas.NewModel(personas.Limits{}), done: map[string]int{}, typed: typedValues{}, hereN: map[string]int{},
-		refused: map[string]bool{}, rows: map[string]int{}, catN: map[string]int{}}
+		refused: map[string]bool{}, rows: map[string]int{}, catN: map[string]int{}, madeFrom: map[string]int{}}
 }
 
 // doneKeys are the keys of sweep.done a target counts under.
@@ -145,6 +215,7 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 			}
 		}
 	}
+	sw.flowStep(els)
 	if sw.made {
 		sw.made = false
 		sw.recheck = sw.recheck[:0]
@@ -270,6 +341,11 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 		case a.Kind == personas.ActionClick && reSignOut.MatchString(a.Name):
 			p -= 20
 		}
+		if a := t.Action; a.Kind == personas.ActionClick && a.Role == "link" {
+			// A link's page was found by following it when it was new
+			// (see member.decide): what is left is moving about.
+			p -= 2
+		}
 		if a := t.Action; a.Kind == personas.ActionFill && a.Class != personas.ClassValid {
 			// One submission tries the class on every field of the
 			// form (see widen): a wide form's class is worth a detour.
@@ -315,7 +391,7 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 			continue
 		}
 		sw.pend = &pendingTarget{from: sw.cur, key: key, left: len(macro), also: also, strict: strict, class: in.Class}
-		if a.Kind == personas.ActionFill && (in.Class == personas.ClassMarkup || in.Class == personas.ClassValid || in.Class == personas.ClassQuotes) {
+		if a.Kind == personas.ActionFill && (in.Class == personas.ClassMarkup || in.Class == personas.ClassNonLatin || in.Class == personas.ClassQuotes) {
 			sw.pend.revisit = listPages(v)
 		}
 		m.q = macro[1:]
@@ -328,8 +404,9 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 const maxHere = 6
 
 // here is the best untried one-step target of the page the browser is on
-// (choosing an option, ticking a box, pressing an in-page button: no
-// form to fill, no navigation): every visit of a screen tries some of its
+// (choosing an option, ticking a box, pressing an in-page button,
+// following a link to a view of the page: no form to fill, no
+// navigation): every visit of a screen tries some of its
 // own controls before the team moves on, so controls outside forms get
 // their turn within the budget. At most maxHere per page template.
 func (sw *sweep) here(m *member, v *view) (step, bool) {
@@ -363,7 +440,13 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 				// A form's choice waits for the sweep, which submits it.
 				continue
 			}
-		case a.Kind == personas.ActionClick && a.Role != "link" && !reNotSubmit.MatchString(a.Name) && !reSignOut.MatchString(a.Name) && submitRank(a.Name) == len(submitWords):
+		case a.Kind == personas.ActionClick && a.Role == "link":
+			if e, ok := personas.Locate(a, v.Els); !ok || !hashRoute(e.URL) {
+				continue
+			}
+			// A link to a view of this page (#/month): a hash route
+			// renders in place, as a tab would.
+		case a.Kind == personas.ActionClick && !reNotSubmit.MatchString(a.Name) && !reSignOut.MatchString(a.Name) && submitRank(a.Name) == len(submitWords):
 			// An in-page button that submits nothing (nor deletes: a
 			// destructive button waits for the sweep, after the screen's
 			// other controls).
@@ -386,6 +469,12 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 	sw.pend = &pendingTarget{from: sw.cur, key: best.Key(), left: 1}
 	macro[0].why = "this screen's own control: " + strings.TrimPrefix(macro[0].why, "coverage: ")
 	return macro[0], true
+}
+
+// hashRoute: a link's href names a view of the page itself ("#/month",
+// "#!/month", "#month"), not the top of the page ("#") or nothing.
+func hashRoute(href string) bool {
+	return len(href) > 1 && href[0] == '#'
 }
 
 // listPages are the pages likely to list a record made on the page of
@@ -822,20 +911,38 @@ func (sw *sweep) restore(b []byte, trace *slog.Logger) {
 }
 
 // submitted notes an action's outcome: a click or key press on a page with
-// form fields that took the browser to a record's page (a URL template
-// with an id) made a record there; its buttons and the pages that list
-// it come next (see next).
+// form fields (not on a link) that took the browser to a record's page (a
+// URL template with an id) it had not seen before made a record there;
+// its buttons and the pages that list it come next (see next). Saving an
+// edit returns to a page seen before: no record was made.
 func (sw *sweep) submitted(in browser.Intent, ok bool, v *view, to string) {
 	if sw == nil || !ok || v == nil || (in.Action != browser.ActClick && in.Action != browser.ActPress && in.Action != browser.ActDblclick) {
 		return
+	}
+	if i := slices.IndexFunc(v.Els, func(e personas.Element) bool { return e.Ref == in.Target }); i >= 0 &&
+		(submitLike(v.Els[i]) || in.Action == browser.ActPress && in.Key == "Enter" && v.Els[i].Fillable()) {
+		sw.sent = formNames(v.Els) // see flowStep
+		sw.double = in.Action == browser.ActDblclick
 	}
 	from := personas.URLTemplate(v.URL)
 	tpl := personas.URLTemplate(to)
 	if tpl == from || !strings.Contains(tpl, "{id}") || !hasFields(v.Els) {
 		return
 	}
+	if i := slices.IndexFunc(v.Els, func(e personas.Element) bool { return e.Ref == in.Target }); in.Target != "" && i >= 0 && v.Els[i].Role == "link" {
+		return // a link followed from a page with a form
+	}
+	if v.Cov != nil && v.Cov.visited[pathQuery(to)] {
+		return // a page seen before: an edit saved, not a record made
+	}
 	sw.made = true
-	sw.queueRevisit(listPages(v))
+	if sw.madeFrom[from] == 0 || in.Action == browser.ActDblclick {
+		// The first record a form made is looked for where the app lists
+		// it, and so is each double submission (a row stored twice);
+		// payloads queue their own revisits (pendingTarget.revisit).
+		sw.queueRevisit(listPages(v))
+	}
+	sw.madeFrom[from]++
 }
 
 // followUp is what a made record calls for next, before anything else:
@@ -1006,6 +1113,65 @@ func (sw *sweep) cover(v *view, played map[string][]personas.InputClass) {
 	}
 }
 
+// credit marks as tried the current state's one-step target that a
+// persona's own step played (a button clicked, a box ticked, an option
+// chosen), so the sweep does not play it again: a trick's click is as
+// much coverage as the sweep's.
+func (sw *sweep) credit(v *view, in browser.Intent) {
+	if sw == nil || v == nil || in.Target == "" {
+		return
+	}
+	st, ok := sw.model.State(sw.cur)
+	if !ok {
+		return
+	}
+	for _, t := range st.Targets {
+		if t.Status != personas.TargetUntried || !oneStep(t.Action.Kind) {
+			continue
+		}
+		e, ok := personas.Locate(t.Action, v.Els)
+		if !ok || e.Ref != in.Target {
+			continue
+		}
+		its := t.Action.Intents(e, personas.Input{})
+		if len(its) != 1 || its[0].Action != in.Action || its[0].ValueOrEmpty() != in.ValueOrEmpty() {
+			continue
+		}
+		sw.model.Transition(sw.cur, t.Key(), "", 0)
+		sw.markDone(sw.cur, t.Key())
+	}
+}
+
+// oneStep: an action kind played as one intent on one control.
+func oneStep(k personas.ActionKind) bool {
+	switch k {
+	case personas.ActionClick, personas.ActionDblClick, personas.ActionCheck, personas.ActionUncheck, personas.ActionSelect:
+		return true
+	}
+	return false
+}
+
+// playedHere reports whether clicking e was already played on this page
+// template (by the sweep or credited to it).
+func (sw *sweep) playedHere(e personas.Element) bool {
+	if sw == nil {
+		return false
+	}
+	st, ok := sw.model.State(sw.cur)
+	if !ok {
+		return false
+	}
+	for _, t := range st.Targets {
+		if t.Action.Kind != personas.ActionClick || t.Action.Role != e.Role || t.Action.Name != e.Name {
+			continue
+		}
+		if t.Status != personas.TargetUntried || sw.seen(t) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // maxRows bounds the further instances of one repeated control that
 // again plays per page template.
 const maxRows = 3
@@ -1103,6 +1269,9 @@ func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) []st
 				continue
 			}
 			sw.catN[page]++
+			if v.Cov != nil {
+				v.Cov.catalogued[pathOf(v.URL)]++
+			}
 			sw.pend = &pendingTarget{from: sw.cur, key: a.Key(), left: len(macro), also: also, strict: strict, class: c}
 			if c == personas.ClassQuotes || c == personas.ClassNonLatin {
 				sw.pend.revisit = listPages(v) // shown where the app lists it

@@ -232,11 +232,28 @@ func TestSweepRevisitOnce(t *testing.T) {
 	_, ok = sw.followUp(rec)
 	assert.False(t, ok, "nothing left to revisit")
 
-	// A new batch forgets what was seen before it.
+	// A second record of the same form is not looked for again (its
+	// payloads queue their own revisits); a double submission is, and a
+	// new batch forgets what was seen before it.
 	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e5"}, true, v, "http://app.test/things/43")
+	_, ok = sw.followUp(rec)
+	assert.False(t, ok, "the form's second record")
+	sw.submitted(browser.Intent{Action: browser.ActDblclick, Target: "e5"}, true, v, "http://app.test/things/44")
 	st, ok = sw.followUp(rec)
 	require.True(t, ok)
 	assert.Equal(t, "/things", st.in.URL)
+
+	// Saving an edit returns to a page seen before, and a link followed
+	// from a page with a form goes to a record that was there: neither
+	// made one.
+	sw3 := newSweep()
+	v.Cov.visit("/things/7")
+	sw3.submitted(browser.Intent{Action: browser.ActClick, Target: "e5"}, true, v, "http://app.test/things/7")
+	assert.False(t, sw3.made, "an edit saved")
+	lv := formView()
+	lv.Els = append(lv.Els, personas.Element{Role: "link", Name: "Thing 9", Ref: "e9", URL: "/things/9", InMain: true})
+	sw3.submitted(browser.Intent{Action: browser.ActClick, Target: "e9"}, true, lv, "http://app.test/things/9")
+	assert.False(t, sw3.made, "a link followed")
 }
 
 // The exotic-text trick puts legal but awkward text in every free-text
@@ -573,4 +590,85 @@ func TestSweepSubmitsAFormsChoices(t *testing.T) {
 		assert.Equal(t, "e2", st.in.Target, "only the filter is this screen's own control: %s", st.in.JSON())
 		sw.pend = nil
 	}
+}
+
+// A form that answers with its next step (a wizard) is walked to its end
+// with valid values, a required choice set; a form sent back with its own
+// fields is not a next step, and a flow begun by a double submission is
+// double-submitted at each step.
+func TestSweepWalksAFlowToItsEnd(t *testing.T) {
+	step1 := []personas.Element{
+		{Role: "textbox", Name: "Plate (required)", Ref: "e2", InMain: true, Flags: []string{"required"}},
+		{Role: "combobox", Name: "Fuel (required)", Ref: "e3", InMain: true, Options: []string{"Choose…", "Petrol", "Diesel"}, Flags: []string{"required"}},
+		{Role: "button", Name: "Next", Ref: "e4", InMain: true},
+	}
+	step2 := []personas.Element{
+		{Role: "textbox", Name: "Driver email", Ref: "e5", InMain: true, Flags: []string{"type=email"}},
+		{Role: "button", Name: "Back", Ref: "e6", InMain: true},
+		{Role: "button", Name: "Create vehicle", Ref: "e7", InMain: true},
+	}
+	cov := newCoverage()
+	v1 := &view{URL: "http://app.test/cars/new", Els: step1, Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
+	m := newMember(Persona{Name: personas.Adversarial}, Credentials{}, nil)
+
+	valid := m.plan(TrickValidForm, v1)
+	got := strings.Join(intents(valid), "\n")
+	assert.Contains(t, got, `{"action":"select_option","target":"e3","value":"Petrol"}`, "the required choice is set, not left on its placeholder")
+
+	sw := newSweep()
+	sw.observe(v1.URL, step1)
+	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e4"}, true, v1, v1.URL)
+	sw.observe(v1.URL, step1) // sent back: its own fields again
+	assert.Nil(t, sw.nextStep(m, v1))
+
+	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e4"}, true, v1, v1.URL)
+	sw.observe(v1.URL, step2)
+	v2 := &view{URL: v1.URL, Els: step2, Cov: cov, Rand: v1.Rand, Start: "/"}
+	macro := sw.nextStep(m, v2)
+	require.Len(t, macro, 2, "%v", intents(macro))
+	assert.Equal(t, browser.ActFill, macro[0].in.Action)
+	assert.Equal(t, `{"action":"click","target":"e7"}`, macro[1].in.JSON(), "the step's own submit, not Back")
+	assert.Nil(t, sw.nextStep(m, v2), "once per step")
+
+	sw.submitted(browser.Intent{Action: browser.ActDblclick, Target: "e4"}, true, v1, v1.URL)
+	sw.observe(v1.URL, step2)
+	macro = sw.nextStep(m, v2)
+	require.NotEmpty(t, macro)
+	assert.Equal(t, browser.ActDblclick, macro[len(macro)-1].in.Action, "a double submission all the way")
+}
+
+// What a persona's own step played counts as coverage: the sweep does
+// not play it again, and neither does the click-every-button trick.
+func TestSweepCreditsTheTeamsSteps(t *testing.T) {
+	els := []personas.Element{
+		{Role: "button", Name: "Refresh", Ref: "e2", InMain: true},
+		{Role: "checkbox", Name: "Reminders", Ref: "e3", InMain: true},
+		{Role: "link", Name: "Month", Ref: "e4", URL: "#/month", InMain: true},
+		{Role: "link", Name: "Top", Ref: "e5", URL: "#", InMain: true},
+	}
+	v := &view{URL: "http://app.test/prefs", Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
+	sw := newSweep()
+	sw.observe(v.URL, els)
+	v.Sweep = sw
+	sw.credit(v, browser.Intent{Action: browser.ActClick, Target: "e2"})
+	sw.credit(v, browser.Intent{Action: browser.ActClick, Target: "e3"})
+	st, _ := sw.model.State(sw.cur)
+	status := map[string]personas.TargetStatus{}
+	for _, tg := range st.Targets {
+		status[string(tg.Key())] = tg.Status
+	}
+	assert.Equal(t, personas.TargetTried, status[`click button "Refresh"`])
+	assert.Equal(t, personas.TargetTried, status[`check checkbox "Reminders" :toggle_on`])
+	assert.Equal(t, personas.TargetUntried, status[`uncheck checkbox "Reminders" :toggle_off`])
+	assert.True(t, sw.playedHere(els[0]))
+	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	assert.Nil(t, m.plan(TrickClickButtons, v), "the button was played")
+
+	// A link to a view of the page is this screen's own control; a link
+	// to its top is not.
+	here, ok := sw.here(m, v)
+	require.True(t, ok)
+	assert.Equal(t, "e4", here.in.Target, here.why)
+	assert.True(t, hashRoute("#/month"))
+	assert.False(t, hashRoute("#"))
 }

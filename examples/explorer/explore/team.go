@@ -436,6 +436,9 @@ func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) (
 		mr.sw.typed.add(st.in.ValueOrEmpty())
 		mr.noteTyped(st.in.ValueOrEmpty())
 	}
+	if mr.sw != nil && res.OK && mr.sw.pend == nil {
+		mr.sw.credit(mr.lastView, st.in)
+	}
 	mr.sw.submitted(st.in, res.OK, mr.lastView, res.URL)
 	if mr.sw != nil && mr.sw.acted(res.OK) {
 		m.q = nil
@@ -457,11 +460,18 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 	entry = mr.record(entry, m.p.Name)
 	out.Tape = append(out.Tape, entry)
 	mr.leaveHostile(st.in, res)
-	switch {
-	case st.watch > 0:
-		mr.col.waitQuiet(ctx, st.watch)
-	case st.in.Action == browser.ActClick:
-		mr.col.waitQuiet(ctx, 150*time.Millisecond)
+	wait := st.watch
+	if wait == 0 && st.in.Action == browser.ActClick {
+		wait = 150 * time.Millisecond
+	}
+	if mr.judged(st.in, res) {
+		// The recorder tells a dead button deadWindow after its click;
+		// the next action must not come first (its click, or leaving the
+		// page, would leave the first one undecided).
+		wait = max(wait, deadWatch)
+	}
+	if wait > 0 {
+		mr.col.waitQuiet(ctx, wait)
 	}
 	mr.progress(m.p.Name, st, res)
 	// Findings that arrived while the page was watched (the recorder's
@@ -471,6 +481,26 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 	fs = append(fs, mr.crossCheck(ctx, res, fs)...)
 	mr.prevActor, mr.prevEntry = m, entry
 	return mr.report(ctx, m, entry, fs, out)
+}
+
+// deadWatch is the wait after a button's click that stayed on its page:
+// longer than the in-page recorder's deadWindow (400 ms), so that a click
+// that changed nothing is reported before the next action.
+const deadWatch = 450 * time.Millisecond
+
+// judged: the action clicked a button and the browser stayed on the page,
+// so the recorder is judging whether the click did anything.
+func (mr *missionRun) judged(in browser.Intent, res browser.Result) bool {
+	if !res.OK || (in.Action != browser.ActClick && in.Action != browser.ActDblclick) || mr.lastView == nil ||
+		pathQuery(res.URL) != pathQuery(mr.lastView.URL) {
+		return false
+	}
+	for _, e := range mr.lastView.Els {
+		if e.Ref == in.Target {
+			return e.Role == "button"
+		}
+	}
+	return false
 }
 
 // report turns findings into bugs of member m's action e, appends the new
