@@ -797,3 +797,31 @@ func InputFor(f Field, c InputClass, arg string) (Input, bool) {
 	}
 	return Input{}, false
 }
+
+// BrowserBlocks reports whether the browser's own constraint validation
+// stops a form from being sent with value in field f: a required field
+// left empty, a number outside the field's min and max, an address
+// without an @ in an email field. Such a value never reaches the app
+// (unless its form says novalidate), so it tests only the browser.
+func BrowserBlocks(f Field, value string) bool {
+	switch {
+	case value == "":
+		return f.Required
+	case f.Kind == FieldNumber || f.Kind == FieldRange:
+		n, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			return false
+		}
+		if lo, err := strconv.ParseFloat(f.Min, 64); err == nil && n < lo {
+			return true
+		}
+		if hi, err := strconv.ParseFloat(f.Max, 64); err == nil && n > hi {
+			return true
+		}
+	case f.Kind == FieldEmail:
+		local, domain, ok := strings.Cut(value, "@")
+		return !ok || local == "" || domain == "" || strings.ContainsFunc(value, unicode.IsSpace) ||
+			strings.ContainsFunc(local, func(r rune) bool { return r > unicode.MaxASCII })
+	}
+	return false
+}

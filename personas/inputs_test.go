@@ -385,3 +385,23 @@ func TestLabelWords(t *testing.T) {
 		})
 	}
 }
+
+// What the browser's constraint validation stops never reaches the app.
+func TestBrowserBlocks(t *testing.T) {
+	req := Field{Kind: FieldText, Required: true}
+	assert.True(t, BrowserBlocks(req, ""))
+	assert.False(t, BrowserBlocks(req, "   "), "whitespace is a value to the browser")
+	assert.False(t, BrowserBlocks(Field{Kind: FieldText}, ""))
+	n := Field{Kind: FieldNumber, Min: "1", Max: "50"}
+	assert.True(t, BrowserBlocks(n, "0"))
+	assert.True(t, BrowserBlocks(n, "-1"))
+	assert.True(t, BrowserBlocks(n, "51"))
+	assert.False(t, BrowserBlocks(n, "50"))
+	assert.False(t, BrowserBlocks(Field{Kind: FieldNumber}, "-1"), "no bounds: the app must decide")
+	assert.False(t, BrowserBlocks(Field{Kind: FieldText, Max: "5"}, "9"), "max means nothing on text")
+	e := Field{Kind: FieldEmail}
+	assert.True(t, BrowserBlocks(e, "not an address"))
+	assert.True(t, BrowserBlocks(e, "\u212Bngstr\u00f6m@example.com"), "a local part outside ASCII")
+	assert.False(t, BrowserBlocks(e, "o'brien@example.com"))
+	assert.False(t, BrowserBlocks(Field{Kind: FieldText}, "not an address"), "an email by its label only")
+}

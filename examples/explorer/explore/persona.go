@@ -65,7 +65,7 @@ const (
 var offlineTricks = map[string][]Trick{
 	personas.NewUser:       {TrickClickButtons, TrickValidForm},
 	personas.PowerUser:     {TrickPaginate, TrickSelect},
-	personas.Adversarial:   {TrickXSS, TrickCatalogue, TrickDouble, TrickLong, TrickExotic, TrickDropSession},
+	personas.Adversarial:   {TrickXSS, TrickDouble, TrickCatalogue, TrickLong, TrickExotic, TrickDropSession},
 	personas.Accessibility: {TrickKeyboard, TrickClickButtons},
 	personas.DataHeavy:     {TrickPaginate, TrickLong, TrickSelect, TrickExotic},
 	personas.Impatient:     {TrickDouble, TrickValidForm},
@@ -350,6 +350,26 @@ func submitRank(name string) int {
 // form's submit, whatever their place after the field.
 var reNotSubmit = regexp.MustCompile(`(?i)\b(delete|remove|cancel|close|clear|reset|discard|dismiss|undo)\b`)
 
+// sendsForm: the button els[i] sends fields: a form control comes between
+// it and the nearest button or link before it (in its region). A
+// "Confirm" with nothing to fill before it is a button like any other.
+func sendsForm(els []personas.Element, i int) bool {
+	if i < 0 || i >= len(els) {
+		return false
+	}
+	for j := i - 1; j >= 0; j-- {
+		e := els[j]
+		switch {
+		case e.InMain != els[i].InMain:
+		case e.Role == "button" || e.Role == "link":
+			return false
+		case formControl(e):
+			return true
+		}
+	}
+	return false
+}
+
 func submitButton(els []personas.Element, after int) (personas.Element, bool) {
 	best, rank := -1, len(submitWords)+1
 	for i := after; i < len(els); i++ {
@@ -467,8 +487,10 @@ func (m *member) plan(t Trick, v *view) []step {
 	switch t {
 	case TrickClickButtons:
 		primary, _ := submitButton(v.Els, 0)
-		if submitRank(primary.Name) == len(submitWords) {
-			primary = personas.Element{} // nothing that looks like a submit button
+		if submitRank(primary.Name) == len(submitWords) || !sendsForm(v.Els, indexOf(v.Els, primary.Ref)) {
+			// Nothing that looks like a submit button, or one with no
+			// fields before it (a dialog's "Confirm"): a button to press.
+			primary = personas.Element{}
 		}
 		for _, e := range v.Els {
 			k := "btn:" + path + ":" + e.Name

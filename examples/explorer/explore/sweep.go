@@ -376,6 +376,9 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 			sw.pend = &pendingTarget{from: sw.cur, key: key, left: 1}
 			return step{in: nav(a.Arg), why: "coverage: open " + a.Arg}, true
 		}
+		if len(path) == 0 && sw.blocked(v, t, in) {
+			continue
+		}
 		var wide map[string]string
 		var also []personas.ActionKey
 		strict := false
@@ -446,7 +449,8 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 			}
 			// A link to a view of this page (#/month): a hash route
 			// renders in place, as a tab would.
-		case a.Kind == personas.ActionClick && !reNotSubmit.MatchString(a.Name) && !reSignOut.MatchString(a.Name) && submitRank(a.Name) == len(submitWords):
+		case a.Kind == personas.ActionClick && !reNotSubmit.MatchString(a.Name) && !reSignOut.MatchString(a.Name) &&
+			(submitRank(a.Name) == len(submitWords) || !sendsForm(v.Els, locateIndex(a, v.Els))):
 			// An in-page button that submits nothing (nor deletes: a
 			// destructive button waits for the sweep, after the screen's
 			// other controls).
@@ -469,6 +473,15 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 	sw.pend = &pendingTarget{from: sw.cur, key: best.Key(), left: 1}
 	macro[0].why = "this screen's own control: " + strings.TrimPrefix(macro[0].why, "coverage: ")
 	return macro[0], true
+}
+
+// locateIndex is the index of a's element in els, or -1.
+func locateIndex(a personas.Action, els []personas.Element) int {
+	e, ok := personas.Locate(a, els)
+	if !ok {
+		return -1
+	}
+	return indexOf(els, e.Ref)
 }
 
 // hashRoute: a link's href names a view of the page itself ("#/month",
@@ -557,7 +570,7 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 		return macro
 	case personas.ActionClick, personas.ActionDblClick:
 		var macro []step
-		if el.Role == "button" && el.InMain && submitRank(el.Name) < len(submitWords) {
+		if el.Role == "button" && el.InMain && submitRank(el.Name) < len(submitWords) && sendsForm(v.Els, indexOf(v.Els, el.Ref)) {
 			// A submit button: a valid form first, so the click goes
 			// through the app's own validation to what lies behind it.
 			macro = fillOthers(v, el, indexOf(v.Els, el.Ref))
@@ -1113,6 +1126,22 @@ func (sw *sweep) cover(v *view, played map[string][]personas.InputClass) {
 	}
 }
 
+// blocked settles a fill target of the current state whose value the
+// browser's own validation would stop (personas.BrowserBlocks): it is
+// counted as tried, with no submission spent on it.
+func (sw *sweep) blocked(v *view, t personas.Target, in personas.Input) bool {
+	if t.Action.Kind != personas.ActionFill || t.State != sw.cur {
+		return false
+	}
+	e, ok := personas.Locate(t.Action, v.Els)
+	if !ok || !personas.BrowserBlocks(personas.FieldOf(e, nil), in.Value) {
+		return false
+	}
+	sw.model.Transition(sw.cur, t.Key(), "", 0)
+	sw.markDone(sw.cur, t.Key())
+	return true
+}
+
 // credit marks as tried the current state's one-step target that a
 // persona's own step played (a button clicked, a box ticked, an option
 // chosen), so the sweep does not play it again: a trick's click is as
@@ -1260,7 +1289,7 @@ func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) []st
 				continue
 			}
 			in, ok := sw.model.Input(t)
-			if !ok {
+			if !ok || sw.blocked(v, t, in) {
 				continue
 			}
 			wide, also, strict := sw.widen(v, a, in)

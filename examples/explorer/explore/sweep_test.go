@@ -672,3 +672,45 @@ func TestSweepCreditsTheTeamsSteps(t *testing.T) {
 	assert.True(t, hashRoute("#/month"))
 	assert.False(t, hashRoute("#"))
 }
+
+// A button named like a submit with nothing to fill before it (a
+// dialog's "Confirm") is pressed as any button is: by the screen's own
+// controls and by the click-every-button trick.
+func TestConfirmWithoutFieldsIsAButton(t *testing.T) {
+	els := []personas.Element{
+		{Role: "textbox", Name: "Filter", Ref: "e1", InMain: true},
+		{Role: "button", Name: "Search", Ref: "e2", InMain: true},
+		{Role: "button", Name: "Close the period…", Ref: "e3", InMain: true},
+		{Role: "button", Name: "Confirm", Ref: "e4", InMain: true},
+		{Role: "button", Name: "Cancel", Ref: "e5", InMain: true},
+	}
+	assert.True(t, sendsForm(els, 1), "a search box's button sends it")
+	assert.False(t, sendsForm(els, 3))
+	v := &view{URL: "http://app.test/periods", Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
+	sw := newSweep()
+	sw.observe(v.URL, els)
+	v.Sweep = sw
+	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	var pressed []string
+	for range 4 {
+		st, ok := sw.here(m, v)
+		if !ok {
+			break
+		}
+		pressed = append(pressed, st.in.Target)
+		sw.observe(v.URL, els)
+	}
+	assert.Contains(t, pressed, "e4", "the dialog's confirm")
+	assert.NotContains(t, pressed, "e2", "the search form's own button waits for the sweep")
+	assert.NotContains(t, pressed, "e5", "cancel waits too")
+	m2 := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	var tricked []string
+	for range 4 {
+		macro := m2.plan(TrickClickButtons, &view{URL: v.URL, Els: els, Cov: v.Cov, Rand: v.Rand, Start: "/"})
+		if len(macro) == 0 {
+			break
+		}
+		tricked = append(tricked, macro[0].in.Target)
+	}
+	assert.Contains(t, tricked, "e4")
+}
