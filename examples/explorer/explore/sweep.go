@@ -68,9 +68,10 @@ type sweep struct {
 	// (nil when it submitted none); step is set when the page after it is
 	// another form (the next step of a flow), and steps counts the steps
 	// walked since the flow's first form.
-	sent  []string
-	step  bool
-	steps int
+	sent   []string
+	step   bool
+	stepAt string // the step's page
+	steps  int
 	// double: the flow began with a double submission, so each of its
 	// steps is submitted twice too (the duplicate is made at the last).
 	double bool
@@ -94,10 +95,13 @@ func formNames(els []personas.Element) []string {
 // submitted answered with another form: fields in the main content, none
 // of the submitted form's (a form sent back with errors shows its own
 // fields again), and a button to go on.
-func (sw *sweep) flowStep(els []personas.Element) {
+func (sw *sweep) flowStep(url string, els []personas.Element) {
 	sent := sw.sent
+	if sent == nil {
+		return // no submission since the last look: the flow stands
+	}
 	sw.sent, sw.step = nil, false
-	if len(sent) == 0 {
+	if len(sent) <= 1 { // the form sent no fields (its "" ends the list)
 		sw.steps, sw.double = 0, false
 		return
 	}
@@ -110,7 +114,7 @@ func (sw *sweep) flowStep(els []personas.Element) {
 		sw.steps, sw.double = 0, false
 		return
 	}
-	sw.step = true
+	sw.step, sw.stepAt = true, pathQuery(url)
 }
 
 // nextStep is the macro that fills a flow's next step validly and goes
@@ -120,6 +124,9 @@ func (sw *sweep) nextStep(m *member, v *view) []step {
 		return nil
 	}
 	sw.step = false
+	if pathQuery(v.URL) != sw.stepAt {
+		return nil // the browser left the step
+	}
 	macro := formPlan(v, func(e personas.Element) (string, bool) {
 		if e.Value != "" || personas.FieldOf(e, nil).Kind == personas.FieldPassword {
 			return "", false
@@ -215,7 +222,7 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 			}
 		}
 	}
-	sw.flowStep(els)
+	sw.flowStep(url, els)
 	if sw.made {
 		sw.made = false
 		sw.recheck = sw.recheck[:0]
@@ -934,7 +941,7 @@ func (sw *sweep) submitted(in browser.Intent, ok bool, v *view, to string) {
 	}
 	if i := slices.IndexFunc(v.Els, func(e personas.Element) bool { return e.Ref == in.Target }); i >= 0 &&
 		(submitLike(v.Els[i]) || in.Action == browser.ActPress && in.Key == "Enter" && v.Els[i].Fillable()) {
-		sw.sent = formNames(v.Els) // see flowStep
+		sw.sent = append(formNames(v.Els), "") // see flowStep (never nil)
 		sw.double = in.Action == browser.ActDblclick
 	}
 	from := personas.URLTemplate(v.URL)

@@ -623,6 +623,7 @@ func TestSweepWalksAFlowToItsEnd(t *testing.T) {
 
 	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e4"}, true, v1, v1.URL)
 	sw.observe(v1.URL, step2)
+	sw.observe(v1.URL, step2) // a second look before the team's next step
 	v2 := &view{URL: v1.URL, Els: step2, Cov: cov, Rand: v1.Rand, Start: "/"}
 	macro := sw.nextStep(m, v2)
 	require.Len(t, macro, 2, "%v", intents(macro))
