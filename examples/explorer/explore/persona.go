@@ -350,6 +350,16 @@ func submitRank(name string) int {
 // form's submit, whatever their place after the field.
 var reNotSubmit = regexp.MustCompile(`(?i)\b(delete|remove|cancel|close|clear|reset|discard|dismiss|undo)\b`)
 
+// recordForm: the page's main content holds a form of two fields or more.
+func recordForm(els []personas.Element) bool {
+	for i, e := range els {
+		if e.InMain && e.Fillable() && formFields(els, i) >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
 // sendsForm: the button els[i] sends fields: a form control comes between
 // it and the nearest button or link before it (in its region). A
 // "Confirm" with nothing to fill before it is a button like any other.
@@ -590,13 +600,15 @@ func (m *member) plan(t Trick, v *view) []step {
 		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
 			return nil
 		}
-		macro := v.Sweep.formClass(m, v, catalogueOrder)
-		if len(macro) == 0 {
+		macro, done := v.Sweep.formClass(m, v, catalogueOrder)
+		if done {
 			m.tried[key] = true
 		}
 		return macro
 	case TrickDouble:
-		if m.tried[key] || !hasFields(v.Els) || hasRole(v.Els, "searchbox") || hasPassword(v.Els) {
+		// A record's form (two fields or more): a search or a filter
+		// sent twice changes nothing.
+		if m.tried[key] || !hasFields(v.Els) || hasRole(v.Els, "searchbox") || hasPassword(v.Els) || !recordForm(v.Els) {
 			return nil
 		}
 		m.tried[key] = true
@@ -609,6 +621,11 @@ func (m *member) plan(t Trick, v *view) []step {
 	case TrickSelect:
 		for _, e := range sortFirst(v.Els) {
 			if e.Role != "combobox" || !e.InMain {
+				continue
+			}
+			if i := indexOf(v.Els, e.Ref); inForm(v.Els, e.Ref) && formFields(v.Els, i) > 0 {
+				// A choice of a form with fields to fill: the sweep
+				// sends it with the rest of the form filled.
 				continue
 			}
 			// The options at the end of a list are the least tried.

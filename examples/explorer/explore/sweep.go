@@ -1271,19 +1271,22 @@ const maxCatalogue = 8
 
 // formClass is the catalogue trick: on a form of at least two fields, the
 // first class of order with an untried fill target there, played as a
-// widened submission (see widen), or nil when none is left or the page
-// had its share.
-func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) []step {
-	if sw == nil || sw.pend != nil {
-		return nil
+// widened submission (see widen); done when none is left or the page had
+// its share (a macro of another target under way is not done: later).
+func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) (macro []step, done bool) {
+	if sw == nil {
+		return nil, true
+	}
+	if sw.pend != nil {
+		return nil, false // busy with another target: later
 	}
 	st, ok := sw.model.State(sw.cur)
 	if !ok {
-		return nil
+		return nil, false
 	}
 	page, _, _ := strings.Cut(st.Template, "?")
 	if sw.catN[page] >= maxCatalogue {
-		return nil
+		return nil, true
 	}
 	for _, c := range order {
 		for _, t := range st.Targets {
@@ -1313,10 +1316,10 @@ func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) []st
 				sw.pend.revisit = listPages(v) // shown where the app lists it
 			}
 			macro[0].why = "catalogue: " + strings.TrimPrefix(macro[0].why, "coverage: ")
-			return macro
+			return macro, false
 		}
 	}
-	return nil
+	return nil, true
 }
 
 // formFields counts the fillable fields of the form around els[at].
