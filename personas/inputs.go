@@ -492,7 +492,9 @@ func (n numSpec) in(v float64) bool {
 // on the step grid.
 func (f Field) validNumber(l label) float64 {
 	n := f.numSpec()
-	v := 42.0
+	// A small count: what every numeric column and range takes. Large
+	// values, zero and negatives are classes of their own.
+	v := 3.0
 	switch {
 	case l.any("year"):
 		v = 2024

@@ -568,6 +568,22 @@ const collectorJS = `(() => {
   window.__agxss = (el) => { const at = el && el.parentElement ? el.parentElement : el;
     post({kind: 'xss', message: 'an injected script executed in ' + (el && el.parentElement ? el.parentElement.tagName.toLowerCase() : 'the page'),
       evidence: html(at), selector: at && at.nodeType === 1 ? sel(at) : ''}); };
+  // The catalogue's markup payloads log a marker when they run: the
+  // element that ran it (a handler attribute holding the marker, or the
+  // running script) is reported as the probe's is, with the page around
+  // it, in place of the bare console line.
+  const ce = console.error;
+  console.error = function () {
+    try {
+      const m = String(arguments[0] || '');
+      if (m.startsWith('` + personas.XSSMarker + `')) {
+        const has = (el) => ['onerror', 'onload'].some((a) => (el.getAttribute(a) || '').includes(m));
+        const el = document.currentScript || [...document.querySelectorAll('[onerror],[onload]')].find(has);
+        if (el) { window.__agxss(el); return; }
+      }
+    } catch (e) {}
+    return ce.apply(this, arguments);
+  };
   const done = new Set();
   let axeBusy = false, axeAgain = false, pressed = false, retries = 0;
   // A press during a run draws the pressed element in its :active colours
