@@ -1256,18 +1256,20 @@ func (sw *sweep) again(v *view) (step, bool) {
 }
 
 // catalogueOrder is the order the catalogue trick plays a form's input
-// classes in: those that most often break what stores a value first
-// (quotes, emptiness, number boundaries), then encodings and lengths,
-// then the rarer format classes.
+// classes in: the values a form must take and that most often break what
+// stores them (quotes, letters outside Latin-1, text longer than a
+// column) first, as each is one submission for every text field of the
+// form; then emptiness and number boundaries, which a form may refuse
+// and so go one field at a time; then the rarer format classes.
 var catalogueOrder = []personas.InputClass{
-	personas.ClassQuotes, personas.ClassEmpty, personas.ClassNegative, personas.ClassZero, personas.ClassAboveMax,
-	personas.ClassHuge, personas.ClassNonLatin, personas.ClassLong256, personas.ClassWhitespace, personas.ClassBelowMin,
+	personas.ClassQuotes, personas.ClassNonLatin, personas.ClassLong256, personas.ClassEmpty, personas.ClassZero,
+	personas.ClassNegative, personas.ClassAboveMax, personas.ClassHuge, personas.ClassWhitespace, personas.ClassBelowMin,
 	personas.ClassMalformed, personas.ClassDecimal, personas.ClassInvalidDate,
 }
 
 // maxCatalogue bounds the catalogue trick's submissions per page
 // template; the coverage sweep plays what is left.
-const maxCatalogue = 8
+const maxCatalogue = 10
 
 // formClass is the catalogue trick: on a form of at least two fields, the
 // first class of order with an untried fill target there, played as a

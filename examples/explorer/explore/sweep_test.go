@@ -483,7 +483,7 @@ func TestCatalogueTrick(t *testing.T) {
 	sw.observe(v.URL, v.Els)
 	macro = m.plan(TrickCatalogue, v)
 	require.NotEmpty(t, macro)
-	assert.Equal(t, personas.ClassEmpty, sw.pend.class, "then emptiness")
+	assert.Equal(t, personas.ClassNonLatin, sw.pend.class, "then letters outside Latin-1")
 	sw.pend = nil
 	n := 2
 	for len(m.plan(TrickCatalogue, v)) > 0 {
