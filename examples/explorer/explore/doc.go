@@ -46,7 +46,12 @@
 // same way before the sweep gets there. A choice inside a form (a select's
 // option, a box) is submitted with the form, with an untried option of each
 // of the form's other selects (widenOptions); sweep.here, each visit's own
-// controls, plays only choices outside forms. A failed step fails the target.
+// controls, plays only choices outside forms, buttons that send no fields
+// and links to views of the page (hash routes). A value the browser's own
+// validation stops is settled without a submission (blocked); a persona's
+// own clicks and choices count as tried (credit). A form that answers with
+// another form is walked to its end with valid values (flowStep,
+// nextStep). A failed step fails the target.
 // Controls outside the main content count once per app and actions once
 // per page template; a button every row repeats is played on a few more
 // rows (again), and a list's last row at its end (lastRow). A form
@@ -60,7 +65,8 @@
 // one bug per cause across pages and personas; within one action, banners,
 // stack traces and console echoes of a server or uncaught error are its
 // symptoms; load echoes, validation messages and repeated rows of the
-// explorer's own values are not bugs. Each bug has a severity. A turn's
+// explorer's own values are not bugs. An uncaught error's cause includes
+// the frame that threw (topFrame). Each bug has a severity. A turn's
 // State.Bugs holds only its own bugs (the reducer appends), so what a later
 // turn sees of an earlier turn's bug (earlierBug, pairedEarlier) goes to the
 // mission's copy (missionRun.recorded, the journal) and laterCopies puts it
