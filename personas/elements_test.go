@@ -150,7 +150,7 @@ func TestParseElementsNotes(t *testing.T) {
 - main [ref=e1]:
   - list [ref=e2]
 # shown on hover or focus (acting on them hovers the row, or focuses the field, first):
-- button "Unpin" [ref=h1] (hover "Kite Festival"; in main)
+- button "Unpin" [ref=h1] (hover "Spring fair"; in main)
 - button "Clear" [ref=h2] (focus "Search" first; in main)
 # also actionable (script handlers, contenteditable; not in the tree above):
 - clickable "Due 3 May" [ref=x1] (handler only: dblclick; in main)

@@ -598,22 +598,22 @@ func TestSweepSubmitsAFormsChoices(t *testing.T) {
 // double-submitted at each step.
 func TestSweepWalksAFlowToItsEnd(t *testing.T) {
 	step1 := []personas.Element{
-		{Role: "textbox", Name: "Plate (required)", Ref: "e2", InMain: true, Flags: []string{"required"}},
-		{Role: "combobox", Name: "Fuel (required)", Ref: "e3", InMain: true, Options: []string{"Choose…", "Petrol", "Diesel"}, Flags: []string{"required"}},
+		{Role: "textbox", Name: "Title (required)", Ref: "e2", InMain: true, Flags: []string{"required"}},
+		{Role: "combobox", Name: "Size (required)", Ref: "e3", InMain: true, Options: []string{"Choose…", "Small", "Large"}, Flags: []string{"required"}},
 		{Role: "button", Name: "Next", Ref: "e4", InMain: true},
 	}
 	step2 := []personas.Element{
-		{Role: "textbox", Name: "Driver email", Ref: "e5", InMain: true, Flags: []string{"type=email"}},
+		{Role: "textbox", Name: "Contact email", Ref: "e5", InMain: true, Flags: []string{"type=email"}},
 		{Role: "button", Name: "Back", Ref: "e6", InMain: true},
-		{Role: "button", Name: "Create vehicle", Ref: "e7", InMain: true},
+		{Role: "button", Name: "Create item", Ref: "e7", InMain: true},
 	}
 	cov := newCoverage()
-	v1 := &view{URL: "http://app.test/cars/new", Els: step1, Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
+	v1 := &view{URL: "http://app.test/items/new", Els: step1, Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
 	m := newMember(Persona{Name: personas.Adversarial}, Credentials{}, nil)
 
 	valid := m.plan(TrickValidForm, v1)
 	got := strings.Join(intents(valid), "\n")
-	assert.Contains(t, got, `{"action":"select_option","target":"e3","value":"Petrol"}`, "the required choice is set, not left on its placeholder")
+	assert.Contains(t, got, `{"action":"select_option","target":"e3","value":"Small"}`, "the required choice is set, not left on its placeholder")
 
 	sw := newSweep()
 	sw.observe(v1.URL, step1)
@@ -681,13 +681,13 @@ func TestConfirmWithoutFieldsIsAButton(t *testing.T) {
 	els := []personas.Element{
 		{Role: "textbox", Name: "Filter", Ref: "e1", InMain: true},
 		{Role: "button", Name: "Search", Ref: "e2", InMain: true},
-		{Role: "button", Name: "Close the period…", Ref: "e3", InMain: true},
+		{Role: "button", Name: "Archive the month…", Ref: "e3", InMain: true},
 		{Role: "button", Name: "Confirm", Ref: "e4", InMain: true},
 		{Role: "button", Name: "Cancel", Ref: "e5", InMain: true},
 	}
 	assert.True(t, sendsForm(els, 1), "a search box's button sends it")
 	assert.False(t, sendsForm(els, 3))
-	v := &view{URL: "http://app.test/periods", Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
+	v := &view{URL: "http://app.test/months", Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
 	sw := newSweep()
 	sw.observe(v.URL, els)
 	v.Sweep = sw
@@ -699,6 +699,7 @@ func TestConfirmWithoutFieldsIsAButton(t *testing.T) {
 			break
 		}
 		pressed = append(pressed, st.in.Target)
+		sw.acted(true)
 		sw.observe(v.URL, els)
 	}
 	assert.Contains(t, pressed, "e4", "the dialog's confirm")
