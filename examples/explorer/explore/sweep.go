@@ -451,11 +451,12 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 				continue
 			}
 		case a.Kind == personas.ActionClick && a.Role == "link":
-			if e, ok := personas.Locate(a, v.Els); !ok || !hashRoute(e.URL) {
+			if e, ok := personas.Locate(a, v.Els); !ok || !hashRoute(e.URL) && !scriptLink(e.URL) {
 				continue
 			}
 			// A link to a view of this page (#/month): a hash route
-			// renders in place, as a tab would.
+			// renders in place, as a tab would; a link to nowhere ("#",
+			// "javascript:") is a button its script handles.
 		case a.Kind == personas.ActionClick && !reNotSubmit.MatchString(a.Name) && !reSignOut.MatchString(a.Name) &&
 			(submitRank(a.Name) == len(submitWords) || !sendsForm(v.Els, locateIndex(a, v.Els))):
 			// An in-page button that submits nothing (nor deletes: a
@@ -480,6 +481,13 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 	sw.pend = &pendingTarget{from: sw.cur, key: best.Key(), left: 1}
 	macro[0].why = "this screen's own control: " + strings.TrimPrefix(macro[0].why, "coverage: ")
 	return macro[0], true
+}
+
+// scriptLink: a link's href goes nowhere ("#", "javascript:…"): its
+// click handler is what it does.
+func scriptLink(href string) bool {
+	h := strings.ToLower(strings.TrimSpace(href))
+	return h == "#" || strings.HasPrefix(h, "javascript:")
 }
 
 // locateIndex is the index of a's element in els, or -1.
@@ -1210,7 +1218,7 @@ func (sw *sweep) playedHere(e personas.Element) bool {
 
 // maxRows bounds the further instances of one repeated control that
 // again plays per page template.
-const maxRows = 3
+const maxRows = 4
 
 // again plays a control that the screen repeats (the same button on every
 // row of a list, shown or revealed on hover) on its other rows, once its

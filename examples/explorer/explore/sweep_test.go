@@ -645,7 +645,7 @@ func TestSweepCreditsTheTeamsSteps(t *testing.T) {
 		{Role: "button", Name: "Refresh", Ref: "e2", InMain: true},
 		{Role: "checkbox", Name: "Reminders", Ref: "e3", InMain: true},
 		{Role: "link", Name: "Month", Ref: "e4", URL: "#/month", InMain: true},
-		{Role: "link", Name: "Top", Ref: "e5", URL: "#", InMain: true},
+		{Role: "link", Name: "Other", Ref: "e5", URL: "/other", InMain: true},
 	}
 	v := &view{URL: "http://app.test/prefs", Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
 	sw := newSweep()
@@ -666,12 +666,15 @@ func TestSweepCreditsTheTeamsSteps(t *testing.T) {
 	assert.Nil(t, m.plan(TrickClickButtons, v), "the button was played")
 
 	// A link to a view of the page is this screen's own control; a link
-	// to its top is not.
+	// to another page is not.
 	here, ok := sw.here(m, v)
 	require.True(t, ok)
 	assert.Equal(t, "e4", here.in.Target, here.why)
 	assert.True(t, hashRoute("#/month"))
 	assert.False(t, hashRoute("#"))
+	assert.True(t, scriptLink("#"), "a link to nowhere is a button")
+	assert.True(t, scriptLink("javascript:void(0)"))
+	assert.False(t, scriptLink("/things"))
 }
 
 // A button named like a submit with nothing to fill before it (a
