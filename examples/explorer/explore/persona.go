@@ -750,9 +750,16 @@ func (m *member) decide(v *view) (step, bool) {
 	// A form that answered with its next step (a wizard) is walked to
 	// its end with valid values: what the first step sent is stored, or
 	// breaks, only at the last.
-	if macro := v.Sweep.nextStep(m, v); len(macro) > 0 {
-		m.q = macro[1:]
-		return macro[0], true
+	if v.Sweep.stepPending(v) {
+		// A step is a screen too: its own controls first (a "Save
+		// draft" beside the "Next"), then on.
+		if st, ok := v.Sweep.here(m, v); ok {
+			return st, true
+		}
+		if macro := v.Sweep.nextStep(m, v); len(macro) > 0 {
+			m.q = macro[1:]
+			return macro[0], true
+		}
 	}
 	// A record just made comes first: its own page's buttons, then the
 	// pages that list it (a stored script, a duplicate row show there).

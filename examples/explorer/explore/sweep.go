@@ -117,6 +117,15 @@ func (sw *sweep) flowStep(url string, els []personas.Element) {
 	sw.step, sw.stepAt = true, pathQuery(url)
 }
 
+// reBackward names the controls that step back in a flow.
+var reBackward = regexp.MustCompile(`(?i)\b(back|previous|prev)\b`)
+
+// stepPending: the page is a flow's next step the team has not gone on
+// from yet.
+func (sw *sweep) stepPending(v *view) bool {
+	return sw != nil && sw.step && pathQuery(v.URL) == sw.stepAt
+}
+
 // nextStep is the macro that fills a flow's next step validly and goes
 // on, or nil when the page is not one.
 func (sw *sweep) nextStep(m *member, v *view) []step {
@@ -438,11 +447,15 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 		}
 	}
 	persona := preference(m.p.Name)
+	flow := sw.stepPending(v)
 	best, bestScore := personas.Target{}, math.Inf(-1)
 	for _, t := range st.Targets {
 		a := t.Action
 		if t.Status != personas.TargetUntried || !inMain[a.Role+"\x00"+a.Name] || sw.seen(t) > 0 {
 			continue
+		}
+		if flow && reBackward.MatchString(a.Name) {
+			continue // going back would leave the flow's step
 		}
 		switch {
 		case a.Kind == personas.ActionSelect, a.Kind == personas.ActionCheck, a.Kind == personas.ActionUncheck:

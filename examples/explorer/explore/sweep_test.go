@@ -625,6 +625,9 @@ func TestSweepWalksAFlowToItsEnd(t *testing.T) {
 	sw.observe(v1.URL, step2)
 	sw.observe(v1.URL, step2) // a second look before the team's next step
 	v2 := &view{URL: v1.URL, Els: step2, Cov: cov, Rand: v1.Rand, Start: "/"}
+	require.True(t, sw.stepPending(v2))
+	_, ok := sw.here(m, v2)
+	assert.False(t, ok, "Back would leave the step: not the step's own control")
 	macro := sw.nextStep(m, v2)
 	require.Len(t, macro, 2, "%v", intents(macro))
 	assert.Equal(t, browser.ActFill, macro[0].in.Action)
