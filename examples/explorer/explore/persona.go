@@ -371,6 +371,9 @@ func sendsForm(els []personas.Element, i int) bool {
 		e := els[j]
 		switch {
 		case e.InMain != els[i].InMain:
+		case e.Role == "button" && (e.Has("file input") || reNotSubmit.MatchString(e.Name) || reBackward.MatchString(e.Name)):
+			// A form's own side buttons (a file chooser, Back, Clear)
+			// do not end it.
 		case e.Role == "button" || e.Role == "link":
 			return false
 		case formControl(e):

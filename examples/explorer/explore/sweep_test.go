@@ -626,8 +626,8 @@ func TestSweepWalksAFlowToItsEnd(t *testing.T) {
 	sw.observe(v1.URL, step2) // a second look before the team's next step
 	v2 := &view{URL: v1.URL, Els: step2, Cov: cov, Rand: v1.Rand, Start: "/"}
 	require.True(t, sw.stepPending(v2))
-	_, ok := sw.here(m, v2)
-	assert.False(t, ok, "Back would leave the step: not the step's own control")
+	hs, ok := sw.here(m, v2)
+	assert.False(t, ok, "Back would leave the step: not the step's own control: %s", hs.why)
 	macro := sw.nextStep(m, v2)
 	require.Len(t, macro, 2, "%v", intents(macro))
 	assert.Equal(t, browser.ActFill, macro[0].in.Action)
@@ -692,6 +692,9 @@ func TestConfirmWithoutFieldsIsAButton(t *testing.T) {
 		{Role: "button", Name: "Cancel", Ref: "e5", InMain: true},
 	}
 	assert.True(t, sendsForm(els, 1), "a search box's button sends it")
+	withSide := []personas.Element{els[0], {Role: "button", Name: "Attachment", Ref: "e8", InMain: true, Flags: []string{"file input"}},
+		{Role: "button", Name: "Back", Ref: "e9", InMain: true}, els[1]}
+	assert.True(t, sendsForm(withSide, 3), "a file chooser and Back between the fields and the button")
 	assert.False(t, sendsForm(els, 3))
 	v := &view{URL: "http://app.test/months", Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
 	sw := newSweep()
