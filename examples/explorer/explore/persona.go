@@ -142,6 +142,7 @@ type coverage struct {
 	visitedT     map[string]int // visits per page template (see templateOf)
 	frontier     []string       // link targets seen, in discovery order
 	known        map[string]bool
+	seenOn       map[string]string // link target -> the page it was first seen on
 	forms        []string          // pages with form fields, in discovery order
 	formSig      map[string]string // page -> its form signature
 	signin       string            // URL of the sign-in page
@@ -154,12 +155,15 @@ type coverage struct {
 
 func newCoverage() *coverage {
 	return &coverage{visited: map[string]bool{}, visitedT: map[string]int{}, known: map[string]bool{}, formSig: map[string]string{},
-		lastRows: map[string]bool{}, catalogued: map[string]int{}}
+		lastRows: map[string]bool{}, catalogued: map[string]int{}, seenOn: map[string]string{}}
 }
 
-func (c *coverage) see(link string) {
+func (c *coverage) see(link, on string) {
 	if link == "" || c.known[link] {
 		return
+	}
+	if on != "" {
+		c.seenOn[link] = on
 	}
 	c.known[link] = true
 	c.frontier = append(c.frontier, link)
@@ -192,6 +196,16 @@ func (c *coverage) visit(l string) bool {
 // two project pages tell as much as twenty.
 func (c *coverage) explored(l string) bool {
 	return c.visited[l] || c.visitedT[pageTemplate(l)] >= 2
+}
+
+// way is how to reach the unvisited page l: the page its link was seen on
+// (its link is then followed, as a user would, and a spec replays the
+// click, not a typed address), or l itself.
+func (c *coverage) way(l, here string) string {
+	if from := c.seenOn[l]; from != "" && from != here && !strings.HasPrefix(from, collectorPrefix) {
+		return from
+	}
+	return l
 }
 
 // nextUnvisited returns the first priority or frontier page not explored yet.
@@ -626,9 +640,9 @@ func (m *member) plan(t Trick, v *view) []step {
 			if e.Role != "combobox" || !e.InMain {
 				continue
 			}
-			if i := indexOf(v.Els, e.Ref); inForm(v.Els, e.Ref) && formFields(v.Els, i) > 0 {
-				// A choice of a form with fields to fill: the sweep
-				// sends it with the rest of the form filled.
+			if inForm(v.Els, e.Ref) {
+				// A form's choice: the sweep sends it with the rest of
+				// the form filled.
 				continue
 			}
 			// The options at the end of a list are the least tried.
@@ -811,6 +825,9 @@ func (m *member) decide(v *view) (step, bool) {
 	}
 	if l, ok := v.Cov.nextUnvisited(); ok && !m.tried["nav:"+l] {
 		m.tried["nav:"+l] = true
+		if w := v.Cov.way(l, pathQuery(v.URL)); w != l {
+			return step{in: nav(w), why: "to " + w + ", which links to " + l}, true
+		}
 		return step{in: nav(l), why: "visit " + l}, true
 	}
 	// The app model's best untried target, as this persona prefers.

@@ -209,7 +209,7 @@ func (mr *missionRun) restoreProgress(b []byte) {
 		c.visit(l)
 	}
 	for _, l := range p.Frontier {
-		c.see(l)
+		c.see(l, "")
 	}
 	for _, f := range p.Forms {
 		if !slices.Contains(c.forms, f) {

@@ -75,8 +75,8 @@ func TestProgressRoundTrip(t *testing.T) {
 	mr := fresh()
 	mr.cov.visit("/")
 	mr.cov.visit("/items?page=2")
-	mr.cov.see("/items/new")
-	mr.cov.see("/about")
+	mr.cov.see("/items/new", "/")
+	mr.cov.see("/about", "/")
 	mr.cov.forms = []string{"/items/new"}
 	mr.cov.formSig["/items/new"] = "title|qty"
 	mr.cov.signin, mr.cov.gen, mr.cov.dropped = "/login", 1, true

@@ -1278,12 +1278,12 @@ func (sw *sweep) again(v *view) (step, bool) {
 
 // catalogueOrder is the order the catalogue trick plays a form's input
 // classes in: the values a form must take and that most often break what
-// stores them (quotes, letters outside Latin-1, text longer than a
-// column) first, as each is one submission for every text field of the
+// stores them (text longer than a column, quotes, letters outside
+// Latin-1) first, as each is one submission for every text field of the
 // form; then emptiness and number boundaries, which a form may refuse
 // and so go one field at a time; then the rarer format classes.
 var catalogueOrder = []personas.InputClass{
-	personas.ClassQuotes, personas.ClassNonLatin, personas.ClassLong256, personas.ClassEmpty, personas.ClassZero,
+	personas.ClassLong256, personas.ClassQuotes, personas.ClassNonLatin, personas.ClassEmpty, personas.ClassZero,
 	personas.ClassNegative, personas.ClassAboveMax, personas.ClassHuge, personas.ClassWhitespace, personas.ClassBelowMin,
 	personas.ClassMalformed, personas.ClassDecimal, personas.ClassInvalidDate,
 }

@@ -359,6 +359,8 @@ func (mr *missionRun) turnStep(ctx context.Context, m *member, out *State) (bool
 		l, found := mr.cov.nextUnvisited()
 		if !found {
 			l = mr.start
+		} else {
+			l = mr.cov.way(l, pathQuery(snap.URL))
 		}
 		mr.loops[key] = 0
 		mr.sw.abandon()
@@ -411,7 +413,7 @@ func (mr *missionRun) observe(ctx context.Context, snap browser.Snapshot, out *S
 	for _, e := range els {
 		if e.Role == "link" && e.URL != "" {
 			if l, ok := resolveLink(snap.URL, e.URL); ok {
-				mr.cov.see(l)
+				mr.cov.see(l, here)
 			}
 		}
 	}
