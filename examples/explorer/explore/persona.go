@@ -640,9 +640,9 @@ func (m *member) plan(t Trick, v *view) []step {
 			if e.Role != "combobox" || !e.InMain {
 				continue
 			}
-			if inForm(v.Els, e.Ref) {
-				// A form's choice: the sweep sends it with the rest of
-				// the form filled.
+			if i := indexOf(v.Els, e.Ref); inForm(v.Els, e.Ref) && formFields(v.Els, i) > 0 {
+				// A choice of a form with fields to fill: the sweep
+				// sends it with the rest of the form filled.
 				continue
 			}
 			// The options at the end of a list are the least tried.
