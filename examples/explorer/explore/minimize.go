@@ -774,6 +774,37 @@ func candidates(full []browser.Entry) (plain, signed [][]browser.Entry) {
 			add(&signed, append(in, full[from:]...))
 		}
 	}
+	// A flow: the pages under the bug page's first path segment
+	// (/checkout/1, /checkout/2 …) are often the steps of one flow whose
+	// state the app keeps between them, and the tape may have left the
+	// flow and come back (an earlier persona chose the plan the later one
+	// submitted). From the 1st, 2nd, 4th… latest navigation into that
+	// area: the tape from there, and only its actions in the area (taken
+	// there and staying there, or navigations into it).
+	if area := pathArea(full[n-1].URL); area != "" {
+		var into []int
+		for _, i := range navs {
+			if pathArea(full[i].URL) == area {
+				into = append(into, i)
+			}
+		}
+		for k := 1; k <= len(into); k *= 2 {
+			from := into[k-1]
+			sub := []browser.Entry{full[from]}
+			for i := from + 1; i < n; i++ {
+				stays := pathArea(full[i].URL) == area && (full[i].Action == browser.ActNavigate || pathArea(full[i-1].URL) == area)
+				if stays || i == n-1 {
+					sub = append(sub, full[i])
+				}
+			}
+			for _, c := range [][]browser.Entry{full[from:], sub} {
+				add(&plain, c)
+				if in := signIn(full[:from]); in != nil {
+					add(&signed, append(slices.Clone(in), c...))
+				}
+			}
+		}
+	}
 	// Jumps: most pages can be opened by their URL, so a page reached by
 	// clicks need not be reached the same way. For the latest pages the
 	// tape arrived on by a click (1st, 2nd, 4th… latest), a navigation to
@@ -808,6 +839,15 @@ func candidates(full []browser.Entry) (plain, signed [][]browser.Entry) {
 	slices.SortStableFunc(plain, byLen)
 	slices.SortStableFunc(signed, byLen)
 	return plain, signed
+}
+
+// pathArea is the first segment of u's path ("" for the root or a bad URL).
+func pathArea(u string) string {
+	if u == "" {
+		return ""
+	}
+	seg, _, _ := strings.Cut(strings.TrimPrefix(pathOf(u), "/"), "/")
+	return seg
 }
 
 // reRecord matches a record in a URL path: a collection and a number

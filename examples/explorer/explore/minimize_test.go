@@ -463,6 +463,39 @@ func TestFindingSig(t *testing.T) {
 
 // TestCandidatesJump: pages reached by a click are also reached by a
 // navigation to their recorded URL, standing in for the clicks before.
+// A flow left and resumed: its first step was taken, the tape went
+// elsewhere, then came back to the second step and hit the bug on the
+// third. The candidates hold the flow's own actions from its first step.
+func TestCandidatesFlowArea(t *testing.T) {
+	full := buildTape("http://127.0.0.1:9", []tapeStep{
+		{browser.ActNavigate, "/", "/"},                         // 1
+		{browser.ActClick, "getByTestId('signin')", "/signin"},  // 2
+		{browser.ActFill, "getByTestId('email')", "/signin"},    // 3
+		{browser.ActFill, "getByTestId('password')", "/signin"}, // 4
+		{browser.ActClick, "getByTestId('submit')", "/home"},    // 5
+		{browser.ActNavigate, "/flow/1", "/flow/1"},             // 6
+		{browser.ActClick, "getByTestId('choice')", "/flow/1"},  // 7
+		{browser.ActClick, "getByTestId('next')", "/flow/2"},    // 8
+		{browser.ActNavigate, "/", "/home"},                     // 9
+		{browser.ActClick, "getByTestId('items')", "/items"},    // 10
+		{browser.ActNavigate, "/items?page=2", "/items"},        // 11
+		{browser.ActNavigate, "/flow/2", "/flow/2"},             // 12
+		{browser.ActFill, "getByTestId('company')", "/flow/2"},  // 13
+		{browser.ActClick, "getByTestId('next')", "/flow/3"},    // 14
+	})
+	plain, signed := candidates(full)
+	ps, ss := allSeqs(plain), allSeqs(signed)
+	assert.Contains(t, ps, []int64{6, 7, 8, 12, 13, 14}, "the flow's actions from its first step, without the detour")
+	assert.Contains(t, ps, []int64{6, 7, 8, 9, 10, 11, 12, 13, 14})
+	assert.Contains(t, ss, []int64{1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 14}, "behind the sign-in")
+	for _, c := range plain {
+		assert.Less(t, len(c), len(full))
+	}
+	assert.Equal(t, "flow", pathArea("http://a/flow/3?x=1"))
+	assert.Equal(t, "", pathArea("http://a/"))
+	assert.Equal(t, "", pathArea(""))
+}
+
 func TestCandidatesJump(t *testing.T) {
 	const app = "http://127.0.0.1:9/"
 	full := tape()

@@ -150,12 +150,35 @@ type coverage struct {
 	catalogued   map[string]int    // form page -> the catalogue's submissions there
 	gen          int               // bumped when the session is dropped
 	dropped      bool
-	priority     []string // high-risk pages from memory
+	priority     []string     // high-risk pages from memory
+	tags         map[int]bool // numbers the mission's free text carried (tag)
 }
 
 func newCoverage() *coverage {
 	return &coverage{visited: map[string]bool{}, visitedT: map[string]int{}, known: map[string]bool{}, formSig: map[string]string{},
 		lastRows: map[string]bool{}, catalogued: map[string]int{}, seenOn: map[string]string{}}
+}
+
+// tag is a number for free text that no earlier value of the mission
+// carried: drawn by r from 10–999, then from wider ranges once that one
+// fills up. A nil coverage only draws.
+func (c *coverage) tag(r *rand.Rand) int {
+	lo, hi := 10, 1000
+	if c == nil {
+		return lo + r.IntN(hi-lo)
+	}
+	if c.tags == nil {
+		c.tags = map[int]bool{}
+	}
+	for {
+		for range 32 {
+			if n := lo + r.IntN(hi-lo); !c.tags[n] {
+				c.tags[n] = true
+				return n
+			}
+		}
+		lo, hi = hi, hi*10
+	}
 }
 
 func (c *coverage) see(link, on string) {
@@ -415,27 +438,29 @@ func submitButton(els []personas.Element, after int) (personas.Element, bool) {
 }
 
 // validFor is a valid value for the field e, from its kind, label and
-// constraints (personas.ValidValue); free text gets a number r draws, so
-// two records the explorer creates never read the same.
-func validFor(e personas.Element, r *rand.Rand) string {
+// constraints (personas.ValidValue); free text gets a number no other value
+// of the mission had (coverage.tag), so two records the explorer creates
+// never read the same (a list showing two equal rows is then the app's
+// doing).
+func validFor(e personas.Element, v *view) string {
 	f := personas.FieldOf(e, nil)
-	v := personas.ValidValue(f)
-	if (f.Kind == personas.FieldText || f.Kind == personas.FieldTextarea) && f.Pattern == "" && strings.ContainsFunc(v, unicode.IsLetter) &&
-		!strings.ContainsAny(v, "@/") {
-		tail := fmt.Sprintf(" %d", 10+r.IntN(990))
-		if f.MaxLength == 0 || utf8.RuneCountInString(v+tail) <= f.MaxLength {
-			v += tail
+	val := personas.ValidValue(f)
+	if (f.Kind == personas.FieldText || f.Kind == personas.FieldTextarea) && f.Pattern == "" && strings.ContainsFunc(val, unicode.IsLetter) &&
+		!strings.ContainsAny(val, "@/") {
+		tail := fmt.Sprintf(" %d", v.Cov.tag(v.Rand))
+		if f.MaxLength == 0 || utf8.RuneCountInString(val+tail) <= f.MaxLength {
+			val += tail
 		}
 	}
-	return v
+	return val
 }
 
 // exoticText is legal text that trips careless code: an apostrophe
 // (quoting), letters outside Latin-1 (encodings, Latin-1 columns) and a
-// number r draws (so two records never read the same), within the
-// field's maxlength.
-func exoticText(f personas.Field, r *rand.Rand) string {
-	v := fmt.Sprintf("O'Brien \u212Bngstr\u00f6m \u03a9 \u6771\u4eac %d", 10+r.IntN(990))
+// number no other value of the mission had (so two records never read the
+// same), within the field's maxlength.
+func exoticText(f personas.Field, vw *view) string {
+	v := fmt.Sprintf("O'Brien \u212Bngstr\u00f6m \u03a9 \u6771\u4eac %d", vw.Cov.tag(vw.Rand))
 	if f.MaxLength > 0 && utf8.RuneCountInString(v) > f.MaxLength {
 		v = string([]rune(v)[:f.MaxLength])
 	}
@@ -539,7 +564,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			if e.Value != "" {
 				return "", false
 			}
-			return validFor(e, v.Rand), true
+			return validFor(e, v), true
 		}, false, nil)
 	case TrickXSS:
 		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
@@ -550,7 +575,7 @@ func (m *member) plan(t Trick, v *view) []step {
 		macro := formPlan(v, func(e personas.Element) (string, bool) {
 			if f := personas.FieldOf(e, nil); e.Role == "spinbutton" || f.Kind != personas.FieldText && f.Kind != personas.FieldTextarea && f.Kind != personas.FieldSearch ||
 				strings.Contains(strings.ToLower(e.Name), "mail") {
-				return validFor(e, v.Rand), true
+				return validFor(e, v), true
 			}
 			played[e.Ref] = []personas.InputClass{personas.ClassMarkup}
 			return XSSPayload, true
@@ -582,12 +607,12 @@ func (m *member) plan(t Trick, v *view) []step {
 				// Its apostrophe is one of the quotes class's characters, not
 				// all of them: that class keeps its own target.
 				played[e.Ref] = []personas.InputClass{personas.ClassNonLatin}
-				return exoticText(f, v.Rand), true
+				return exoticText(f, v), true
 			}
 			if e.Value != "" {
 				return "", false
 			}
-			return validFor(e, v.Rand), true
+			return validFor(e, v), true
 		}, false, nil)
 		if len(macro) > 0 {
 			v.Sweep.cover(v, played)
@@ -608,7 +633,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			if e.Value != "" {
 				return "", false
 			}
-			return validFor(e, v.Rand), true
+			return validFor(e, v), true
 		}, false, nil)
 	case TrickCatalogue:
 		// Class after class of the input catalogue, each in every
@@ -633,7 +658,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			if e.Value != "" {
 				return "", false
 			}
-			return validFor(e, v.Rand), true
+			return validFor(e, v), true
 		}, true, m.hold)
 	case TrickSelect:
 		for _, e := range sortFirst(v.Els) {

@@ -669,12 +669,31 @@ const collectorJS = `(() => {
   // A control whose click did something once is not dead when clicked
   // again to no effect (a "show" button whose panel is already shown).
   const worked = new WeakSet();
+  // Clicks not judged yet: the team waits for none to be left (or for
+  // its watch to end) before its next action. A click that visibly did
+  // something is judged at once (looked at every 50 ms); only a click
+  // that changed nothing waits out the window.
+  let undecided = 0;
+  Object.defineProperty(window, '__agUndecided', {value: () => undecided, configurable: true});
   document.addEventListener('click', (ev) => {
     const n = ++clicks;
     const el = ev.target instanceof Element ? ev.target.closest('button, [role=button]') : null;
     if (!el || el.disabled || (el.type === 'submit' && el.form)) return;
     const before = look() + own(el), errs = errors;
+    undecided++;
+    let done = false;
+    const decide = () => { if (!done) { done = true; undecided--; } };
+    const early = setInterval(() => {
+      if (done) { clearInterval(early); return; }
+      if (errors !== errs || look() + own(el) !== before) {
+        if (errors === errs) worked.add(el);
+        clearInterval(early);
+        decide();
+      }
+    }, 50);
     setTimeout(() => {
+      clearInterval(early);
+      decide();
       if (errors !== errs) return;
       if (look() + own(el) !== before) worked.add(el);
       if (n === clicks && !worked.has(el) && look() + own(el) === before) {

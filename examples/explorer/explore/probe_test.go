@@ -135,6 +135,29 @@ func TestCollectorDeadControl(t *testing.T) {
 	}
 	assert.Equal(t, []string{`button[id="dead"]`}, dead)
 
+	// The team waits for the recorder's judgement, not a fixed time: once
+	// awaitJudgement returns, no click is undecided and a dead one's
+	// report is in.
+	judge := &missionRun{sess: s, trace: slog.New(slog.DiscardHandler)}
+	undecided := func() any {
+		v, err := s.Evaluate(ctx, `() => window.__agUndecided()`, nil)
+		require.NoError(t, err)
+		return v
+	}
+	for _, c := range []struct {
+		target string
+		dead   bool
+	}{{"#show", false}, {"#dead", true}, {"#more", false}} {
+		require.True(t, s.Do(ctx, browser.Intent{Action: browser.ActClick, Target: c.target}).OK)
+		judge.awaitJudgement(ctx)
+		assert.EqualValues(t, 0, undecided(), c.target)
+		got := false
+		for _, f := range pageFindings(s.TakeFindings()) {
+			got = got || f.Kind == FindDeadControl
+		}
+		assert.Equal(t, c.dead, got, "%s: dead control reported by the time the wait ends", c.target)
+	}
+
 	// The finding names its element, and a bug's screenshot outlines it
 	// (then the page is as it was).
 	assert.Equal(t, "#dead", sel)

@@ -74,6 +74,15 @@ func (a *addresser) findings(fs []browser.Finding) []browser.Finding {
 func (a *addresser) entry(e browser.Entry) browser.Entry {
 	e.URL, e.Params.URL = a.text(e.URL), a.text(e.Params.URL)
 	e.Result, e.Error = a.text(e.Result), a.text(e.Error)
+	// A title too: a page still loading is titled by its address. A
+	// locator or a typed value may quote what the page showed (its own
+	// address), which replays as the target's.
+	e.Title, e.Params.Target, e.Params.To, e.Params.Text = a.text(e.Title), a.text(e.Params.Target), a.text(e.Params.To), a.text(e.Params.Text)
+	e.Locator, e.HoverLocator, e.FocusLocator, e.DropLocator = a.text(e.Locator), a.text(e.HoverLocator), a.text(e.FocusLocator), a.text(e.DropLocator)
+	if e.Params.Value != nil {
+		v := a.text(*e.Params.Value)
+		e.Params.Value = &v
+	}
 	e.Findings = a.findings(e.Findings)
 	return e
 }

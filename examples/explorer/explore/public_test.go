@@ -34,6 +34,15 @@ func TestAddresser(t *testing.T) {
 	assert.Equal(t, "https://shop.example/app/q", pub.Params.URL)
 	assert.Equal(t, "GET https://shop.example/app/r failed", pub.Findings[0].Message)
 	assert.Equal(t, "http://127.0.0.1:4100/r", e.Findings[0].URL, "the original entry is left as it is")
+	typed := "see http://127.0.0.1:4100/s"
+	e = browser.Entry{Title: "Loading http://127.0.0.1:4100/s?saved=1", Locator: "getByRole('link', { name: 'http://127.0.0.1:4100/s' })",
+		Params: browser.Intent{Action: browser.ActFill, Target: "text=127.0.0.1:4100", Value: &typed}}
+	pub = a.entry(e)
+	assert.Equal(t, "Loading https://shop.example/app/s?saved=1", pub.Title, "a loading page's title is its address")
+	assert.Equal(t, "getByRole('link', { name: 'https://shop.example/app/s' })", pub.Locator)
+	assert.Equal(t, "text=shop.example", pub.Params.Target)
+	assert.Equal(t, "see https://shop.example/app/s", *pub.Params.Value)
+	assert.Equal(t, "see http://127.0.0.1:4100/s", typed, "the original value is left as it is")
 
 	var buf bytes.Buffer
 	slog.New(slog.NewTextHandler(a.writer(&buf), nil)).Info("look", "url", "http://127.0.0.1:4100/z")

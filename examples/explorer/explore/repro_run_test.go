@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -89,20 +90,35 @@ func TestDemoSpecsFailOnceFixed(t *testing.T) {
 	}
 	require.NotEmpty(t, offFiles, "specs that name a seeded bug")
 
-	outcome := func(d string) map[string]browsertest.Outcome {
+	// The two runs (own apps, own folders) go side by side: the specs
+	// mostly wait for the app.
+	type ran struct {
+		outs []browsertest.Outcome
+		log  string
+		err  error
+	}
+	outcome := func(d string, into *ran, wg *sync.WaitGroup) {
+		defer wg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()
-		outs, log, err := browsertest.RunSpecs(ctx, d, append([]string{"AGENTGRAPH_BASE_URL="}, res.SecretEnv...))
-		require.NoError(t, err, log)
-		byFile := map[string]browsertest.Outcome{}
-		for _, o := range outs {
-			byFile[filepath.Base(o.File)] = o
-		}
-		return byFile
+		into.outs, into.log, into.err = browsertest.RunSpecs(ctx, d, append([]string{"AGENTGRAPH_BASE_URL="}, res.SecretEnv...))
 	}
-	on := outcome(onDir)
+	var onRun, offRun ran
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go outcome(onDir, &onRun, &wg)
+	go outcome(offDir, &offRun, &wg)
+	wg.Wait()
+	byFile := func(r ran) map[string]browsertest.Outcome {
+		require.NoError(t, r.err, r.log)
+		m := map[string]browsertest.Outcome{}
+		for _, o := range r.outs {
+			m[filepath.Base(o.File)] = o
+		}
+		return m
+	}
+	on, off := byFile(onRun), byFile(offRun)
 	t.Logf("bug on: %d specs ran", len(on))
-	off := outcome(offDir)
 
 	var table strings.Builder
 	table.WriteString("| bug | kind | class | spec | bug on | bug off |\n|---|---|---|---|---|---|\n")

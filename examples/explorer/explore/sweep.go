@@ -140,7 +140,7 @@ func (sw *sweep) nextStep(m *member, v *view) []step {
 		if e.Value != "" || personas.FieldOf(e, nil).Kind == personas.FieldPassword {
 			return "", false
 		}
-		return validFor(e, v.Rand), true
+		return validFor(e, v), true
 	}, sw.double, m.hold)
 	if len(macro) == 0 {
 		return nil
@@ -570,7 +570,7 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 		macro := fillOthersWith(v, el, i, wide)
 		val := in.Value
 		if in.Class == personas.ClassValid {
-			val = validFor(el, v.Rand) // free text made unique: records stay apart
+			val = validFor(el, v) // free text made unique: records stay apart
 		}
 		macro = append(macro, step{in: fillRef(el.Ref, val), why: fmt.Sprintf("coverage: %s (%s)", what, clip(val, 40))})
 		last := i
@@ -590,7 +590,7 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 	case personas.ActionPress:
 		var macro []step
 		if el.Fillable() && el.Value == "" && a.Arg == "Enter" {
-			macro = append(macro, step{in: fillRef(el.Ref, validFor(el, v.Rand)), why: "fill " + el.Name})
+			macro = append(macro, step{in: fillRef(el.Ref, validFor(el, v)), why: "fill " + el.Name})
 		}
 		for _, it := range a.Intents(el, in) {
 			macro = append(macro, step{in: it, why: "coverage: " + what})
@@ -738,7 +738,7 @@ func fillOthersWith(v *view, el personas.Element, at int, wide map[string]string
 		}
 		switch {
 		case e.Fillable() && e.Value == "" && f.Kind != personas.FieldPassword:
-			macro = append(macro, step{in: fillRef(e.Ref, validFor(e, v.Rand)), why: "fill " + e.Name})
+			macro = append(macro, step{in: fillRef(e.Ref, validFor(e, v)), why: "fill " + e.Name})
 		case e.Role == "combobox" && len(e.Options) > 0 && f.Required && e.Value == "":
 			o := personas.ValidValue(f)
 			macro = append(macro, step{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name})

@@ -466,14 +466,15 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 	if wait == 0 && st.in.Action == browser.ActClick {
 		wait = 150 * time.Millisecond
 	}
+	start := time.Now()
 	if mr.judged(st.in, res) {
 		// The recorder tells a dead button deadWindow after its click;
 		// the next action must not come first (its click, or leaving the
 		// page, would leave the first one undecided).
-		wait = max(wait, deadWatch)
+		mr.awaitJudgement(ctx)
 	}
-	if wait > 0 {
-		mr.col.waitQuiet(ctx, wait)
+	if left := wait - time.Since(start); left > 0 {
+		mr.col.waitQuiet(ctx, left)
 	}
 	mr.progress(m.p.Name, st, res)
 	// Findings that arrived while the page was watched (the recorder's
@@ -489,6 +490,37 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 // longer than the in-page recorder's deadWindow (400 ms), so that a click
 // that changed nothing is reported before the next action.
 const deadWatch = 450 * time.Millisecond
+
+// awaitJudgement waits, at most deadWatch, until the in-page recorder has
+// judged every click (a click that visibly did something is judged at
+// once, a dead one when its window ends), then a moment for its report to
+// arrive.
+func (mr *missionRun) awaitJudgement(ctx context.Context) {
+	deadline := time.Now().Add(deadWatch)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		cctx, cancel := context.WithDeadline(ctx, deadline)
+		v, err := mr.sess.Evaluate(cctx, `() => typeof window.__agUndecided === 'function' ? window.__agUndecided() : -1`, nil)
+		cancel()
+		n, ok := v.(int)
+		if f, isF := v.(float64); isF {
+			n, ok = int(f), true
+		}
+		if err != nil || !ok || n < 0 {
+			// No recorder to ask (a page it is not in): the whole watch.
+			mr.col.waitQuiet(ctx, time.Until(deadline))
+			return
+		}
+		if n == 0 {
+			mr.col.waitQuiet(ctx, judgedReport)
+			return
+		}
+		mr.col.waitQuiet(ctx, 50*time.Millisecond)
+	}
+}
+
+// judgedReport is the moment a recorder's report (a console message) takes
+// to arrive once the click is judged.
+const judgedReport = 60 * time.Millisecond
 
 // judged: the action clicked a button and the browser stayed on the page,
 // so the recorder is judging whether the click did anything.

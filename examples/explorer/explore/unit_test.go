@@ -176,17 +176,26 @@ func TestGuessCredentialsFallback(t *testing.T) {
 // validFor: a valid value by the field's type and constraints, free text
 // made unique so two created records never read the same.
 func TestValidFor(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	assert.Equal(t, "qa.tester@example.com", validFor(personas.Element{Role: "textbox", Name: "Billing email", Flags: []string{"type=email"}}, r))
-	n := validFor(personas.Element{Role: "spinbutton", Name: "Copies", Flags: []string{"min=2", "max=9"}}, r)
-	v, err := strconv.Atoi(n)
+	v := &view{Rand: rand.New(rand.NewPCG(1, 2)), Cov: newCoverage()}
+	assert.Equal(t, "qa.tester@example.com", validFor(personas.Element{Role: "textbox", Name: "Billing email", Flags: []string{"type=email"}}, v))
+	n := validFor(personas.Element{Role: "spinbutton", Name: "Copies", Flags: []string{"min=2", "max=9"}}, v)
+	num, err := strconv.Atoi(n)
 	require.NoError(t, err, n)
-	assert.True(t, v >= 2 && v <= 9, n)
-	a, b := validFor(personas.Element{Role: "textbox", Name: "Title"}, r), validFor(personas.Element{Role: "textbox", Name: "Title"}, r)
+	assert.True(t, num >= 2 && num <= 9, n)
+	a, b := validFor(personas.Element{Role: "textbox", Name: "Title"}, v), validFor(personas.Element{Role: "textbox", Name: "Title"}, v)
 	assert.NotEqual(t, a, b)
 	assert.Regexp(t, `^\D+ \d+$`, a)
-	short := validFor(personas.Element{Role: "textbox", Name: "Title", Flags: []string{"maxlength=5"}}, r)
+	short := validFor(personas.Element{Role: "textbox", Name: "Title", Flags: []string{"maxlength=5"}}, v)
 	assert.LessOrEqual(t, len(short), 5)
+	// Never the same number twice in a mission: more values than the
+	// first range holds stay distinct.
+	seen := map[string]bool{}
+	for range 2000 {
+		s := validFor(personas.Element{Role: "textbox", Name: "Title"}, v)
+		require.False(t, seen[s], "%s twice", s)
+		seen[s] = true
+	}
+	assert.Equal(t, 2000+3, len(v.Cov.tags), "one number per free text drawn")
 }
 
 // The explorer's teams are the personas package's: the same members, in
