@@ -170,8 +170,10 @@
 // cookies and storage.
 //
 // Every address an artifact keeps is the app's own (public.go): the
-// collector's loopback origin in findings, the tape, traces.log and the
-// reports is rewritten to the target, and the collector's injected
+// collector's loopback origin in findings, the tape (every field a page
+// can put an address in: URLs, results, a loading page's title, locators,
+// typed values), traces.log and the reports is rewritten to the target,
+// and the collector's injected
 // script tags are taken out of the page bodies quoted as evidence. Specs
 // use relative paths under the generated playwright.config.ts, whose
 // baseURL is BASE_URL, else AGENTGRAPH_BASE_URL, else the target, e.g.

@@ -56,6 +56,9 @@ func TestMain(m *testing.M) {
 // otherwise the first test that needs it runs it.
 var demo demoShared
 
+// demoReaders runs the tests that read the shared run one at a time.
+var demoReaders sync.Mutex
+
 type demoShared struct {
 	once   sync.Once
 	done   chan struct{}
@@ -109,8 +112,14 @@ func (d *demoShared) run(ctx context.Context, b *browser.Browser) {
 
 // demoRun returns the shared demo app run and its report directory,
 // waiting for it (or running it) first. The tests that use it only read it.
+// They are parallel tests, so that they run once every other test of the
+// package has (beside the background run, instead of idly waiting for it),
+// and one at a time (demoReaders): two of them run specs.
 func demoRun(t *testing.T) (string, Result) {
 	t.Helper()
+	t.Parallel()
+	demoReaders.Lock()
+	t.Cleanup(demoReaders.Unlock)
 	demo.start(testBrowser)
 	<-demo.done
 	t.Logf("the shared demo app run took %s", demo.took.Round(time.Second))

@@ -64,10 +64,11 @@ type sweep struct {
 	catN map[string]int
 	// madeFrom counts the records made per form page template.
 	madeFrom map[string]int
-	// sent holds the field names of the form the latest action submitted
-	// (nil when it submitted none); step is set when the page after it is
-	// another form (the next step of a flow), and steps counts the steps
-	// walked since the flow's first form.
+	// submit: the latest action submitted a form, whose field names sent
+	// holds; step is set when the page after it is another form (the
+	// next step of a flow), and steps counts the steps walked since the
+	// flow's first form.
+	submit bool
 	sent   []string
 	step   bool
 	stepAt string // the step's page
@@ -96,12 +97,12 @@ func formNames(els []personas.Element) []string {
 // of the submitted form's (a form sent back with errors shows its own
 // fields again), and a button to go on.
 func (sw *sweep) flowStep(url string, els []personas.Element) {
-	sent := sw.sent
-	if sent == nil {
+	if !sw.submit {
 		return // no submission since the last look: the flow stands
 	}
-	sw.sent, sw.step = nil, false
-	if len(sent) <= 1 { // the form sent no fields (its "" ends the list)
+	sent := sw.sent
+	sw.submit, sw.sent, sw.step = false, nil, false
+	if len(sent) == 0 { // the form sent no fields
 		sw.steps, sw.double = 0, false
 		return
 	}
@@ -962,7 +963,7 @@ func (sw *sweep) submitted(in browser.Intent, ok bool, v *view, to string) {
 	}
 	if i := slices.IndexFunc(v.Els, func(e personas.Element) bool { return e.Ref == in.Target }); i >= 0 &&
 		(submitLike(v.Els[i]) || in.Action == browser.ActPress && in.Key == "Enter" && v.Els[i].Fillable()) {
-		sw.sent = append(formNames(v.Els), "") // see flowStep (never nil)
+		sw.submit, sw.sent = true, formNames(v.Els) // see flowStep
 		sw.double = in.Action == browser.ActDblclick
 	}
 	from := personas.URLTemplate(v.URL)
