@@ -26,6 +26,9 @@ import (
 // with every seeded bug switched off: the same personas and oracles that
 // find them all report nothing (no false positives).
 func TestExploreFixedDemoApp(t *testing.T) {
+	// Parallel: it runs at the end of the package, beside the tests that
+	// read the shared demo run (see demoRun), not before them.
+	t.Parallel()
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -151,7 +151,10 @@ func TestExploreFixtureApp(t *testing.T) {
 		require.NoError(t, err, "chromium not found; %s", browser.SetupHint)
 	}
 	playwright := func(base string) (string, error) {
-		c, cancel2 := context.WithTimeout(ctx, 90*time.Second)
+		// Each spec run has its own bound: the run's 2 minutes above are
+		// for the explorer (under the suite's load it may use most of
+		// them).
+		c, cancel2 := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel2()
 		cmd := exec.CommandContext(c, "npx", "--no-install", "playwright", "test")
 		cmd.Dir = run
