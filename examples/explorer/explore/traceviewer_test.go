@@ -57,12 +57,17 @@ func viewTrace(t *testing.T, zip, want string) string {
 	require.NoError(t, err)
 	r := s.Do(ctx, browser.Intent{Action: browser.ActNavigate, URL: viewer + "/trace/index.html?trace=" + url.QueryEscape(viewer+"/trace/file?path="+zip)})
 	require.True(t, r.OK, r.Error)
+	// The viewer has rendered the trace once its page (not only its
+	// address, the snapshot's first line, which names the zip) shows want
+	// and the DOM snapshot's frame. A loaded machine may take a while.
 	var text string
-	for range 40 {
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
 		r = s.Do(ctx, browser.Intent{Action: browser.ActSnapshot})
 		if r.Snapshot != nil {
 			text = r.Snapshot.Text
-			if strings.Contains(text, want) {
+			_, body, _ := strings.Cut(text, "\n")
+			if strings.Contains(body, want) && strings.Contains(body, "iframe") {
 				return text
 			}
 		}
