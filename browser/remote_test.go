@@ -83,7 +83,7 @@ func TestConnectNoServer(t *testing.T) {
 // connection, the engine's origin guard, health findings, init scripts and
 // screenshots work as with a local browser.
 func TestRemoteBrowser(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	srv, err := browsertest.StartRunServer(ctx)
 	require.NoError(t, err)

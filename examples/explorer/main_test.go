@@ -219,7 +219,7 @@ func TestMainTemplateMissionsAndEvents(t *testing.T) {
 	missions := filepath.Join(dir, "missions.yaml")
 	require.NoError(t, os.WriteFile(missions, []byte("missions:\n  - template: simulate_all_users\n    params:\n      users: [{name: new_user}, {name: adversarial}]\n      budget: 3\n"), 0o644))
 	events := filepath.Join(dir, "events.jsonl")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
 	code := run(ctx, []string{"--offline", "--missions", missions, "--events", events, "--reports", dir, "--db", "", "--plain",

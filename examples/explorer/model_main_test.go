@@ -45,7 +45,7 @@ func TestMainModelDriven(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	env := llm.MapEnv(map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "x", "AGENTGRAPH_PERSONA_MODEL": "gpt-4.1-mini"})
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
 	code := run(ctx, []string{"--budget", "10", "--reports", dir, "--db", filepath.Join(dir, "explorer.db"), "--plain", "--fail-on", "any"}, &out, &errOut, env)

@@ -49,7 +49,7 @@ func TestMainAdvancedTeam(t *testing.T) {
 
 	t.Run("offline", func(t *testing.T) {
 		dir := t.TempDir()
-		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 		var out, errOut bytes.Buffer
 		code := run(ctx, []string{"--team", "advanced", "--budget", "60", "--turn-steps", "8", "--reports", dir, "--db", "",
@@ -94,7 +94,7 @@ func TestMainAdvancedTeam(t *testing.T) {
 		defer srv.Close()
 		dir := t.TempDir()
 		env := llm.MapEnv(map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "x"})
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 		var out, errOut bytes.Buffer
 		code := run(ctx, []string{"--team", "advanced", "--budget", "20", "--reports", dir, "--db", "",

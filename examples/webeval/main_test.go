@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 // TestSuiteOffline runs the 12-task suite end to end with the scripted
 // agent on real Chromium against the committed reference screenshots.
 func TestSuiteOffline(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	out := t.TempDir()
 	var stdout bytes.Buffer
@@ -149,7 +149,7 @@ func TestSuiteWithModel(t *testing.T) {
 	suite, err := eval.ParseSuite(suiteYAML)
 	require.NoError(t, err)
 	srv := fakeOpenAI(t, suite, scripted().Scripts)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var stdout bytes.Buffer
 	env := llm.MapEnv(map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": srv.URL + "/v1"})
@@ -192,7 +192,7 @@ func TestSuiteFileJSReward(t *testing.T) {
 		"shop":                  {Intents: []browser.Intent{click(`role=button[name="Add mug"]`), click("#checkout")}, Claim: true},
 	}
 	srv := fakeOpenAI(t, suite, scripts)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var stdout bytes.Buffer
 	out := t.TempDir()

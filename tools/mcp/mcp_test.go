@@ -47,7 +47,7 @@ func buildTestServer(t *testing.T) string {
 		if runtime.GOOS == "windows" {
 			buildBin += ".exe"
 		}
-		cmd := exec.Command("go", "build", "-o", buildBin, "./internal/testserver")
+		cmd := exec.Command("go", append(append([]string{"build"}, raceFlags...), "-o", buildBin, "./internal/testserver")...)
 		cmd.Env = os.Environ()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build testserver: %v: %s", err, out)

@@ -23,7 +23,7 @@ import (
 // explorer, gremlins.js) on two seeds with a small budget and checks its
 // arithmetic against the explorer's own reports, not a recall value.
 func TestBenchSmoke(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	b, err := browser.Launch(ctx, browser.LaunchOptions{})
 	require.NoError(t, err, "the smoke test needs Chromium and the Playwright driver: %s", browser.SetupHint)

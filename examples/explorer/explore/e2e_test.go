@@ -30,7 +30,7 @@ func TestExploreFixedDemoApp(t *testing.T) {
 	// read the shared demo run (see demoRun), not before them.
 	t.Parallel()
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var off []string
 	for _, b := range demoapp.Bugs() {

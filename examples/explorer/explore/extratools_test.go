@@ -133,7 +133,7 @@ func TestModelPersonaMCPAndSkills(t *testing.T) {
 	})
 	defer srv.Close()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var rec observe.Recorder
 	var progress bytes.Buffer

@@ -95,7 +95,7 @@ func (r *recordTB) Errorf(format string, args ...any) {
 func TestExploreFixtureApp(t *testing.T) {
 	app := fixtureApp(t)
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	rec := &recordTB{}
 	res := Check(rec, ctx, Config{Target: app.URL, Budget: 40, ReportDir: dir, Browser: testBrowser, MinimizeTime: 30 * time.Second, Missions: []Mission{{ThreadID: "notes", Prompt: "Explore the notes app"}}}, FailOnNew)

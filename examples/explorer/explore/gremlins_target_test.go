@@ -52,7 +52,7 @@ var reTestIDs = regexp.MustCompile(`bf\d+-\d+`)
 // caller's seeded ids and matcher.
 func TestRunGremlinsOnTarget(t *testing.T) {
 	app := signInApp(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	const n = 15
 	side, err := RunGremlins(ctx, GremlinsConfig{Budget: n, Seed: 2, Target: app.URL, Browser: testBrowser,

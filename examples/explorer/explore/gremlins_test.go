@@ -36,7 +36,7 @@ func named(bugs []Bug, id string) bool {
 // findings.
 func TestCompareGremlins(t *testing.T) {
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	const n = 30
 	cmp, err := CompareGremlins(ctx, GremlinsConfig{Budget: n, Seed: 3, StartURL: "/signin?next=/settings", ReportDir: dir, Browser: testBrowser})

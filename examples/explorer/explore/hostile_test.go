@@ -86,7 +86,7 @@ func TestExplorerHostileApp(t *testing.T) {
 	other := newOtherOrigin(t)
 	app := hostileApp(t, other.URL)
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	start := time.Now()
 	res, err := Run(ctx, Config{Target: app.URL, Budget: 14, TurnSteps: 5, ReportDir: dir, Browser: testBrowser, MinimizeReplays: -1,
@@ -144,7 +144,7 @@ func TestExplorerSecretsStayOutOfArtifacts(t *testing.T) {
 
 	dir := t.TempDir()
 	reports, db := filepath.Join(dir, "reports"), filepath.Join(dir, "state", "explorer.db")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, Config{Target: app.URL, Budget: 10, ReportDir: reports, DB: db, Browser: testBrowser, MinimizeReplays: -1,
 		Credentials: Credentials{Email: "qa@example.com", Password: password},

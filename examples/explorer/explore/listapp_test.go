@@ -87,7 +87,7 @@ func TestExploreListApp(t *testing.T) {
 	app := httptest.NewServer(mux)
 	t.Cleanup(app.Close)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, Config{Target: app.URL, Budget: 80, ReportDir: t.TempDir(), Browser: testBrowser, MinimizeReplays: -1,
 		Missions: []Mission{{ThreadID: "lists", Prompt: "Explore the list app"}}})

@@ -224,7 +224,7 @@ func crossUserBugs(m MissionResult) []Bug {
 // the other user's notes. No password, email or session cookie reaches
 // an artifact, and the missions never type a password.
 func TestMultiUserCrossUserLeak(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	app := newNotesApp(notesAccounts)
 	app.leakNote.Store(true)
@@ -380,7 +380,7 @@ func assertNoCredentials(t *testing.T, dir string, cookies []string) {
 // TestMultiUserSignInFails: a wrong password is a set-up error naming the
 // user (never the password), within the set-up mission's bound.
 func TestMultiUserSignInFails(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	app := newNotesApp(notesAccounts)
 	srv := httptest.NewServer(app.handler())

@@ -677,7 +677,7 @@ func TestRunPRMissions(t *testing.T) {
 			if tc.model != nil {
 				cfg.PlannerModel = tc.model(app.URL)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 			res, err := Run(ctx, cfg)
 			require.NoError(t, err)

@@ -50,7 +50,7 @@ func TestResumeKilledMission(t *testing.T) {
 	require.NotEmpty(t, first.Missions[0].Err, "killed mid-mission")
 
 	cfg.Resume = "notes"
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel2()
 	res, err := Run(ctx2, cfg)
 	require.NoError(t, err)
@@ -132,7 +132,7 @@ func TestMissionRetryTransient(t *testing.T) {
 				}}
 			var progress strings.Builder
 			cfg.Progress = &progress
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 			res, err := Run(ctx, cfg)
 			require.NoError(t, err)
@@ -209,7 +209,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	began := time.Now()
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "explorer")
-	build := exec.Command("go", "build", "-o", bin, "github.com/agentgraph/agentgraph/examples/explorer")
+	build := exec.Command("go", append(append([]string{"build"}, raceFlags...), "-o", bin, "github.com/agentgraph/agentgraph/examples/explorer")...)
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)

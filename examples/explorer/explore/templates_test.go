@@ -172,7 +172,7 @@ func TestTemplateMissionsRun(t *testing.T) {
 	tests, err := CreateTests(CreateTestsParams{Flow: "sign in", StartURL: "/signin", Budget: 4})
 	require.NoError(t, err)
 	var rec observe.Recorder
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, Config{Missions: append(seed, tests...), ReportDir: t.TempDir(), Browser: testBrowser, Observer: &rec})
 	require.NoError(t, err)

@@ -66,7 +66,7 @@ func TestRegressionVerifies(t *testing.T) {
 	})
 	app := httptest.NewServer(mux)
 	defer app.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	db := filepath.Join(t.TempDir(), "explorer.db")
 	run := func(regression bool) (Result, string) {

@@ -25,7 +25,7 @@ func fixtureSubject() Subject {
 // buggy build (it fires, with evidence naming the id) and on the fixed
 // build (it does not, and the page stays clean), three bugs at a time.
 func TestVerifyFixture(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var progress bytes.Buffer
 	d := New(Options{Progress: &progress})
@@ -79,7 +79,7 @@ func TestVerifyFixture(t *testing.T) {
 // that never fires and one whose trigger cannot be played are failures with
 // a reason, not errors.
 func TestVerifyReportsFailures(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	always := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
