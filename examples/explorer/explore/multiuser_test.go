@@ -453,3 +453,56 @@ func TestCrossUserCause(t *testing.T) {
 		assert.Equal(t, want, mr.isMarker(v), v)
 	}
 }
+
+// A set-up sign-in whose browser step fails once (here a transparent
+// layer covers the first page, so the button's click runs past the
+// action timeout, as a click on a loaded machine can) is tried again in a fresh context, and
+// the run goes on; the progress says so.
+func TestSignInRetriesAFailedStep(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var mu sync.Mutex
+	pages, signIns := 0, 0
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if c, err := r.Cookie("sid"); err == nil && c.Value == "ok" {
+			_, _ = io.WriteString(w, `<!doctype html><html lang="en"><head><title>Home</title></head><body><main><h1>Welcome back</h1></main></body></html>`)
+			return
+		}
+		mu.Lock()
+		if strings.Contains(r.UserAgent(), "Chrome") { // the browser's, not the run's own checks
+			pages++
+		}
+		cover := ""
+		if pages == 1 {
+			cover = `<div style="position:fixed;inset:0;z-index:10"></div>`
+		}
+		mu.Unlock()
+		_, _ = io.WriteString(w, `<!doctype html><html lang="en"><head><title>Sign in</title></head><body><main><form method="post" action="/signin">
+<label>Email <input name="email" type="email"></label><label>Password <input name="password" type="password"></label>
+<button type="submit">Sign in</button></form></main>`+cover+`</body></html>`)
+	})
+	mux.HandleFunc("POST /signin", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		signIns++
+		mu.Unlock()
+		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "ok", Path: "/"})
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	var progress bytes.Buffer
+	res, err := Run(ctx, Config{Target: srv.URL, ReportDir: t.TempDir(), Budget: 2, MinimizeReplays: -1, Browser: testBrowser, Progress: &progress,
+		Users: []Account{{Name: "dana", Email: "dana@example.test", Password: "Dana-pw-5521!"}}})
+	require.NoError(t, err, "progress:\n%s", progress.String())
+	require.Len(t, res.Missions, 1)
+	out := progress.String()
+	assert.Contains(t, out, "set-up: signing in as dana again after:")
+	assert.Contains(t, out, "set-up: signed in as dana")
+	assert.NotContains(t, out, "Dana-pw-5521!")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, 1, signIns, "the failed try sent nothing")
+	assert.GreaterOrEqual(t, pages, 2)
+}

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,14 @@ import (
 
 // signInTimeout bounds the set-up mission of one user.
 const signInTimeout = 60 * time.Second
+
+// signInStepError is a browser step of the set-up sign-in that failed
+// (as opposed to a page without a sign-in form, or one that refuses the
+// password): worth one more try.
+type signInStepError struct{ err error }
+
+func (e *signInStepError) Error() string { return e.err.Error() }
+func (e *signInStepError) Unwrap() error { return e.err }
 
 // authDir is where the set-up mission keeps the users' storage states,
 // in the report directory (0700; each file 0600).
@@ -64,7 +73,16 @@ func signInUsers(ctx context.Context, cfg Config, b *browser.Browser, engineCfg 
 			continue
 		}
 		t0 := time.Now()
-		if err := signInUser(ctx, cfg, b, engineCfg, u, addr); err != nil {
+		err := signInUser(ctx, cfg, b, engineCfg, u, addr)
+		if step := (*signInStepError)(nil); errors.As(err, &step) && ctx.Err() == nil {
+			// A browser step failed (a click past its timeout on a loaded
+			// machine): once more, in a fresh context, before the run
+			// gives up. A form that is not there or refuses the password
+			// fails the same way twice, so it is not retried.
+			progress(fmt.Sprintf("set-up: signing in as %s again after: %s", u.Name, clip(addr.text(err.Error()), 200)))
+			err = signInUser(ctx, cfg, b, engineCfg, u, addr)
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -91,12 +109,12 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 	look := func() ([]personas.Element, browser.Snapshot, error) {
 		r := s.Do(ctx, browser.Intent{Action: browser.ActSnapshot})
 		if !r.OK || r.Snapshot == nil {
-			return nil, browser.Snapshot{}, fmt.Errorf("read the page: %s", r.Error)
+			return nil, browser.Snapshot{}, &signInStepError{fmt.Errorf("read the page: %s", r.Error)}
 		}
 		return personas.ParseElements(*r.Snapshot), *r.Snapshot, nil
 	}
 	if r := s.Do(ctx, nav("/")); !r.OK {
-		return fmt.Errorf("open the start page: %s", r.Error)
+		return &signInStepError{fmt.Errorf("open the start page: %s", r.Error)}
 	}
 	els, snap, err := look()
 	if err != nil {
@@ -108,7 +126,7 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 		for _, el := range els {
 			if (el.Role == "link" || el.Role == "button") && reSignInControl.MatchString(el.Name) {
 				if r := s.Do(ctx, clickRef(el.Ref)); !r.OK {
-					return fmt.Errorf("open the sign-in form (%s): %s", el.Name, r.Error)
+					return &signInStepError{fmt.Errorf("open the sign-in form (%s): %s", el.Name, r.Error)}
 				}
 				if els, snap, err = look(); err != nil {
 					return err
@@ -128,7 +146,7 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 	}
 	for _, st := range signInMacro(els, i, creds) {
 		if r := s.Do(ctx, st.in); !r.OK {
-			return fmt.Errorf("%s: %s", st.why, e.Secrets().Redact(r.Error))
+			return &signInStepError{fmt.Errorf("%s: %s", st.why, e.Secrets().Redact(r.Error))}
 		}
 	}
 	// Signed in: the password field is gone (a new page, or the form

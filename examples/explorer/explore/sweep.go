@@ -357,6 +357,9 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 			p -= 20
 		case a.Kind == personas.ActionClick && reSignOut.MatchString(a.Name):
 			p -= 20
+		case a.Kind == personas.ActionClick && dismiss(a.Name):
+			// A dialog's Cancel after its other buttons (it closes them).
+			p--
 		}
 		if a := t.Action; a.Kind == personas.ActionClick && a.Role == "link" {
 			// A link's page was found by following it when it was new

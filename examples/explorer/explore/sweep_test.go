@@ -728,3 +728,35 @@ func TestConfirmWithoutFieldsIsAButton(t *testing.T) {
 	}
 	assert.Contains(t, tricked, "e4")
 }
+
+// A dialog's dismiss button comes after its other buttons, wherever it
+// stands: clicked first, it would close the dialog and leave the others
+// untried. A button that names what it closes is no dismiss button.
+func TestDismissButtonsLast(t *testing.T) {
+	els := []personas.Element{
+		{Role: "button", Name: "Close the ledger…", Ref: "e1", InMain: true},
+		{Role: "button", Name: "Cancel", Ref: "e2", InMain: true},
+		{Role: "button", Name: "×", Ref: "e3", InMain: true},
+		{Role: "button", Name: "Yes, close it", Ref: "e4", InMain: true},
+	}
+	v := &view{URL: "http://app.test/ledger", Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
+	sw := newSweep()
+	sw.observe(v.URL, els)
+	v.Sweep = sw
+	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	var order []string
+	for range 5 {
+		macro := m.plan(TrickClickButtons, v)
+		if len(macro) == 0 {
+			break
+		}
+		order = append(order, macro[0].in.Target)
+	}
+	assert.Equal(t, []string{"e1", "e4", "e2", "e3"}, order)
+	for _, name := range []string{"Cancel", "close", " No thanks ", "Not now", "×"} {
+		assert.True(t, dismiss(name), name)
+	}
+	for _, name := range []string{"Close the period…", "Cancel order", "Confirm", "Next"} {
+		assert.False(t, dismiss(name), name)
+	}
+}
