@@ -194,7 +194,8 @@
 // page's password field, else the one behind a link or button named like
 // a sign-in, filled as the personas fill sign-in forms (signInMacro), and
 // checked by the password field being gone; a user whose sign-in fails is
-// a *SetupError naming it. Its storage state goes to
+// a *SetupError naming it (a failed browser step, such as a click past its
+// timeout, is first tried once more in a fresh context). Its storage state goes to
 // <ReportDir>/.auth/<name>.json (0600) and seeds that user's contexts.
 //
 // With two or more users a mission opens one browser context per user (an

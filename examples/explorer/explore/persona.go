@@ -390,6 +390,9 @@ func submitRank(name string) int {
 // closes ("Close the period…" opens a confirmation).
 var reDismiss = regexp.MustCompile(`(?i)^\s*(cancel|close|dismiss|no|no,? thanks|not now|never ?mind|keep editing|go back|×|✕|✖|x)\s*$`)
 
+// reSideButton names a form's side button that acts on the form itself.
+var reSideButton = regexp.MustCompile(`(?i)\b(delete|remove|clear|reset|discard|undo)\b`)
+
 // dismiss: name is a dismiss control's (reDismiss).
 func dismiss(name string) bool { return reDismiss.MatchString(name) }
 
@@ -416,9 +419,10 @@ func sendsForm(els []personas.Element, i int) bool {
 		e := els[j]
 		switch {
 		case e.InMain != els[i].InMain:
-		case e.Role == "button" && (e.Has("file input") || reNotSubmit.MatchString(e.Name) || reBackward.MatchString(e.Name)):
-			// A form's own side buttons (a file chooser, Back, Clear)
-			// do not end it.
+		case e.Role == "button" && (e.Has("file input") || reSideButton.MatchString(e.Name) || dismiss(e.Name) || reBackward.MatchString(e.Name)):
+			// A form's own side buttons (a file chooser, Back, Clear,
+			// Cancel) do not end it; a button that names what it closes
+			// ("Close the period…", which opens its confirmation) does.
 		case e.Role == "button" || e.Role == "link":
 			return false
 		case formControl(e):

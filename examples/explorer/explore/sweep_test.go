@@ -699,6 +699,10 @@ func TestConfirmWithoutFieldsIsAButton(t *testing.T) {
 		{Role: "button", Name: "Back", Ref: "e9", InMain: true}, els[1]}
 	assert.True(t, sendsForm(withSide, 3), "a file chooser and Back between the fields and the button")
 	assert.False(t, sendsForm(els, 3))
+	withCancel := []personas.Element{els[0], {Role: "button", Name: "Cancel", Ref: "e9", InMain: true}, els[1]}
+	assert.True(t, sendsForm(withCancel, 2), "a form's Cancel does not end it")
+	dialog := []personas.Element{els[0], {Role: "button", Name: "Close the month…", Ref: "e9", InMain: true}, {Role: "button", Name: "Confirm", Ref: "e10", InMain: true}}
+	assert.False(t, sendsForm(dialog, 2), "a dialog's Confirm after the button that opened it sends no form")
 	v := &view{URL: "http://app.test/months", Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
 	sw := newSweep()
 	sw.observe(v.URL, els)
