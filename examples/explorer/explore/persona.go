@@ -387,7 +387,7 @@ func submitRank(name string) int {
 // form's submit, whatever their place after the field.
 // reDismiss is a control whose whole name says it only closes what is
 // open (a dialog's Cancel, a banner's ×), not one that names what it
-// closes ("Close the period…" opens a confirmation).
+// closes ("Close the account…" opens a confirmation).
 var reDismiss = regexp.MustCompile(`(?i)^\s*(cancel|close|dismiss|no|no,? thanks|not now|never ?mind|keep editing|go back|×|✕|✖|x)\s*$`)
 
 // reSideButton names a form's side button that acts on the form itself.
@@ -422,7 +422,7 @@ func sendsForm(els []personas.Element, i int) bool {
 		case e.Role == "button" && (e.Has("file input") || reSideButton.MatchString(e.Name) || dismiss(e.Name) || reBackward.MatchString(e.Name)):
 			// A form's own side buttons (a file chooser, Back, Clear,
 			// Cancel) do not end it; a button that names what it closes
-			// ("Close the period…", which opens its confirmation) does.
+			// ("Close the account…", which opens its confirmation) does.
 		case e.Role == "button" || e.Role == "link":
 			return false
 		case formControl(e):
