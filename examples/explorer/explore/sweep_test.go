@@ -703,10 +703,7 @@ func TestConfirmWithoutFieldsIsAButton(t *testing.T) {
 	assert.True(t, sendsForm(withCancel, 2), "a form's Cancel does not end it")
 	dialog := []personas.Element{els[0], {Role: "button", Name: "Close the month…", Ref: "e9", InMain: true}, {Role: "button", Name: "Confirm", Ref: "e10", InMain: true}}
 	assert.False(t, sendsForm(dialog, 2), "a dialog's Confirm after the button that opened it sends no form")
-	v := &view{URL: "http://app.test/months", Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
-	sw := newSweep()
-	sw.observe(v.URL, els)
-	v.Sweep = sw
+	v, sw := sweptView("http://app.test/months", els)
 	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
 	var pressed []string
 	for range 4 {
@@ -743,10 +740,7 @@ func TestDismissButtonsLast(t *testing.T) {
 		{Role: "button", Name: "×", Ref: "e3", InMain: true},
 		{Role: "button", Name: "Yes, close it", Ref: "e4", InMain: true},
 	}
-	v := &view{URL: "http://app.test/ledger", Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
-	sw := newSweep()
-	sw.observe(v.URL, els)
-	v.Sweep = sw
+	v, _ := sweptView("http://app.test/ledger", els)
 	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
 	var order []string
 	for range 5 {
@@ -763,4 +757,13 @@ func TestDismissButtonsLast(t *testing.T) {
 	for _, name := range []string{"Close the period…", "Cancel order", "Confirm", "Next"} {
 		assert.False(t, dismiss(name), name)
 	}
+}
+
+// sweptView is a view of els at url whose sweep has observed it.
+func sweptView(url string, els []personas.Element) (*view, *sweep) {
+	v := &view{URL: url, Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
+	sw := newSweep()
+	sw.observe(v.URL, els)
+	v.Sweep = sw
+	return v, sw
 }
