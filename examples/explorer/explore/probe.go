@@ -626,6 +626,8 @@ const collectorJS = `(() => {
     }
     axeBusy = false;
     if (axeAgain) { axeAgain = false; a11y(); }
+    else if (missed && !followUp) { missed = false; followUp = true; later(); }
+    else missed = false;
   };
   const rows = () => {
     document.querySelectorAll('table').forEach((t) => {
@@ -703,10 +705,14 @@ const collectorJS = `(() => {
   }, true);
   // Scan at load, then again once the page stops changing (axe-core is
   // the costly part: a page that does not change is scanned once).
-  let timer = null;
+  // A change while a scan runs (a slow scan on a loaded machine) gets
+  // one more scan when it ends; the scan after that does not chain
+  // another, so a page that changes on every scan is not scanned forever.
+  let timer = null, missed = false, followUp = false;
+  const later = () => { clearTimeout(timer); timer = setTimeout(scan, 250); };
   const start = () => {
     scan();
-    new MutationObserver(() => { if (axeBusy) return; clearTimeout(timer); timer = setTimeout(scan, 250); })
+    new MutationObserver(() => { if (axeBusy) { missed = true; return; } followUp = false; later(); })
       .observe(document.documentElement, {subtree: true, childList: true, attributes: true,
         attributeFilter: ['alt', 'aria-label', 'aria-labelledby', 'role', 'hidden', 'aria-hidden', 'for', 'id', 'title', 'disabled', 'type']});
   };
