@@ -385,6 +385,8 @@ func submitRank(name string) int {
 // it submits them.
 // reNotSubmit names buttons that undo or destroy rather than send: never a
 // form's submit, whatever their place after the field.
+var reNotSubmit = regexp.MustCompile(`(?i)\b(delete|remove|cancel|close|clear|reset|discard|dismiss|undo)\b`)
+
 // reDismiss is a control whose whole name says it only closes what is
 // open (a dialog's Cancel, a banner's ×), not one that names what it
 // closes ("Close the account…" opens a confirmation).
@@ -395,8 +397,6 @@ var reSideButton = regexp.MustCompile(`(?i)\b(delete|remove|clear|reset|discard|
 
 // dismiss: name is a dismiss control's (reDismiss).
 func dismiss(name string) bool { return reDismiss.MatchString(name) }
-
-var reNotSubmit = regexp.MustCompile(`(?i)\b(delete|remove|cancel|close|clear|reset|discard|dismiss|undo)\b`)
 
 // recordForm: the page's main content holds a form of two fields or more.
 func recordForm(els []personas.Element) bool {
@@ -559,21 +559,26 @@ func (m *member) plan(t Trick, v *view) []step {
 		// A dialog's dismiss button (Cancel, Close) goes after the
 		// screen's other buttons: clicked first, it takes the dialog's
 		// other buttons away before they were tried.
-		for _, dismissing := range []bool{false, true} {
-			for _, e := range v.Els {
-				k := "btn:" + path + ":" + e.Name
-				if e.Role != "button" || !e.InMain || primary.Ref != "" && e.Ref == primary.Ref || m.tried[k] || e.Has("disabled") || v.Sweep.playedHere(e) {
-					continue
-				}
-				if strings.Contains(strings.ToLower(e.Name), "delete") || strings.Contains(strings.ToLower(e.Name), "sign out") {
-					continue
-				}
-				if dismiss(e.Name) != dismissing {
-					continue
-				}
-				m.tried[k] = true
-				return []step{{in: clickRef(e.Ref), why: "try control " + e.Name, watch: 700 * time.Millisecond}}
+		var last *personas.Element
+		for i, e := range v.Els {
+			if e.Role != "button" || !e.InMain || primary.Ref != "" && e.Ref == primary.Ref || m.tried["btn:"+path+":"+e.Name] || e.Has("disabled") || v.Sweep.playedHere(e) {
+				continue
 			}
+			if strings.Contains(strings.ToLower(e.Name), "delete") || strings.Contains(strings.ToLower(e.Name), "sign out") {
+				continue
+			}
+			if dismiss(e.Name) {
+				if last == nil {
+					last = &v.Els[i]
+				}
+				continue
+			}
+			last = &v.Els[i]
+			break
+		}
+		if last != nil {
+			m.tried["btn:"+path+":"+last.Name] = true
+			return []step{{in: clickRef(last.Ref), why: "try control " + last.Name, watch: 700 * time.Millisecond}}
 		}
 	case TrickValidForm:
 		if m.tried[key] || !hasFields(v.Els) && !hasRole(v.Els, "radio") || hasPassword(v.Els) {
