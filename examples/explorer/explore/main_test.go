@@ -73,7 +73,7 @@ type demoShared struct {
 func (d *demoShared) start(b *browser.Browser) {
 	d.once.Do(func() {
 		d.done = make(chan struct{})
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 		d.cancel = cancel
 		go func() {
 			defer close(d.done)

@@ -30,11 +30,14 @@ func TestMinimizeDemoApp(t *testing.T) {
 	m := res.Missions[0]
 	require.NotEmpty(t, m.Bugs)
 
-	// Specs the engine's assertions cover today (page errors, 5xx,
-	// banners), shortened, naming one seeded bug.
-	var specs []string
-	var ids []demoapp.BugID
-	var steps []int
+	// Shortened specs naming one seeded bug.
+	type cand struct {
+		id    demoapp.BugID
+		kind  string
+		spec  string
+		steps int
+	}
+	var cands []cand
 	shorter := 0
 	for _, b := range m.Bugs {
 		t.Logf("%s: %d → %d steps, %d replays", b.ID, b.ReproFullSteps, b.ReproSteps, b.ReproReplays)
@@ -54,27 +57,30 @@ func TestMinimizeDemoApp(t *testing.T) {
 			// app; not understood yet, see the README.)
 			continue
 		}
-		found := demoapp.FindIDs(b.Evidence)
-		switch browser.FindingKind(b.Kind) {
-		case browser.FindPageError, browser.FindServerError, browser.FindErrorBanner:
-		default:
-			continue
+		// Every kind's spec asserts its symptom (repro.go); one whose
+		// evidence names exactly one seeded bug can be checked against an
+		// app with that bug fixed. (Under the suite's load the minimiser
+		// may shorten only some kinds' tapes; any of them will do.)
+		if found := demoapp.FindIDs(b.Evidence); len(found) == 1 {
+			cands = append(cands, cand{found[0], b.Kind, filepath.Join(dir, "explore", b.Spec), b.ReproSteps})
 		}
-		if len(found) != 1 {
-			continue
-		}
-		// One spec per seeded bug: the shortest.
-		spec := filepath.Join(dir, "explore", b.Spec)
-		if i := slices.Index(ids, found[0]); i >= 0 {
-			if b.ReproSteps < steps[i] {
-				specs[i], steps[i] = spec, b.ReproSteps
-			}
-			continue
-		}
-		ids, specs, steps = append(ids, found[0]), append(specs, spec), append(steps, b.ReproSteps)
 	}
 	assert.Positive(t, shorter, "at least one reproduction got shorter")
-	require.NotEmpty(t, specs, "a shortened spec of a bug class the specs assert")
+	// The shortest spec of up to maxSpecs kinds, one per seeded bug
+	// (TestDemoSpecsFailOnceFixed replays every kind's spec; this test is
+	// about what minimisation made).
+	const maxSpecs = 4
+	slices.SortStableFunc(cands, func(a, b cand) int { return a.steps - b.steps })
+	var specs []string
+	var ids []demoapp.BugID
+	kinds := map[string]bool{}
+	for _, c := range cands {
+		if len(specs) < maxSpecs && !kinds[c.kind] && !slices.Contains(ids, c.id) {
+			kinds[c.kind] = true
+			specs, ids = append(specs, c.spec), append(ids, c.id)
+		}
+	}
+	require.NotEmpty(t, specs, "a shortened spec naming one seeded bug")
 	t.Logf("replaying %d shortened specs for %v", len(specs), ids)
 
 	on, err := demoapp.Listen("", demoapp.Options{})
