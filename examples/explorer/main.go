@@ -227,6 +227,8 @@ func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.
 		Credentials:     explore.Credentials{Email: s.User, Password: s.Password},
 		Users:           s.Users,
 		UsersShareData:  s.UsersShareData,
+		EntryPaths:      splitList(s.EntryPaths),
+		NoDiscovery:     s.NoDiscovery,
 		Seed:            s.Seed,
 		Headed:          s.Headed,
 		PRURL:           s.PRURL,
@@ -418,4 +420,15 @@ func roleModels(ms *explore.Models, summarizer llms.Model) string {
 		return "custom"
 	}
 	return fmt.Sprintf("supervisor=%s persona=%s reporter=%s summarizer=%s", name(ms.Supervisor), name(ms.Persona), name(ms.Reporter), name(summarizer))
+}
+
+// splitList splits a comma-separated setting, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -46,6 +46,8 @@ type Settings struct {
 	Plain           bool
 	Quiet           bool
 	UsersShareData  bool
+	EntryPaths      string
+	NoDiscovery     bool
 	// Users are the accounts to explore as: the users: list of the file,
 	// or --account and --storage-state (UsersKey). No Field: a list.
 	Users []explore.Account
@@ -171,6 +173,8 @@ func Fields() []Field {
 		{Key: "user", Usage: "sign-in email or user name (empty: one shown on the page)", ptr: str(func(s *Settings) *string { return &s.User })},
 		{Key: "password", Usage: "sign-in password (secret: masked when printed)", Secret: true, Example: "${EXPLORER_PASSWORD:-}", ptr: str(func(s *Settings) *string { return &s.Password })},
 		{Key: "users_share_data", Usage: "the users (users: or --account) see each other's data by design: no cross-user leak findings", ptr: boo(func(s *Settings) *bool { return &s.UsersShareData })},
+		{Key: "entry_paths", Usage: "comma-separated paths to look for pages at besides the sitemaps, robots.txt and the conventional ones (deep links the app's own links may not reach)", ptr: str(func(s *Settings) *string { return &s.EntryPaths })},
+		{Key: "no_discovery", Usage: "explore only what the start page's links lead to: no sitemaps, robots.txt or conventional paths", ptr: boo(func(s *Settings) *bool { return &s.NoDiscovery })},
 		{Key: "seed", Usage: "seed of the offline personas", ptr: func(s *Settings) any { return &s.Seed }},
 		{Key: "headed", Usage: "show the browser", ptr: boo(func(s *Settings) *bool { return &s.Headed })},
 		{Key: "pr_url", Usage: "missions from a GitHub pull request (https://github.com/OWNER/REPO/pull/N)", ptr: str(func(s *Settings) *string { return &s.PRURL }), check: checkPRURL},

@@ -156,6 +156,14 @@ type Config struct {
 	// UsersShareData turns the cross-user oracle off, for apps whose
 	// users see each other's data by design.
 	UsersShareData bool
+	// EntryPaths are further paths of the target to look for pages its
+	// links may not reach (a deep link, an admin page), besides the
+	// sitemaps, robots.txt and the conventional EntryPaths every mission
+	// tries (see "Entry points" in the package docs).
+	EntryPaths []string
+	// NoDiscovery turns that off: the mission explores only what the
+	// start page's links lead to.
+	NoDiscovery bool
 	// SlowThreshold marks slower responses as findings (3s).
 	SlowThreshold time.Duration
 	// Seed makes the offline personas' choices reproducible (1).

@@ -141,6 +141,7 @@ type coverage struct {
 	visitedOrder []string
 	visitedT     map[string]int // visits per page template (see templateOf)
 	frontier     []string       // link targets seen, in discovery order
+	entries      []string       // pages found outside the links (discoverEntries), after the frontier
 	known        map[string]bool
 	seenOn       map[string]string // link target -> the page it was first seen on
 	forms        []string          // pages with form fields, in discovery order
@@ -231,9 +232,10 @@ func (c *coverage) way(l, here string) string {
 	return l
 }
 
-// nextUnvisited returns the first priority or frontier page not explored yet.
+// nextUnvisited returns the first priority, frontier or entry page not
+// explored yet.
 func (c *coverage) nextUnvisited() (string, bool) {
-	for _, l := range append(slices.Clone(c.priority), c.frontier...) {
+	for _, l := range slices.Concat(c.priority, c.frontier, c.entries) {
 		if !c.explored(l) {
 			return l, true
 		}

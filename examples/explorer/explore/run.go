@@ -599,6 +599,13 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		seed = statePath
 	}
 	defer mr.closeSessions()
+	if !mr.cfg.NoDiscovery {
+		found := discoverEntries(ctx, mr.target, mr.start, mr.cfg.EntryPaths)
+		for _, n := range found.Notes {
+			mr.trace.Info(n)
+		}
+		mr.cov.entries = found.Entries
+	}
 	if err := mr.openSession(ctx, seed); err != nil {
 		return fail(err)
 	}
@@ -678,6 +685,9 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	}
 	r.Steps = out.Steps
 	r.Coverage = mr.sw.coverage(mr.stopWhy)
+	if r.Coverage != nil {
+		r.Coverage.Entries = mr.cov.entries
+	}
 	if c := r.Coverage; c != nil && mr.cfg.Progress != nil {
 		prefix := ""
 		if mr.cfg.TTY {

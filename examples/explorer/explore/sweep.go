@@ -833,6 +833,9 @@ type Coverage struct {
 	Untried []string `json:"untried,omitempty"`
 	// Graph is the state graph as a Mermaid flowchart.
 	Graph string `json:"graph,omitempty"`
+	// Entries are the pages discovery found outside the app's links
+	// (sitemaps, robots.txt, conventional and configured paths).
+	Entries []string `json:"entries,omitempty"`
 }
 
 // coverage reports the model at the end of a mission.
@@ -848,7 +851,7 @@ func (c *Coverage) summary() *Coverage {
 	if c == nil {
 		return nil
 	}
-	return &Coverage{Stats: c.Stats, Stopped: c.Stopped}
+	return &Coverage{Stats: c.Stats, Stopped: c.Stopped, Entries: c.Entries}
 }
 
 // markdown is c as test_report.md's Coverage section.
@@ -858,6 +861,9 @@ func (c *Coverage) markdown() string {
 		c.Stopped, c.States, c.Transitions, c.Targets, c.Tried, c.Failed)
 	if tr := c.Truncated.String(); tr != "" {
 		fmt.Fprintf(&b, "- Limits: %s\n", tr)
+	}
+	if len(c.Entries) > 0 {
+		fmt.Fprintf(&b, "- Entry points found outside the app's links: %s\n", strings.Join(c.Entries, ", "))
 	}
 	if len(c.Untried) > 0 {
 		b.WriteString("\n### Untried targets\n\n")
