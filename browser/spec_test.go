@@ -150,7 +150,7 @@ func TestGeneratedSpecsRunForReal(t *testing.T) {
 
 	dir := t.TempDir()
 	require.NoError(t, os.Symlink(nodeModules, filepath.Join(dir, "node_modules")))
-	chromium, err := findChromium("")
+	chromium, err := findChromium("", false)
 	require.NoError(t, err)
 	config := fmt.Sprintf(`import { defineConfig } from '@playwright/test';
 export default defineConfig({

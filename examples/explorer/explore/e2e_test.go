@@ -36,7 +36,7 @@ func TestExploreFixedDemoApp(t *testing.T) {
 	for _, b := range demoapp.Bugs() {
 		off = append(off, string(b.ID))
 	}
-	res, err := Run(ctx, Config{Budget: 150, ReportDir: dir, Browser: testBrowser, MinimizeReplays: -1, DemoDisabled: off})
+	res, err := Run(ctx, Config{Budget: 100, ReportDir: dir, Browser: testBrowser, MinimizeReplays: -1, DemoDisabled: off})
 	require.NoError(t, err)
 	require.Len(t, res.Missions, 1)
 	m := res.Missions[0]
