@@ -81,8 +81,13 @@ func echoOfLoad(f browser.Finding) bool {
 // validationMessage reports banner text that reads like a validation
 // message and carries no error signature.
 func validationMessage(text string) bool {
-	return reValidation.MatchString(text) && !reErrorSign.MatchString(text)
+	return (reValidation.MatchString(text) || reCredentialsRefused.MatchString(text)) && !reErrorSign.MatchString(text)
 }
+
+// reCredentialsRefused is a sign-in form's answer to credentials it does
+// not take ("Wrong email or password", "Incorrect username or
+// password"): the app doing its job.
+var reCredentialsRefused = regexp.MustCompile(`(?i)\b(wrong|incorrect|invalid|unknown|bad)\b.{0,30}\b(e-?mail|user ?name|login|password|credentials)\b|\b(e-?mail|user ?name|password|credentials)\b.{0,40}\b(wrong|incorrect|not recogni[sz]ed|(do(es)?n't|did not|do not) match)\b`)
 
 // reCrossUser reads the users of a FindCrossUser finding's message
 // ("<viewer> sees <owner>'s data: …"; user names have no spaces).

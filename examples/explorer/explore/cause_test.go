@@ -39,11 +39,13 @@ func TestEchoAndValidation(t *testing.T) {
 	_, ok := findingBug(browser.Finding{Kind: browser.FindConsoleError, Message: "Failed to load resource: the server responded with a status of 404 (Not Found)"}, "http://x/")
 	assert.False(t, ok, "a load echo is never a bug of its own")
 
-	for _, v := range []string{"Name and a whole-number quantity are required.", "Please enter a valid email address.", "Quantity must be between 1 and 500."} {
+	for _, v := range []string{"Name and a whole-number quantity are required.", "Please enter a valid email address.", "Quantity must be between 1 and 500.",
+		"Wrong email or password.", "Incorrect username or password", "That email and password do not match."} {
 		assert.True(t, validationMessage(v), v)
 	}
 	for _, e := range []string{"Export failed: Traceback (most recent call last): File \"/srv/app/views.py\"", "Error 500: internal error",
-		"System.NullReferenceException: Object reference not set", "Unexpected error, please try again", "pq: syntax error at or near \"'\""} {
+		"System.NullReferenceException: Object reference not set", "Unexpected error, please try again", "pq: syntax error at or near \"'\"",
+		"Invalid password hash: internal error", "Sign-in failed: wrong password store"} {
 		assert.False(t, validationMessage(e), e)
 	}
 }

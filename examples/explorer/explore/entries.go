@@ -48,6 +48,8 @@ const (
 type discovery struct {
 	Entries []string
 	Notes   []string
+	// SignIn are the entries that ask for a password (a sign-in page).
+	SignIn map[string]bool
 }
 
 // discoverEntries finds pages of target that its pages may not link to,
@@ -147,6 +149,12 @@ feed:
 		}
 		seen[a.key] = true
 		out.Entries = append(out.Entries, c.path)
+		if a.password {
+			if out.SignIn == nil {
+				out.SignIn = map[string]bool{}
+			}
+			out.SignIn[c.path] = true
+		}
 		out.Notes = append(out.Notes, fmt.Sprintf("discovery: %s (%s) answers %d", c.path, c.from, a.status))
 	}
 	if ctx.Err() != nil {
@@ -167,10 +175,13 @@ type discoverer struct {
 // left out (a page that differs only by a nonce or a clock is the same
 // page).
 type entryAnswer struct {
-	status int
-	page   bool
-	key    string
+	status   int
+	page     bool
+	key      string
+	password bool // the page has a password field
 }
+
+var rePasswordInput = regexp.MustCompile(`(?i)<input\b[^>]*\btype\s*=\s*["']?password\b`)
 
 // reVolatile is what may change between two answers of one page: a word
 // with a digit in it (a counter, a clock, a short hex nonce) and a long
@@ -204,6 +215,7 @@ func (d *discoverer) get(ctx context.Context, p string) (entryAnswer, bool) {
 	a.page = resp.StatusCode >= 200 && resp.StatusCode < 300 && (ct == "text/html" || ct == "application/xhtml+xml")
 	sum := sha256.Sum256(reVolatile.ReplaceAll(body, nil))
 	a.key = fmt.Sprintf("%x", sum[:12])
+	a.password = a.page && rePasswordInput.Match(body)
 	return a, true
 }
 

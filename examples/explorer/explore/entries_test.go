@@ -70,6 +70,7 @@ func TestDiscoverEntries(t *testing.T) {
 	found := discoverEntries(context.Background(), app.URL, "/", []string{"/deep/link", other.URL + "/x", "::bad"})
 	t.Log(strings.Join(found.Notes, "\n"))
 	assert.Equal(t, []string{"/catalog?page=2", "/staff", "/signin", "/deep/link"}, found.Entries)
+	assert.Equal(t, map[string]bool{"/signin": true}, found.SignIn, "the page with a password field")
 }
 
 // TestDiscoverEntriesCatchAll: an app that answers every path with the

@@ -867,8 +867,17 @@ func (m *member) decide(v *view) (step, bool) {
 	// Come back to a form this member still has work on: each trick on
 	// every form before the next trick (the catalogue's order puts the
 	// likeliest and most severe first), not every trick on one form first.
+	// The catalogue goes to the form it played least on so far (in
+	// discovery order among equals): a class on every form before any
+	// form's next class, so the forms found late (an edit form behind a
+	// record) are not left with what the first ones did not spend.
 	for _, t := range formTricks {
-		for _, f := range v.Cov.forms {
+		forms := v.Cov.forms
+		if t == TrickCatalogue {
+			forms = slices.Clone(forms)
+			slices.SortStableFunc(forms, func(a, b string) int { return v.Cov.catalogued[a] - v.Cov.catalogued[b] })
+		}
+		for _, f := range forms {
 			if m.has(t) && !m.tried[string(t)+":"+v.Cov.formSig[f]] && !m.tried[m.revisitKey(t, f, v.Cov)] && f != pathOf(v.URL) {
 				m.tried[m.revisitKey(t, f, v.Cov)] = true
 				return step{in: nav(f), why: "back to " + f + " for " + string(t), lead: true}, true

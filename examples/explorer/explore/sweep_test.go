@@ -767,3 +767,33 @@ func sweptView(url string, els []personas.Element) (*view, *sweep) {
 	v.Sweep = sw
 	return v, sw
 }
+
+// Coming back for the catalogue, a member goes to the form it played
+// least on, not to the first form found: a form found late gets the
+// catalogue's first classes before an earlier form gets more.
+func TestCatalogueBackToLeastPlayedForm(t *testing.T) {
+	first := formView()
+	cov := first.Cov
+	cov.noteForm(first)
+	edit := &view{URL: "http://app.test/things/7/edit", Cov: cov, Rand: first.Rand, Start: "/", Els: []personas.Element{
+		{Role: "textbox", Name: "Title", Ref: "e2", InMain: true},
+		{Role: "spinbutton", Name: "Copies", Ref: "e3", InMain: true},
+		{Role: "button", Name: "Save", Ref: "e5", InMain: true},
+	}}
+	cov.noteForm(edit)
+	require.Equal(t, []string{"/things/new", "/things/7/edit"}, cov.forms)
+	other := &view{URL: "http://app.test/about", Cov: cov, Rand: first.Rand, Start: "/"}
+
+	cov.catalogued["/things/new"] = 3
+	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}, Credentials{}, nil)
+	st, ok := m.next(other)
+	require.True(t, ok)
+	assert.Equal(t, "/things/7/edit", st.in.URL, "the form the catalogue played least on")
+
+	// Even: discovery order.
+	cov.catalogued["/things/7/edit"] = 3
+	m = newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}, Credentials{}, nil)
+	st, ok = m.next(other)
+	require.True(t, ok)
+	assert.Equal(t, "/things/new", st.in.URL)
+}
