@@ -865,13 +865,17 @@ func (m *member) decide(v *view) (step, bool) {
 		}
 	}
 	// Come back to a form this member still has work on: each trick on
-	// every form before the next trick (the catalogue's order puts the
-	// likeliest and most severe first), not every trick on one form first.
+	// every form before the next trick, in the persona's own order of its
+	// tricks (the catalogue's order puts the likeliest and most severe
+	// first), not every trick on one form first.
 	// The catalogue goes to the form it played least on so far (in
 	// discovery order among equals): a class on every form before any
 	// form's next class, so the forms found late (an edit form behind a
 	// record) are not left with what the first ones did not spend.
-	for _, t := range formTricks {
+	for _, t := range m.p.Tricks {
+		if !slices.Contains(formTricks, t) {
+			continue
+		}
 		forms := v.Cov.forms
 		if t == TrickCatalogue {
 			forms = slices.Clone(forms)

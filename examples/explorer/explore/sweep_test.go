@@ -797,3 +797,19 @@ func TestCatalogueBackToLeastPlayedForm(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "/things/new", st.in.URL)
 }
+
+// Coming back to forms follows the persona's own order of its tricks:
+// the adversarial persona double-submits every form before it tries
+// exotic text on any.
+func TestBackToFormInPersonaOrder(t *testing.T) {
+	form := formView()
+	cov := form.Cov
+	cov.noteForm(form)
+	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
+	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS, TrickDouble, TrickCatalogue, TrickLong, TrickExotic}}, Credentials{}, nil)
+	m.tried[string(TrickXSS)+":"+formSig(form)] = true
+	st, ok := m.next(other)
+	require.True(t, ok)
+	assert.Equal(t, "/things/new", st.in.URL)
+	assert.Contains(t, st.why, string(TrickDouble))
+}
