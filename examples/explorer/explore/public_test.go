@@ -216,3 +216,50 @@ func TestPostKeyMultipart(t *testing.T) {
 	assert.Equal(t, postKey("application/x-www-form-urlencoded", []byte("a=1&csrf_token=x")), postKey("application/x-www-form-urlencoded", []byte("a=1&csrf_token=y")))
 	assert.Equal(t, "junk", postKey("multipart/form-data; boundary=zz", []byte("junk")), "a body that does not parse is kept as it is")
 }
+
+// TestReportErrorPageA11y: what axe-core says of a page the server
+// answered with an error (no title, no lang on its bare error body) is
+// that error's symptom, in the action and in a later turn; a page whose
+// fetch failed keeps its own accessibility bugs.
+func TestReportErrorPageA11y(t *testing.T) {
+	ctx := context.Background()
+	qa, err := memory.NewQA(memory.NewInMemoryStore(), "http://app.test")
+	require.NoError(t, err)
+	mr := &missionRun{cfg: Config{}, m: Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test",
+		trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]Bug{}, sw: newSweep()}
+	m := &member{p: Persona{Name: "adversarial"}}
+	out := &State{}
+	seq := int64(0)
+	act := func(path string, fs []browser.Finding) []Bug {
+		seq++
+		mr.steps++
+		return mr.report(ctx, m, browser.Entry{Seq: seq, Action: browser.ActClick, URL: "http://127.0.0.1:4100" + path}, fs, out)
+	}
+	body := "<html><head></head><body>Internal Server Error</body></html>"
+	failedPost := func() []browser.Finding {
+		return []browser.Finding{
+			{Kind: FindA11y, URL: "http://127.0.0.1:4100/widgets/new", Message: "Documents must have <title> element to aid in navigation (rule document-title)", Evidence: body},
+			{Kind: FindA11y, URL: "http://127.0.0.1:4100/widgets/new", Message: "<html> element must have a lang attribute (rule html-has-lang)", Evidence: body},
+			{Kind: browser.FindServerError, URL: "http://app.test/widgets/new", Message: "server error 500 on POST /widgets/new",
+				Evidence: "POST /widgets/new → 500; body: Internal Server Error"},
+		}
+	}
+	bugs := act("/widgets/new", failedPost())
+	require.Len(t, bugs, 1)
+	assert.Equal(t, string(browser.FindServerError), bugs[0].Kind)
+	require.Len(t, out.Bugs[0].Symptoms, 2)
+	assert.Contains(t, out.Bugs[0].Symptoms[0], "document-title")
+
+	// A later turn submits it again: still no accessibility bug.
+	out = &State{}
+	assert.Empty(t, act("/widgets/new", failedPost()))
+
+	// A fetch of the page failed: the page's own violation is its bug.
+	out = &State{}
+	bugs = act("/dashboard", []browser.Finding{
+		{Kind: FindA11y, URL: "http://127.0.0.1:4100/dashboard", Message: "Images must have alternative text (rule image-alt)", Evidence: `<img src="chart.png">`},
+		{Kind: browser.FindServerError, URL: "http://app.test/api/stats", Message: "server error 500 on GET /api/stats", Evidence: "GET /api/stats → 500; body: boom"},
+	})
+	require.Len(t, bugs, 2)
+	assert.ElementsMatch(t, []string{string(browser.FindServerError), string(FindA11y)}, []string{bugs[0].Kind, bugs[1].Kind})
+}

@@ -545,6 +545,7 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 	primary := -1       // the action's server or uncaught error, or shown error, in out.Bugs
 	primaryErr := false // primary is a server or uncaught error (a console echo is its symptom)
 	earlier := ""       // the action's server or uncaught error when an earlier turn reported it (its key in mr.recorded)
+	earlierPage := ""   // the path of earlier's request when it is a server error
 	touched := map[int]bool{}
 	defer func() {
 		// The journal keeps what this action added to the bugs (symptoms,
@@ -568,7 +569,14 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 			touched[primary] = true
 			continue
 		}
-		if primary < 0 && earlier != "" && slices.Contains(symptomKinds, f.Kind) {
+		if primary >= 0 && primaryErr && errorPageFinding(f, out.Bugs[primary].Kind, out.Bugs[primary].URL) {
+			// The page is the server's error answer: what axe-core says
+			// of it is that error's symptom, not a bug of its own.
+			addSymptom(&out.Bugs[primary], f)
+			touched[primary] = true
+			continue
+		}
+		if primary < 0 && earlier != "" && (slices.Contains(symptomKinds, f.Kind) || errorPageFinding(f, string(browser.FindServerError), earlierPage)) {
 			// A symptom of an error an earlier turn reported (this
 			// turn's out does not hold that bug: memory's copy takes it).
 			mr.updateEarlier(earlier, func(b *Bug) { addSymptom(b, f) })
@@ -595,6 +603,9 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 			mr.updateEarlier(key, func(b *Bug) { sighted(b, m.p.Name, mr.steps, e, firstNonEmpty(f.URL, mr.public(e.URL))) })
 			if earlier == "" && (f.Kind == browser.FindServerError || f.Kind == browser.FindPageError) {
 				earlier = key
+				if f.Kind == browser.FindServerError {
+					earlierPage = firstNonEmpty(f.URL, mr.public(e.URL))
+				}
 			}
 			continue
 		}
@@ -618,6 +629,15 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 		}
 	}
 	return bugs
+}
+
+// errorPageFinding reports whether f is an accessibility finding on the
+// page a server error answered: the error's kind is a server error and its
+// request's path is the page's (a document that failed, not a fetch of
+// the page's).
+func errorPageFinding(f browser.Finding, errKind, errURL string) bool {
+	return f.Kind == FindA11y && errKind == string(browser.FindServerError) && errURL != "" && f.URL != "" &&
+		pathOf(errURL) == pathOf(f.URL)
 }
 
 // sameCollection reports whether a form's post URL and a list page are of
