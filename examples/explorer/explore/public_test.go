@@ -97,6 +97,18 @@ func TestCauseAcrossRoutes(t *testing.T) {
 	assert.False(t, validationMessage("Select failed: SQLSTATE 42P01"))
 }
 
+// reportingRun is a mission run that only reports (the app at
+// http://app.test behind a collector at 127.0.0.1:4100, memory in memory)
+// and an adversarial member.
+func reportingRun(t *testing.T) (*missionRun, *member) {
+	t.Helper()
+	qa, err := memory.NewQA(memory.NewInMemoryStore(), "http://app.test")
+	require.NoError(t, err)
+	mr := &missionRun{cfg: Config{}, m: Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test",
+		trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]Bug{}, sw: newSweep()}
+	return mr, &member{p: Persona{Name: "adversarial"}}
+}
+
 // TestReportOneBugPerCause drives the team's reporting with findings of
 // several actions: a server error that quotes its route is one bug seen on
 // three routes, whose banner and console echo are symptoms even when the
@@ -105,11 +117,7 @@ func TestCauseAcrossRoutes(t *testing.T) {
 // the app's.
 func TestReportOneBugPerCause(t *testing.T) {
 	ctx := context.Background()
-	qa, err := memory.NewQA(memory.NewInMemoryStore(), "http://app.test")
-	require.NoError(t, err)
-	mr := &missionRun{cfg: Config{}, m: Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test",
-		trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]Bug{}, sw: newSweep()}
-	m := &member{p: Persona{Name: "adversarial"}}
+	mr, m := reportingRun(t)
 	out := &State{}
 	err500 := func(path string) []browser.Finding {
 		return []browser.Finding{
@@ -223,11 +231,7 @@ func TestPostKeyMultipart(t *testing.T) {
 // fetch failed keeps its own accessibility bugs.
 func TestReportErrorPageA11y(t *testing.T) {
 	ctx := context.Background()
-	qa, err := memory.NewQA(memory.NewInMemoryStore(), "http://app.test")
-	require.NoError(t, err)
-	mr := &missionRun{cfg: Config{}, m: Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test",
-		trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]Bug{}, sw: newSweep()}
-	m := &member{p: Persona{Name: "adversarial"}}
+	mr, m := reportingRun(t)
 	out := &State{}
 	seq := int64(0)
 	act := func(path string, fs []browser.Finding) []Bug {
