@@ -104,9 +104,14 @@ func discoverEntries(ctx context.Context, target, start string, extra []string) 
 	for _, p := range robots {
 		sources = append(sources, candidate{p, "robots.txt"})
 	}
-	for _, p := range append(append([]string{}, EntryPaths...), extra...) {
+	for _, p := range EntryPaths {
 		if q, ok := d.local(p); ok {
 			sources = append(sources, candidate{q, "conventional path"})
+		}
+	}
+	for _, p := range extra {
+		if q, ok := d.local(p); ok {
+			sources = append(sources, candidate{q, "configured path"})
 		}
 	}
 	if len(locs) > 0 || len(robots) > 0 {

@@ -69,6 +69,7 @@ func TestDiscoverEntries(t *testing.T) {
 
 	found := discoverEntries(context.Background(), app.URL, "/", []string{"/deep/link", other.URL + "/x", "::bad"})
 	t.Log(strings.Join(found.Notes, "\n"))
+	assert.Contains(t, found.Notes, "discovery: /deep/link (configured path) answers 200")
 	assert.Equal(t, []string{"/catalog?page=2", "/staff", "/signin", "/deep/link"}, found.Entries)
 	assert.Equal(t, map[string]bool{"/signin": true}, found.SignIn, "the page with a password field")
 }
