@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -115,7 +116,7 @@ func rootCause(f browser.Finding, page string) string {
 			key += "|" + fr.where(firstNonEmpty(f.URL, page))
 		}
 		return key
-	case FindA11y:
+	case collector.FindA11y:
 		rule := ""
 		if m := reRule.FindStringSubmatch(ev); m != nil {
 			rule = m[1]
@@ -123,9 +124,9 @@ func rootCause(f browser.Finding, page string) string {
 		return "a11y|" + rule + "|" + elementSig(f.Evidence)
 	case browser.FindNotFound:
 		return "404|" + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
-	case FindSlow:
+	case collector.FindSlow:
 		return "slow|" + norm(strings.SplitN(f.Message, " ", 3)[0], 10) + " " + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
-	case FindXSS:
+	case collector.FindXSS:
 		// The sink: a reflected payload is its page and the parameters
 		// that carried it, whichever payload and detector; a stored one
 		// is the element it ran in (or its page, when only the typed
@@ -139,9 +140,9 @@ func rootCause(f browser.Finding, page string) string {
 			return "xss|" + tpl
 		}
 		return "xss|" + elementSig(f.Evidence)
-	case FindDeadControl:
+	case collector.FindDeadControl:
 		return string(f.Kind) + "|" + elementSig(f.Evidence)
-	case FindDuplicateRow:
+	case collector.FindDuplicateRow:
 		// The same list showing a record twice, whichever record.
 		return string(f.Kind) + "|" + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
 	case browser.FindErrorBanner, browser.FindStackTrace:
@@ -291,7 +292,7 @@ func causeRank(k browser.FindingKind) int {
 		return 4
 	case browser.FindConsoleError:
 		return 5
-	case FindDuplicateRow:
+	case collector.FindDuplicateRow:
 		return 6 // after a double submission of the same action (known)
 	}
 	return 2
@@ -312,9 +313,9 @@ const (
 // severityOf is a bug kind's severity.
 func severityOf(kind string) string {
 	switch browser.FindingKind(kind) {
-	case browser.FindServerError, FindXSS, FindCrossUser:
+	case browser.FindServerError, collector.FindXSS, FindCrossUser:
 		return SeverityCritical
-	case browser.FindPageError, FindDeadControl, FindDuplicate, FindDuplicateRow, browser.FindNotFound,
+	case browser.FindPageError, collector.FindDeadControl, collector.FindDuplicate, collector.FindDuplicateRow, browser.FindNotFound,
 		browser.FindErrorBanner, browser.FindStackTrace:
 		return SeverityMajor
 	}

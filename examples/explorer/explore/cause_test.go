@@ -7,11 +7,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 )
 
 func TestRootCause(t *testing.T) {
 	logo := `Links must have discernible text (rule link-name)`
-	a := browser.Finding{Kind: FindA11y, Message: logo, Evidence: `<a class="brand" href="/" id="logo"><svg aria-hidden="true"></svg></a>`}
+	a := browser.Finding{Kind: collector.FindA11y, Message: logo, Evidence: `<a class="brand" href="/" id="logo"><svg aria-hidden="true"></svg></a>`}
 	assert.Equal(t, rootCause(a, "http://x/a"), rootCause(a, "http://x/b/7"), "one element's violation on every page is one cause")
 	b := a
 	b.Evidence = `<a class="nav" href="/help"></a>`
@@ -52,23 +53,23 @@ func TestEchoAndValidation(t *testing.T) {
 
 func TestSeverity(t *testing.T) {
 	assert.Equal(t, SeverityCritical, severityOf(string(browser.FindServerError)))
-	assert.Equal(t, SeverityCritical, severityOf(string(FindXSS)))
+	assert.Equal(t, SeverityCritical, severityOf(string(collector.FindXSS)))
 	assert.Equal(t, SeverityMajor, severityOf(string(browser.FindPageError)))
-	assert.Equal(t, SeverityMajor, severityOf(string(FindDeadControl)))
-	assert.Equal(t, SeverityMinor, severityOf(string(FindA11y)))
+	assert.Equal(t, SeverityMajor, severityOf(string(collector.FindDeadControl)))
+	assert.Equal(t, SeverityMinor, severityOf(string(collector.FindA11y)))
 	assert.Equal(t, SeverityMinor, severityOf(string(browser.FindConsoleError)))
 }
 
 // The catalogue's markup payload logs the XSS marker when it runs: an XSS
 // finding, not a console error.
 func TestMarkupPayloadIsXSS(t *testing.T) {
-	fs := pageFindings([]browser.Finding{{Kind: browser.FindConsoleError, Message: "agentgraph-xss:in46d080e8", URL: "http://x/books"}})
+	fs := collector.PageFindings([]browser.Finding{{Kind: browser.FindConsoleError, Message: "agentgraph-xss:in46d080e8", URL: "http://x/books"}})
 	require.Len(t, fs, 1)
-	assert.Equal(t, FindXSS, fs[0].Kind)
+	assert.Equal(t, collector.FindXSS, fs[0].Kind)
 	b, ok := findingBug(fs[0], "http://x/books")
 	require.True(t, ok)
 	assert.Equal(t, SeverityCritical, b.Severity)
-	_, ok = findingBug(browser.Finding{Kind: browser.FindServerError, Evidence: "GET /x → 502; body: " + collectorFailure + "connection reset"}, "http://x/")
+	_, ok = findingBug(browser.Finding{Kind: browser.FindServerError, Evidence: "GET /x → 502; body: " + collector.FailurePrefix + "connection reset"}, "http://x/")
 	assert.False(t, ok, "the collector's own 502 is no app bug")
 }
 
@@ -76,9 +77,9 @@ func TestMarkupPayloadIsXSS(t *testing.T) {
 // whichever payload and whichever detector saw it run; a stored one, the
 // element it ran in.
 func TestXSSCauseIsTheSink(t *testing.T) {
-	hooked := browser.Finding{Kind: FindXSS, URL: "http://x/search?q=%3Cimg+src%3Dx+onerror%3D%22__agxss%28this%29%22%3E",
+	hooked := browser.Finding{Kind: collector.FindXSS, URL: "http://x/search?q=%3Cimg+src%3Dx+onerror%3D%22__agxss%28this%29%22%3E",
 		Evidence: `an injected script executed in p — <p id="search-echo">Results for “<img src="x" onerror="__agxss(this)">”: 1</p>`}
-	marked := browser.Finding{Kind: FindXSS, URL: "http://x/search?q=%3Cimg+src+onerror%3D%22console.error%28%27agentgraph-xss%3Ain3b68cdc0%27%29%22%3E",
+	marked := browser.Finding{Kind: collector.FindXSS, URL: "http://x/search?q=%3Cimg+src+onerror%3D%22console.error%28%27agentgraph-xss%3Ain3b68cdc0%27%29%22%3E",
 		Evidence: "an injected script executed (the markup payload typed into a field) — agentgraph-xss:in3b68cdc0"}
 	marked2 := marked
 	marked2.URL = "http://x/search?q=%3Csvg+onload%3D%22console.error%28%27agentgraph-xss%3Ain5790638b%27%29%22%3E&page=2"
@@ -90,7 +91,7 @@ func TestXSSCauseIsTheSink(t *testing.T) {
 	other.URL = "http://x/cookbook?q=%3Cimg%3E"
 	assert.NotEqual(t, rootCause(marked, ""), rootCause(other, ""), "another page is another sink")
 
-	stored := browser.Finding{Kind: FindXSS, URL: "http://x/cookbook", Evidence: `an injected script executed in a — <a href="/cookbook/4"><img src="x" onerror="__agxss(this)"></a>`}
+	stored := browser.Finding{Kind: collector.FindXSS, URL: "http://x/cookbook", Evidence: `an injected script executed in a — <a href="/cookbook/4"><img src="x" onerror="__agxss(this)"></a>`}
 	stored2 := stored
 	stored2.Evidence = `an injected script executed in a — <a href="/cookbook/9" style="outline: red"><img src="x" onerror="__agxss(this)"></a>`
 	assert.Equal(t, rootCause(stored, ""), rootCause(stored2, ""), "a stored payload: its element, whatever record and inline style")
@@ -98,7 +99,7 @@ func TestXSSCauseIsTheSink(t *testing.T) {
 
 // A dead control is its element, whatever its inline style.
 func TestDeadControlCauseIgnoresStyle(t *testing.T) {
-	a := browser.Finding{Kind: FindDeadControl, Evidence: `clicking "Scale" changed nothing — <button type="button" id="scale-6">Scale</button>`}
-	b := browser.Finding{Kind: FindDeadControl, Evidence: `clicking "Scale" changed nothing — <button type="button" id="scale-6" style="">Scale</button>`}
+	a := browser.Finding{Kind: collector.FindDeadControl, Evidence: `clicking "Scale" changed nothing — <button type="button" id="scale-6">Scale</button>`}
+	b := browser.Finding{Kind: collector.FindDeadControl, Evidence: `clicking "Scale" changed nothing — <button type="button" id="scale-6" style="">Scale</button>`}
 	assert.Equal(t, rootCause(a, ""), rootCause(b, ""))
 }

@@ -3,13 +3,15 @@ package explore
 import (
 	"context"
 	"errors"
+
 	"github.com/agentgraph/agentgraph/memory"
 
 	"fmt"
-	"github.com/agentgraph/agentgraph/browser"
 	"io"
 	"log/slog"
 	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/tmc/langchaingo/llms"

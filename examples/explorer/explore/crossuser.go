@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -104,7 +105,7 @@ func (mr *missionRun) crossCheck(ctx context.Context, res browser.Result, fs []b
 		return nil
 	}
 	page := pathQuery(mr.sess.URL())
-	if page == "" || strings.HasPrefix(page, collectorPrefix) || !strings.HasPrefix(page, "/") {
+	if page == "" || strings.HasPrefix(page, collector.Prefix) || !strings.HasPrefix(page, "/") {
 		return nil
 	}
 	me := mr.cur.Name

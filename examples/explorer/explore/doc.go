@@ -188,7 +188,7 @@
 // the collector's ClearSiteDataPath on an older tape) replays as clearing
 // cookies and storage.
 //
-// Every address an artifact keeps is the app's own (public.go): the
+// Every address an artifact keeps is the app's own (collector.Addresser): the
 // collector's loopback origin in findings, the tape (every field a page
 // can put an address in: URLs, results, a loading page's title, locators,
 // typed values), traces.log and the reports is rewritten to the target,

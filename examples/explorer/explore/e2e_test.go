@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"github.com/agentgraph/agentgraph/checkpoint"
-	"github.com/agentgraph/agentgraph/memory"
 	"io/fs"
 	"net/url"
 	"os"
@@ -15,6 +13,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/memory"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -165,7 +167,7 @@ func assertAppAddressesOnly(t *testing.T, dir, target string) {
 		for _, addr := range slices.Compact(slices.Sorted(slices.Values(reLoopbackAddr.FindAllString(string(raw), -1)))) {
 			assert.Equal(t, u.Host, addr, "%s names an address that is not the app's", rel)
 		}
-		assert.NotContains(t, string(raw), collectorPrefix, "%s names an internal path", rel)
+		assert.NotContains(t, string(raw), collector.Prefix, "%s names an internal path", rel)
 		return nil
 	}))
 	assert.Greater(t, files, 5)

@@ -34,3 +34,20 @@ func pathQuery(raw string) string {
 	}
 	return u.Path
 }
+
+// clip cuts s to n bytes, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// pathOf is raw's path (raw itself when it does not parse).
+func pathOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Path
+}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/memory"
 	"github.com/agentgraph/agentgraph/personas"
@@ -349,7 +350,7 @@ func loadGremlins(path string) (string, error) {
 type gremlinsRun struct {
 	cfg    GremlinsConfig
 	sess   *browser.Session
-	col    *collector
+	col    *collector.Collector
 	colURL string
 	side   GremlinsSide
 	seen   map[string]bool // bug fingerprints
@@ -430,7 +431,7 @@ func runGremlins(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, sc
 // (nil find: not scored).
 func gremlinsOn(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, script, target string, seeded []string, find func(string) []string) (GremlinsSide, error) {
 	t0 := time.Now()
-	col, err := newCollector(target, cfg.SlowThreshold, cfg.Logger)
+	col, err := collector.New(target, cfg.SlowThreshold, cfg.Logger)
 	if err != nil {
 		return GremlinsSide{}, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
@@ -459,7 +460,7 @@ func gremlinsOn(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, scr
 		return g.side, err
 	}
 	// Late reports of the in-page recorder, then a last health check.
-	col.waitQuiet(ctx, 800*time.Millisecond)
+	col.WaitQuiet(ctx, 800*time.Millisecond)
 	g.do(ctx, browser.Intent{Action: browser.ActCheckHealth}, false)
 
 	own := make([]Bug, 0, len(g.side.Bugs))
@@ -593,7 +594,7 @@ func (g *gremlinsRun) do(ctx context.Context, in browser.Intent, harness bool) b
 		g.side.HarnessSteps++
 	}
 	if in.Action == browser.ActClick {
-		g.col.waitQuiet(ctx, 150*time.Millisecond)
+		g.col.WaitQuiet(ctx, 150*time.Millisecond)
 	}
 	g.collect(res)
 	return res
@@ -613,7 +614,7 @@ func (g *gremlinsRun) snapshot(ctx context.Context) (browser.Snapshot, error) {
 func (g *gremlinsRun) collect(res browser.Result) {
 	var fs []browser.Finding
 	for _, f := range res.Findings {
-		if cf, ok := fromConsole(f); ok {
+		if cf, ok := collector.FromConsole(f); ok {
 			if cf.Kind != browser.FindConsoleError {
 				fs = append(fs, cf)
 			}
@@ -621,7 +622,7 @@ func (g *gremlinsRun) collect(res browser.Result) {
 		}
 		fs = append(fs, f)
 	}
-	fs = append(fs, g.col.take()...)
+	fs = append(fs, g.col.Take()...)
 	for _, f := range fs {
 		bug, ok := findingBug(f, res.URL)
 		if !ok || g.seen[bug.Fingerprint] {
@@ -641,7 +642,7 @@ func findingBug(f browser.Finding, pageURL string) (Bug, bool) {
 	title, ok := bugKinds[f.Kind]
 	// The collector reports every 5xx with its body; the browser's copy
 	// without one is skipped.
-	if !ok || (f.Kind == browser.FindServerError && (!strings.Contains(f.Evidence, "body:") || strings.Contains(f.Evidence, collectorFailure))) || echoOfLoad(f) {
+	if !ok || (f.Kind == browser.FindServerError && (!strings.Contains(f.Evidence, "body:") || strings.Contains(f.Evidence, collector.FailurePrefix))) || echoOfLoad(f) {
 		return Bug{}, false
 	}
 	page := f.URL

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 )
 
 // Defaults of the reproduction minimiser (Config.MinimizeReplays,
@@ -1187,12 +1188,12 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (o
 		defer stop()
 		target = t
 	}
-	col, err := newCollector(target, mr.cfg.SlowThreshold, mr.log)
+	col, err := collector.New(target, mr.cfg.SlowThreshold, mr.log)
 	if err != nil {
 		return out, fmt.Errorf("minimise: %w", err)
 	}
 	if !axe {
-		col.withoutAxe()
+		col.WithoutAxe()
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -1229,11 +1230,11 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (o
 	sigs := map[string]bool{}
 	// The replay's findings in the mission's addresses, as its bugs have
 	// them: this replay's front and app stand for the mission's target.
-	toFront, toTarget := newAddresser(origin, mr.target), newAddresser(target, mr.target)
+	toFront, toTarget := collector.NewAddresser(origin, mr.target), collector.NewAddresser(target, mr.target)
 	note := func(fs []browser.Finding, page string) {
-		for _, f := range append(pageFindings(fs), col.take()...) {
-			f = toTarget.finding(toFront.finding(f))
-			page = toTarget.text(toFront.text(page))
+		for _, f := range append(collector.PageFindings(fs), col.Take()...) {
+			f = toTarget.Finding(toFront.Finding(f))
+			page = toTarget.Text(toFront.Text(page))
 			p := f.URL
 			if p == "" {
 				p = page
@@ -1250,7 +1251,7 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (o
 		// A double submit: the mission held the first response, so that the
 		// second click lands while it is in flight.
 		if e.Action == browser.ActDblclick || e.Action == browser.ActClick && i+1 < len(seq) && seq[i+1].Action == browser.ActClick && seq[i+1].Locator == e.Locator {
-			col.holdNextPost(settleTimeout + 700*time.Millisecond)
+			col.HoldNextPost(settleTimeout + 700*time.Millisecond)
 		}
 		var res browser.Result
 		for _, in := range ins {
@@ -1273,7 +1274,7 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (o
 		onPath := func(u string) bool { return findingSig("", u, "") == findingSig("", e.URL, "") }
 		if (e.Action == browser.ActClick || e.Action == browser.ActPress) && i < len(seq)-1 && !onPath(res.URL) {
 			for range 12 {
-				col.waitQuiet(ctx, 250*time.Millisecond)
+				col.WaitQuiet(ctx, 250*time.Millisecond)
 				res = s.Do(ctx, browser.Intent{Action: browser.ActCheckHealth})
 				note(res.Findings, res.URL)
 				if onPath(res.URL) || ctx.Err() != nil {
@@ -1288,12 +1289,12 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (o
 			return replayed{failedAt: i}, ctx.Err()
 		}
 		if e.Action == browser.ActClick {
-			col.waitQuiet(ctx, 150*time.Millisecond)
+			col.WaitQuiet(ctx, 150*time.Millisecond)
 		}
 	}
 	// Late reports of the in-page recorder (axe-core once the page stops
 	// changing, dead controls after 600 ms).
-	col.waitQuiet(ctx, 700*time.Millisecond)
+	col.WaitQuiet(ctx, 700*time.Millisecond)
 	res := s.Do(ctx, browser.Intent{Action: browser.ActCheckHealth})
 	note(res.Findings, res.URL)
 	return replayed{sigs: sigs, failedAt: -1}, ctx.Err()
@@ -1320,7 +1321,7 @@ func (mr *missionRun) minimizeRepros(ctx context.Context, r *MissionResult) map[
 		if u := mr.bugUser(r.Timeline, b); u != nil && u.StorageState != "" {
 			continue // replays start from no session, this user from its storage state
 		}
-		j := &reproJob{sig: findingSig(b.Kind, b.URL, b.Evidence), axe: b.Kind == string(FindA11y), link: b.Kind == string(browser.FindNotFound), full: full}
+		j := &reproJob{sig: findingSig(b.Kind, b.URL, b.Evidence), axe: b.Kind == string(collector.FindA11y), link: b.Kind == string(browser.FindNotFound), full: full}
 		ids[j] = i
 		jobs = append(jobs, j)
 	}
@@ -1384,7 +1385,7 @@ func (mr *missionRun) traceRepros(ctx context.Context, r *MissionResult, minimiz
 		n++
 		name := TraceName(b.ID)
 		rp := replayer{mr: mr, trace: filepath.Join(r.Dir, name), title: b.ID + ": " + b.Title}
-		if _, err := rp.replay(ctx, entries, b.Kind == string(FindA11y)); err != nil {
+		if _, err := rp.replay(ctx, entries, b.Kind == string(collector.FindA11y)); err != nil {
 			mr.trace.Warn("trace", "bug", b.ID, "err", err)
 			continue
 		}

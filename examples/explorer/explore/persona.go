@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -195,7 +196,7 @@ func (c *coverage) see(link, on string) {
 
 // noteForm remembers a page with form fields, once per form signature.
 func (c *coverage) noteForm(v *view) {
-	if (!hasFields(v.Els) && !hasRole(v.Els, "radio")) || hasPassword(v.Els) || strings.Contains(v.URL, collectorPrefix) {
+	if (!hasFields(v.Els) && !hasRole(v.Els, "radio")) || hasPassword(v.Els) || strings.Contains(v.URL, collector.Prefix) {
 		return
 	}
 	sig := formSig(v)
@@ -226,7 +227,7 @@ func (c *coverage) explored(l string) bool {
 // (its link is then followed, as a user would, and a spec replays the
 // click, not a typed address), or l itself.
 func (c *coverage) way(l, here string) string {
-	if from := c.seenOn[l]; from != "" && from != here && !strings.HasPrefix(from, collectorPrefix) {
+	if from := c.seenOn[l]; from != "" && from != here && !strings.HasPrefix(from, collector.Prefix) {
 		return from
 	}
 	return l
@@ -605,7 +606,7 @@ func (m *member) plan(t Trick, v *view) []step {
 				return validFor(e, v), true
 			}
 			played[e.Ref] = []personas.InputClass{personas.ClassMarkup}
-			return XSSPayload, true
+			return collector.XSSPayload, true
 		}, false, nil)
 		if len(macro) > 0 {
 			v.Sweep.cover(v, played)
@@ -730,7 +731,7 @@ func (m *member) plan(t Trick, v *view) []step {
 		// half the budget is spent. Then every screen seen so far (one
 		// page per template) is opened again without a session: each
 		// must send the user to sign in, never fail.
-		if v.Cov.dropped || v.Cov.signin == "" || len(v.Cov.visited) < 4 || strings.Contains(v.URL, collectorPrefix) ||
+		if v.Cov.dropped || v.Cov.signin == "" || len(v.Cov.visited) < 4 || strings.Contains(v.URL, collector.Prefix) ||
 			m.pendingForms(v.Cov) > 0 && v.Spent < 0.5 {
 			return nil
 		}
@@ -738,7 +739,7 @@ func (m *member) plan(t Trick, v *view) []step {
 		macro := []step{{in: browser.Intent{Action: browser.ActClearSiteData}, why: "clear cookies and storage", before: func() { v.Cov.gen++ }}}
 		seen := map[string]bool{pageTemplate(v.Cov.signin): true}
 		for _, l := range append([]string{pathQuery(v.URL)}, v.Cov.visitedOrder...) {
-			if t := pageTemplate(l); !seen[t] && !strings.HasPrefix(l, collectorPrefix) && len(macro) <= maxSessionPages {
+			if t := pageTemplate(l); !seen[t] && !strings.HasPrefix(l, collector.Prefix) && len(macro) <= maxSessionPages {
 				seen[t] = true
 				macro = append(macro, step{in: nav(l), why: "come back with the session gone"})
 			}
@@ -977,7 +978,7 @@ func resolveLink(base, href string) (string, bool) {
 	if u.Path == b.Path && u.RawQuery == b.RawQuery {
 		return "", false
 	}
-	if strings.HasPrefix(u.Path, collectorPrefix) {
+	if strings.HasPrefix(u.Path, collector.Prefix) {
 		return "", false
 	}
 	return pathQuery(u.String()), true

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 )
 
 // The collector's accessibility oracle is axe-core in the page: serious and
@@ -33,7 +34,7 @@ func TestCollectorAxe(t *testing.T) {
 <input id="tz" data-testid="tz">
 <button type="button" data-testid="icon"><img src="data:," alt=""></button>
 <button type="button">Save</button>
-<p>` + XSSPayload + `</p>
+<p>` + collector.XSSPayload + `</p>
 <script>setTimeout(() => { const i = document.createElement('input'); i.dataset.testid = 'late'; document.querySelector('main').append(i); }, 800);</script>
 </main></body></html>`))
 	}))
@@ -71,20 +72,20 @@ func a11yThrough(ctx context.Context, t *testing.T, target string, axe bool, wan
 	require.True(t, res.OK, res.Error)
 	raw := res.Findings
 	only := func(kind browser.FindingKind) []browser.Finding {
-		return slices.DeleteFunc(pageFindings(slices.Clone(raw)), func(f browser.Finding) bool { return f.Kind != kind })
+		return slices.DeleteFunc(collector.PageFindings(slices.Clone(raw)), func(f browser.Finding) bool { return f.Kind != kind })
 	}
 	// axe-core runs at load, and again once the page stops changing.
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
 		time.Sleep(300 * time.Millisecond)
 		raw = append(raw, s.TakeFindings()...)
-		if want > 0 && len(only(FindA11y)) >= want || want == 0 && len(only(FindXSS)) > 0 {
+		if want > 0 && len(only(collector.FindA11y)) >= want || want == 0 && len(only(collector.FindXSS)) > 0 {
 			break
 		}
 	}
 	time.Sleep(1500 * time.Millisecond) // past the late field and its scan
 	raw = append(raw, s.TakeFindings()...)
-	require.NotEmpty(t, only(FindXSS), "the recorder ran")
-	return only(FindA11y)
+	require.NotEmpty(t, only(collector.FindXSS), "the recorder ran")
+	return only(collector.FindA11y)
 }
 
 // The collector's dead-control watch: a button whose click changes nothing
@@ -127,8 +128,8 @@ func TestCollectorDeadControl(t *testing.T) {
 	}
 	var dead []string
 	var sel string
-	for _, f := range pageFindings(raw) {
-		if f.Kind == FindDeadControl {
+	for _, f := range collector.PageFindings(raw) {
+		if f.Kind == collector.FindDeadControl {
 			dead = append(dead, cssFor(f.Evidence))
 			sel = f.Selector
 		}
@@ -152,8 +153,8 @@ func TestCollectorDeadControl(t *testing.T) {
 		judge.awaitJudgement(ctx)
 		assert.EqualValues(t, 0, undecided(), c.target)
 		got := false
-		for _, f := range pageFindings(s.TakeFindings()) {
-			got = got || f.Kind == FindDeadControl
+		for _, f := range collector.PageFindings(s.TakeFindings()) {
+			got = got || f.Kind == collector.FindDeadControl
 		}
 		assert.Equal(t, c.dead, got, "%s: dead control reported by the time the wait ends", c.target)
 	}
@@ -209,10 +210,10 @@ func pngDecode(b []byte) (image.Image, error) { return png.Decode(bytes.NewReade
 // ends.
 func collectorUser(ctx context.Context, t *testing.T, target string, axe bool, name string) (*browser.Session, string) {
 	t.Helper()
-	col, err := newCollector(target, 3*time.Second, slog.New(slog.DiscardHandler))
+	col, err := collector.New(target, 3*time.Second, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	if !axe {
-		col.withoutAxe()
+		col.WithoutAxe()
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -1,11 +1,9 @@
 package explore
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
-	"mime/multipart"
 	"slices"
 	"strings"
 	"testing"
@@ -14,41 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 	"github.com/agentgraph/agentgraph/memory"
 )
-
-func TestAddresser(t *testing.T) {
-	a := newAddresser("http://127.0.0.1:4100", "https://shop.example/app/")
-	assert.Equal(t, "https://shop.example/app/cart?x=1", a.text("http://127.0.0.1:4100/cart?x=1"))
-	assert.Equal(t, "Host: shop.example; other http://127.0.0.1:41001/x", a.text("Host: 127.0.0.1:4100; other http://127.0.0.1:41001/x"),
-		"a longer port is another address")
-	assert.Equal(t, "<head><title>t</title>", a.text("<head>"+injectTag+"<title>t</title>"), "the collector's tags go")
-	assert.Equal(t, "<head>x", (*addresser)(nil).text("<head>"+injectTagNoAxe+"x"), "even without an address to map")
-	assert.Nil(t, newAddresser("http://127.0.0.1:4100", "http://127.0.0.1:4100"))
-	assert.Nil(t, newAddresser("", "http://a"))
-
-	e := browser.Entry{URL: "http://127.0.0.1:4100/p", Params: browser.Intent{Action: browser.ActNavigate, URL: "http://127.0.0.1:4100/q"},
-		Findings: []browser.Finding{{URL: "http://127.0.0.1:4100/r", Message: "GET http://127.0.0.1:4100/r failed"}}}
-	pub := a.entry(e)
-	assert.Equal(t, "https://shop.example/app/p", pub.URL)
-	assert.Equal(t, "https://shop.example/app/q", pub.Params.URL)
-	assert.Equal(t, "GET https://shop.example/app/r failed", pub.Findings[0].Message)
-	assert.Equal(t, "http://127.0.0.1:4100/r", e.Findings[0].URL, "the original entry is left as it is")
-	typed := "see http://127.0.0.1:4100/s"
-	e = browser.Entry{Title: "Loading http://127.0.0.1:4100/s?saved=1", Locator: "getByRole('link', { name: 'http://127.0.0.1:4100/s' })",
-		Params: browser.Intent{Action: browser.ActFill, Target: "text=127.0.0.1:4100", Value: &typed}}
-	pub = a.entry(e)
-	assert.Equal(t, "Loading https://shop.example/app/s?saved=1", pub.Title, "a loading page's title is its address")
-	assert.Equal(t, "getByRole('link', { name: 'https://shop.example/app/s' })", pub.Locator)
-	assert.Equal(t, "text=shop.example", pub.Params.Target)
-	assert.Equal(t, "see https://shop.example/app/s", *pub.Params.Value)
-	assert.Equal(t, "see http://127.0.0.1:4100/s", typed, "the original value is left as it is")
-
-	var buf bytes.Buffer
-	slog.New(slog.NewTextHandler(a.writer(&buf), nil)).Info("look", "url", "http://127.0.0.1:4100/z")
-	assert.Contains(t, buf.String(), "url=https://shop.example/app/z")
-	assert.NotContains(t, buf.String(), "4100")
-}
 
 func TestCauseAcrossRoutes(t *testing.T) {
 	f := func(path string) browser.Finding {
@@ -71,7 +37,7 @@ func TestCauseAcrossRoutes(t *testing.T) {
 	assert.NotEqual(t, rootCause(f("/reports"), ""), rootCause(other, ""))
 
 	row := func(page, html string) browser.Finding {
-		return browser.Finding{Kind: FindDuplicateRow, URL: page, Evidence: html}
+		return browser.Finding{Kind: collector.FindDuplicateRow, URL: page, Evidence: html}
 	}
 	assert.Equal(t, rootCause(row("http://app/items?page=2", `<tr data-id="3">`), ""), rootCause(row("http://app/items", `<tr data-id="9" data-x="y">`), ""),
 		"one list showing records twice is one cause")
@@ -157,10 +123,10 @@ func TestReportOneBugPerCause(t *testing.T) {
 	assert.Equal(t, "http://app.test/settings", later[0].Sightings[2].URL)
 
 	mr.sw.typed.add("Ada Lovelace 601")
-	dup := []browser.Finding{{Kind: FindDuplicate, URL: "http://app.test/items", Message: "the same POST /items was accepted twice and made two records (/items/8 and /items/9)"}}
+	dup := []browser.Finding{{Kind: collector.FindDuplicate, URL: "http://app.test/items", Message: "the same POST /items was accepted twice and made two records (/items/8 and /items/9)"}}
 	require.Len(t, act("/items/new", dup), 1)
 	row := `<tr data-id="9"><td><a href="/items/9">Ada Lovelace 601</a></td><td>active</td></tr>`
-	assert.Empty(t, act("/items", []browser.Finding{{Kind: FindDuplicateRow, URL: "http://127.0.0.1:4100/items", Message: "two identical rows in a table", Evidence: row}}))
+	assert.Empty(t, act("/items", []browser.Finding{{Kind: collector.FindDuplicateRow, URL: "http://127.0.0.1:4100/items", Message: "two identical rows in a table", Evidence: row}}))
 	require.Len(t, out.Bugs, 2)
 	require.Len(t, out.Bugs[1].Symptoms, 1)
 	assert.Equal(t, "duplicate_record: two identical rows in a table — "+row, out.Bugs[1].Symptoms[0], "the row shown twice, as evidence")
@@ -168,8 +134,8 @@ func TestReportOneBugPerCause(t *testing.T) {
 	// The other way round: the list first, then the second post.
 	mr.sw.typed.add("Grace Hopper 7")
 	row2 := `<tr data-id="12"><td><a href="/items/12">Grace Hopper 7</a></td><td>active</td></tr>`
-	require.Len(t, act("/items", []browser.Finding{{Kind: FindDuplicateRow, URL: "http://127.0.0.1:4100/things", Message: "two identical rows in a table", Evidence: row2}}), 1)
-	assert.Empty(t, act("/things/new", []browser.Finding{{Kind: FindDuplicate, URL: "http://app.test/things", Message: "the same POST /things was accepted twice"}}))
+	require.Len(t, act("/items", []browser.Finding{{Kind: collector.FindDuplicateRow, URL: "http://127.0.0.1:4100/things", Message: "two identical rows in a table", Evidence: row2}}), 1)
+	assert.Empty(t, act("/things/new", []browser.Finding{{Kind: collector.FindDuplicate, URL: "http://app.test/things", Message: "the same POST /things was accepted twice"}}))
 	require.Len(t, out.Bugs, 3)
 	require.Len(t, out.Bugs[2].Symptoms, 1)
 	assert.Equal(t, "duplicate_submit: the same POST /things was accepted twice", out.Bugs[2].Symptoms[0])
@@ -178,51 +144,29 @@ func TestReportOneBugPerCause(t *testing.T) {
 	// half, in a later turn, is no second report, either way round.
 	mr.sw.typed.add("Linus Torvalds 9")
 	row3 := `<tr data-id="14"><td>Linus Torvalds 9</td></tr>`
-	require.Len(t, act("/parts", []browser.Finding{{Kind: FindDuplicateRow, URL: "http://127.0.0.1:4100/parts", Message: "two identical rows in a table", Evidence: row3}}), 1)
+	require.Len(t, act("/parts", []browser.Finding{{Kind: collector.FindDuplicateRow, URL: "http://127.0.0.1:4100/parts", Message: "two identical rows in a table", Evidence: row3}}), 1)
 	out = &State{}
-	assert.Empty(t, act("/settings", []browser.Finding{{Kind: FindDuplicate, URL: "http://app.test/parts", Message: "the same POST /parts was accepted twice"}}))
-	require.Len(t, act("/bins/new", []browser.Finding{{Kind: FindDuplicate, URL: "http://app.test/bins", Message: "the same POST /bins was accepted twice"}}), 1)
+	assert.Empty(t, act("/settings", []browser.Finding{{Kind: collector.FindDuplicate, URL: "http://app.test/parts", Message: "the same POST /parts was accepted twice"}}))
+	require.Len(t, act("/bins/new", []browser.Finding{{Kind: collector.FindDuplicate, URL: "http://app.test/bins", Message: "the same POST /bins was accepted twice"}}), 1)
 	mr.sw.typed.add("Ken Thompson 3")
 	out = &State{}
-	assert.Empty(t, act("/bins", []browser.Finding{{Kind: FindDuplicateRow, URL: "http://127.0.0.1:4100/bins", Message: "two identical rows in a table", Evidence: `<tr><td>Ken Thompson 3</td></tr>`}}))
+	assert.Empty(t, act("/bins", []browser.Finding{{Kind: collector.FindDuplicateRow, URL: "http://127.0.0.1:4100/bins", Message: "two identical rows in a table", Evidence: `<tr><td>Ken Thompson 3</td></tr>`}}))
 	assert.Empty(t, out.Bugs)
 	var bins Bug
 	for _, b := range mr.laterCopies(slices.Clone(mr.bugsSoFar())) {
-		if b.Kind == string(FindDuplicate) && strings.Contains(b.URL, "/bins") {
+		if b.Kind == string(collector.FindDuplicate) && strings.Contains(b.URL, "/bins") {
 			bins = b
 		}
 	}
 	assert.Equal(t, []string{"duplicate_record: two identical rows in a table — <tr><td>Ken Thompson 3</td></tr>"}, bins.Symptoms, "the row a later turn saw, on the submission's report")
 	mr.sw.typed.add("Dennis Ritchie 4")
-	assert.Len(t, act("/crates", []browser.Finding{{Kind: FindDuplicateRow, URL: "http://127.0.0.1:4100/crates", Message: "two identical rows in a table", Evidence: `<tr><td>Dennis Ritchie 4</td></tr>`}}), 1,
+	assert.Len(t, act("/crates", []browser.Finding{{Kind: collector.FindDuplicateRow, URL: "http://127.0.0.1:4100/crates", Message: "two identical rows in a table", Evidence: `<tr><td>Dennis Ritchie 4</td></tr>`}}), 1,
 		"another list's row is its own bug")
 
 	for _, b := range out.Bugs {
 		raw, _ := json.Marshal(b)
 		assert.NotContains(t, string(raw), "127.0.0.1:4100")
 	}
-}
-
-func TestPostKeyMultipart(t *testing.T) {
-	form := func(title string) (string, []byte) {
-		var buf bytes.Buffer
-		w := multipart.NewWriter(&buf) // a boundary of its own, as each fetch(FormData) has
-		_ = w.WriteField("form_token", "t7")
-		_ = w.WriteField("title", title)
-		fw, _ := w.CreateFormFile("attachment", "a.txt")
-		_, _ = fw.Write([]byte("abc"))
-		_ = w.Close()
-		return w.FormDataContentType(), buf.Bytes()
-	}
-	ct1, b1 := form("Quiet Harbour")
-	ct2, b2 := form("Quiet Harbour")
-	ct3, b3 := form("Other")
-	assert.NotEqual(t, ct1, ct2)
-	assert.Equal(t, postKey(ct1, b1), postKey(ct2, b2), "the same submission sent twice")
-	assert.NotEqual(t, postKey(ct1, b1), postKey(ct3, b3))
-	assert.Equal(t, "attachment=file:a.txt:3&title=Quiet Harbour", postKey(ct1, b1))
-	assert.Equal(t, postKey("application/x-www-form-urlencoded", []byte("a=1&csrf_token=x")), postKey("application/x-www-form-urlencoded", []byte("a=1&csrf_token=y")))
-	assert.Equal(t, "junk", postKey("multipart/form-data; boundary=zz", []byte("junk")), "a body that does not parse is kept as it is")
 }
 
 // TestReportErrorPageA11y: what axe-core says of a page the server
@@ -242,8 +186,8 @@ func TestReportErrorPageA11y(t *testing.T) {
 	body := "<html><head></head><body>Internal Server Error</body></html>"
 	failedPost := func() []browser.Finding {
 		return []browser.Finding{
-			{Kind: FindA11y, URL: "http://127.0.0.1:4100/widgets/new", Message: "Documents must have <title> element to aid in navigation (rule document-title)", Evidence: body},
-			{Kind: FindA11y, URL: "http://127.0.0.1:4100/widgets/new", Message: "<html> element must have a lang attribute (rule html-has-lang)", Evidence: body},
+			{Kind: collector.FindA11y, URL: "http://127.0.0.1:4100/widgets/new", Message: "Documents must have <title> element to aid in navigation (rule document-title)", Evidence: body},
+			{Kind: collector.FindA11y, URL: "http://127.0.0.1:4100/widgets/new", Message: "<html> element must have a lang attribute (rule html-has-lang)", Evidence: body},
 			{Kind: browser.FindServerError, URL: "http://app.test/widgets/new", Message: "server error 500 on POST /widgets/new",
 				Evidence: "POST /widgets/new → 500; body: Internal Server Error"},
 		}
@@ -261,9 +205,9 @@ func TestReportErrorPageA11y(t *testing.T) {
 	// A fetch of the page failed: the page's own violation is its bug.
 	out = &State{}
 	bugs = act("/dashboard", []browser.Finding{
-		{Kind: FindA11y, URL: "http://127.0.0.1:4100/dashboard", Message: "Images must have alternative text (rule image-alt)", Evidence: `<img src="chart.png">`},
+		{Kind: collector.FindA11y, URL: "http://127.0.0.1:4100/dashboard", Message: "Images must have alternative text (rule image-alt)", Evidence: `<img src="chart.png">`},
 		{Kind: browser.FindServerError, URL: "http://app.test/api/stats", Message: "server error 500 on GET /api/stats", Evidence: "GET /api/stats → 500; body: boom"},
 	})
 	require.Len(t, bugs, 2)
-	assert.ElementsMatch(t, []string{string(browser.FindServerError), string(FindA11y)}, []string{bugs[0].Kind, bugs[1].Kind})
+	assert.ElementsMatch(t, []string{string(browser.FindServerError), string(collector.FindA11y)}, []string{bugs[0].Kind, bugs[1].Kind})
 }

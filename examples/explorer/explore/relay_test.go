@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 )
 
 // A request that fails at the connection level is the app's bug only when
@@ -32,7 +33,7 @@ func TestBrokeAfterApp(t *testing.T) {
 		}
 	}))
 	defer app.Close()
-	col, err := newCollector(app.URL, 0, slog.New(slog.DiscardHandler))
+	col, err := collector.New(app.URL, 0, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	front := httptest.NewServer(col)
 	defer front.Close()
@@ -45,7 +46,7 @@ func TestBrokeAfterApp(t *testing.T) {
 		}
 	}
 	// The collector records after the proxy returns.
-	require.Eventually(t, func() bool { return col.relayedWhole("POST", "/whole", time.Minute) }, 5*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return col.RelayedWhole("POST", "/whole", time.Minute) }, 5*time.Second, 20*time.Millisecond)
 
 	mr := &missionRun{col: col}
 	finding := func(path, msg string) browser.Finding {
@@ -56,7 +57,7 @@ func TestBrokeAfterApp(t *testing.T) {
 	assert.False(t, mr.brokeAfterApp(finding("/whole", "GET request failed: net::ERR_CONTENT_LENGTH_MISMATCH")), "another method is another request")
 	assert.False(t, mr.brokeAfterApp(finding("/whole", "POST request failed: net::ERR_NAME_NOT_RESOLVED")), "not a failure of the connection")
 	assert.False(t, mr.brokeAfterApp(browser.Finding{Kind: browser.FindPageError, URL: front.URL + "/whole", Message: "POST request failed: net::ERR_EMPTY_RESPONSE"}))
-	assert.False(t, col.relayedWhole("POST", "/whole", 0), "only within the window")
+	assert.False(t, col.RelayedWhole("POST", "/whole", 0), "only within the window")
 
 	// An app that does not answer: the collector's own 502 is no relay.
 	app.Close()
@@ -64,5 +65,5 @@ func TestBrokeAfterApp(t *testing.T) {
 	require.NoError(t, err)
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
-	assert.False(t, col.relayedWhole("POST", "/gone", time.Minute))
+	assert.False(t, col.RelayedWhole("POST", "/gone", time.Minute))
 }

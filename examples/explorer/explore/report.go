@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 )
 
 // replayable keeps the entries a spec replays: successful actions that act
@@ -71,7 +72,7 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 			b.ReproSteps = len(repro.Entries)
 			repro = mr.withUserState(repro, r.Timeline, *b)
 		}
-		spec, err := browser.Translate([]browser.Reproduction{repro}, browser.SpecOptions{BaseURL: strings.TrimRight(mr.target, "/"), DefaultBaseURL: mr.target, ClearSiteData: []string{ClearSiteDataPath}})
+		spec, err := browser.Translate([]browser.Reproduction{repro}, browser.SpecOptions{BaseURL: strings.TrimRight(mr.target, "/"), DefaultBaseURL: mr.target, ClearSiteData: []string{collector.ClearSiteDataPath}})
 		if err != nil {
 			mr.trace.Warn("translate", "bug", b.ID, "err", err)
 			continue

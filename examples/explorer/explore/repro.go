@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 )
 
 // xssMarker is the function the XSS probe calls when it runs; generated
@@ -51,17 +52,17 @@ func reproduction(b Bug, entries []browser.Entry) browser.Reproduction {
 		r.Checks = []browser.Check{browser.NoErrorBanner{Contains: stableText(text)}}
 	case browser.FindStackTrace:
 		r.Checks = []browser.Check{browser.NoStackTrace{Contains: stableText(bugDetail(b))}}
-	case FindXSS:
+	case collector.FindXSS:
 		// Narrowed to the element the payload ran in (by its test id, id or
 		// name), so a payload stored elsewhere on the way does not count.
 		r.Checks = []browser.Check{browser.NoScriptRun{Marker: xssMarker, Within: cssFor(bugDetail(b))}}
-	case FindA11y:
+	case collector.FindA11y:
 		rule := ""
 		if m := reRule.FindStringSubmatch(msg); m != nil {
 			rule = m[1]
 		}
 		r.Checks = []browser.Check{browser.NoA11yViolation{Rule: rule, Selector: cssFor(bugDetail(b))}}
-	case FindSlow:
+	case collector.FindSlow:
 		within := 3 * time.Second
 		if m := reThreshold.FindStringSubmatch(msg); m != nil {
 			if d, err := time.ParseDuration(m[1]); err == nil && d > 0 {
@@ -69,7 +70,7 @@ func reproduction(b Bug, entries []browser.Entry) browser.Reproduction {
 			}
 		}
 		r.Checks = []browser.Check{browser.FastResponse{Path: path, Within: within, Fetch: strings.HasPrefix(msg, "GET ")}}
-	case FindDeadControl:
+	case collector.FindDeadControl:
 		el := bugDetail(b)
 		sel := cssFor(el)
 		if sel == "" {
@@ -79,11 +80,11 @@ func reproduction(b Bug, entries []browser.Entry) browser.Reproduction {
 			r.Entries = beforeClickOn(entries, el)
 			r.Checks = []browser.Check{browser.ClickChanges{Selector: sel}}
 		}
-	case FindDuplicate:
+	case collector.FindDuplicate:
 		r.Checks = []browser.Check{browser.NoDuplicatePost{Path: path}}
 		r.SlowPosts = specSlowPosts
 		r.Entries = sameSubmit(entries)
-	case FindDuplicateRow:
+	case collector.FindDuplicateRow:
 		r.Checks = []browser.Check{browser.NoDuplicateRows{}}
 		r.SlowPosts = specSlowPosts
 		r.Entries = sameSubmit(entries)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 )
 
 // bugOf builds a Bug the way missionRun.bug does from a finding.
@@ -52,23 +53,23 @@ func TestReproductionChecks(t *testing.T) {
 			[]browser.Check{browser.NoErrorBanner{Contains: "BUG-LONG-NAME: value too long for column name (character varying(100)): got"}}, 0},
 		{"stack trace", bugOf(browser.FindStackTrace, app+"/projects/export", "stack trace visible on the page", "TypeError: Cannot read properties of null (reading 'budget')\n    at serializeRow (/srv/csv.js:41:22)"),
 			[]browser.Check{browser.NoStackTrace{Contains: "TypeError: Cannot read properties of null (reading 'budget')"}}, 0},
-		{"xss", bugOf(FindXSS, app+"/search?q=x", "an injected script executed in p", `<p data-testid="search-summary">1 results for <img src="x" onerror="__agxss(this)"></p>`),
+		{"xss", bugOf(collector.FindXSS, app+"/search?q=x", "an injected script executed in p", `<p data-testid="search-summary">1 results for <img src="x" onerror="__agxss(this)"></p>`),
 			[]browser.Check{browser.NoScriptRun{Marker: "__agxss", Within: `p[data-testid="search-summary"]`}}, 0},
-		{"xss in an unnamed element", bugOf(FindXSS, app+"/search?q=x", "an injected script executed in td", `<td>1 results for <img src="x" onerror="__agxss(this)"></td>`),
+		{"xss in an unnamed element", bugOf(collector.FindXSS, app+"/search?q=x", "an injected script executed in td", `<td>1 results for <img src="x" onerror="__agxss(this)"></td>`),
 			[]browser.Check{browser.NoScriptRun{Marker: "__agxss"}}, 0},
-		{"a11y button", bugOf(FindA11y, app+"/projects", "button has no accessible name (rule button-name)", `<button type="button" class="icon" data-testid="refresh-list"><img src="/r.svg" alt=""></button>`),
+		{"a11y button", bugOf(collector.FindA11y, app+"/projects", "button has no accessible name (rule button-name)", `<button type="button" class="icon" data-testid="refresh-list"><img src="/r.svg" alt=""></button>`),
 			[]browser.Check{browser.NoA11yViolation{Rule: "button-name", Selector: `button[data-testid="refresh-list"]`}}, 0},
-		{"a11y field by id", bugOf(FindA11y, app+"/settings", "form field has no label (rule label)", `<input id="s-tz" name="timezone" type="text" value="UTC">`),
+		{"a11y field by id", bugOf(collector.FindA11y, app+"/settings", "form field has no label (rule label)", `<input id="s-tz" name="timezone" type="text" value="UTC">`),
 			[]browser.Check{browser.NoA11yViolation{Rule: "label", Selector: `input[id="s-tz"]`}}, 0},
-		{"slow", bugOf(FindSlow, app+"/reports", "GET /reports took 3.5s (threshold 2.5s)", "GET /reports → 200 in 3.5s"),
+		{"slow", bugOf(collector.FindSlow, app+"/reports", "GET /reports took 3.5s (threshold 2.5s)", "GET /reports → 200 in 3.5s"),
 			[]browser.Check{browser.FastResponse{Path: "/reports", Within: 2500 * time.Millisecond, Fetch: true}}, 0},
-		{"dead control", bugOf(FindDeadControl, app+"/checkout/2", `clicking "Save draft" changed nothing`, `<button type="button" class="secondary" data-testid="save-draft">Save draft</button>`),
+		{"dead control", bugOf(collector.FindDeadControl, app+"/checkout/2", `clicking "Save draft" changed nothing`, `<button type="button" class="secondary" data-testid="save-draft">Save draft</button>`),
 			[]browser.Check{browser.ClickChanges{Selector: `button[data-testid="save-draft"]`}}, 0},
-		{"dead control without ids", bugOf(FindDeadControl, app+"/x", `clicking "Go" changed nothing`, `<button>Go "now"</button>`),
+		{"dead control without ids", bugOf(collector.FindDeadControl, app+"/x", `clicking "Go" changed nothing`, `<button>Go "now"</button>`),
 			[]browser.Check{browser.ClickChanges{Selector: `button:has-text("Go \"now\"")`}}, 0},
-		{"duplicate submit", bugOf(FindDuplicate, app+"/projects", "the same POST /projects was accepted twice and made two records (/projects/30 and /projects/31)", "/projects → 303 Location /projects/30 | /projects → 303 Location /projects/31"),
+		{"duplicate submit", bugOf(collector.FindDuplicate, app+"/projects", "the same POST /projects was accepted twice and made two records (/projects/30 and /projects/31)", "/projects → 303 Location /projects/30 | /projects → 303 Location /projects/31"),
 			[]browser.Check{browser.NoDuplicatePost{Path: "/projects"}}, specSlowPosts},
-		{"duplicate record", bugOf(FindDuplicateRow, app+"/projects", "two identical rows in a table", "<tr><td>A</td></tr>"),
+		{"duplicate record", bugOf(collector.FindDuplicateRow, app+"/projects", "two identical rows in a table", "<tr><td>A</td></tr>"),
 			[]browser.Check{browser.NoDuplicateRows{}}, specSlowPosts},
 		{"spinner: the defaults", bugOf(browser.FindSpinner, app+"/x", "1 loading indicator(s) still visible after 3s", ""), browser.DefaultChecks(), 0},
 	}
@@ -86,7 +87,7 @@ func TestReproductionChecks(t *testing.T) {
 }
 
 func TestXSSPayloadCallsTheMarker(t *testing.T) {
-	assert.Contains(t, XSSPayload, xssMarker+"(this)")
+	assert.Contains(t, collector.XSSPayload, xssMarker+"(this)")
 }
 
 func TestStableText(t *testing.T) {
@@ -133,7 +134,7 @@ func TestBeforeClickOn(t *testing.T) {
 	assert.Len(t, beforeClickOn(byText, `<button>Save draft</button>`), 1, "matched by the button's text")
 	assert.Len(t, beforeClickOn(ents, `<button data-testid="other">Other</button>`), len(ents), "no click on it: kept whole")
 
-	r := reproduction(bugOf(FindDeadControl, "http://h/checkout/2", `clicking "Save draft" changed nothing`, el), ents)
+	r := reproduction(bugOf(collector.FindDeadControl, "http://h/checkout/2", `clicking "Save draft" changed nothing`, el), ents)
 	assert.Len(t, r.Entries, 3)
 }
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
@@ -217,7 +218,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 
 	// The page-health collector in front of the app.
-	col, err := newCollector(target, cfg.SlowThreshold, log)
+	col, err := collector.New(target, cfg.SlowThreshold, log)
 	if err != nil {
 		return res, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
@@ -256,7 +257,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 	// The set-up mission: every user with a password and no storage
 	// state signs in once; its contexts start from the state it saved.
-	if err := signInUsers(ctx, cfg, b, engineCfg, users, newAddresser(colURL, target), func(line string) {
+	if err := signInUsers(ctx, cfg, b, engineCfg, users, collector.NewAddresser(colURL, target), func(line string) {
 		log.Info("explore: " + line)
 		if cfg.Progress != nil {
 			fmt.Fprintln(cfg.Progress, line)
@@ -266,8 +267,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	if len(users) > 0 {
 		// What the collector saw of the sign-ins is no mission's finding.
-		col.waitQuiet(ctx, 300*time.Millisecond)
-		_ = col.take()
+		col.WaitQuiet(ctx, 300*time.Millisecond)
+		_ = col.Take()
 	}
 	if cfg.Regression {
 		// Sharded, the first shard replays them (the others share its
@@ -450,7 +451,7 @@ type missionRun struct {
 	engineCfg browser.Config
 	engine    *browser.Engine
 	sess      *browser.Session
-	col       *collector
+	col       *collector.Collector
 	qa        *memory.QA
 	cp        graph.Checkpointer
 	store     graph.Store
@@ -459,9 +460,9 @@ type missionRun struct {
 	colURL    string
 	target    string
 	addrOnce  sync.Once
-	addrs     *addresser       // colURL → target (public.go)
-	secrets   *browser.Secrets // shared by the mission's engines
-	extra     *extraTools      // model personas' MCP and skills tools (nil: none)
+	addrs     *collector.Addresser // colURL → target
+	secrets   *browser.Secrets     // shared by the mission's engines
+	extra     *extraTools          // model personas' MCP and skills tools (nil: none)
 	// accounts are Config.Users (with their storage states); sessions
 	// holds one browser context per user when there are two or more,
 	// cur is the user whose context mr.sess is (users.go, crossuser.go).
@@ -529,7 +530,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		return fail(err)
 	}
 	defer traceFile.Close()
-	mr.trace = slog.New(slog.NewTextHandler(mr.addr().writer(traceFile), &slog.HandlerOptions{Level: slog.LevelDebug})).With("thread", mr.m.ThreadID)
+	mr.trace = slog.New(slog.NewTextHandler(mr.addr().Writer(traceFile), &slog.HandlerOptions{Level: slog.LevelDebug})).With("thread", mr.m.ThreadID)
 	tapePath := filepath.Join(mr.dir, "action_tape.jsonl")
 	if mr.cfg.Resume == "" {
 		_ = os.Remove(tapePath)
@@ -567,7 +568,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		_ = os.Remove(journal)
 	}
 	for i, p := range personas {
-		m := newMember(p, mr.cfg.Credentials, func() { mr.col.holdNextPost(settleTimeout + 700*time.Millisecond) })
+		m := newMember(p, mr.cfg.Credentials, func() { mr.col.HoldNextPost(settleTimeout + 700*time.Millisecond) })
 		if len(mr.accounts) > 0 {
 			// Round robin in team order: each persona acts as one user.
 			m.acct = mr.accounts[i%len(mr.accounts)]
@@ -682,10 +683,10 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		}
 	}
 	// Late reports of the in-page recorder.
-	mr.col.waitQuiet(ctx, 800*time.Millisecond)
+	mr.col.WaitQuiet(ctx, 800*time.Millisecond)
 	var late State
 	if e, ok := mr.lastEntry(); ok {
-		for _, f := range mr.col.take() {
+		for _, f := range mr.col.Take() {
 			if b, ok := mr.bug(ctx, mr.team[0], f, e); ok {
 				late.Bugs = append(late.Bugs, b)
 			}
@@ -784,7 +785,7 @@ func (mr *missionRun) record(e browser.Entry, persona string) browser.Entry {
 	if mr.cur != nil {
 		e.Account = mr.cur.Name
 	}
-	pub := mr.addr().entry(e) // the tape and the timeline keep the app's addresses
+	pub := mr.addr().Entry(e) // the tape and the timeline keep the app's addresses
 	mr.tallySelector(pub)
 	if err := mr.tape.Append(pub); err != nil {
 		mr.trace.Warn("tape append failed", "err", err)
@@ -830,9 +831,9 @@ func (mr *missionRun) progress(persona string, st step, res browser.Result) {
 var bugKinds = map[browser.FindingKind]string{
 	browser.FindPageError: "Uncaught exception", browser.FindConsoleError: "Console error", browser.FindRequestFailed: "Request failed",
 	browser.FindServerError: "Server error", browser.FindNotFound: "Broken link (404)", browser.FindErrorBanner: "Error banner",
-	browser.FindStackTrace: "Stack trace on the page", browser.FindSpinner: "Spinner never settles", FindXSS: "Cross-site scripting",
-	FindA11y: "Accessibility violation", FindDeadControl: "Dead control", FindSlow: "Slow response", FindDuplicate: "Duplicate submission accepted",
-	FindDuplicateRow: "Duplicate record", browser.FindUnresponsive: "Page unresponsive", FindCrossUser: "Cross-user data leak",
+	browser.FindStackTrace: "Stack trace on the page", browser.FindSpinner: "Spinner never settles", collector.FindXSS: "Cross-site scripting",
+	collector.FindA11y: "Accessibility violation", collector.FindDeadControl: "Dead control", collector.FindSlow: "Slow response", collector.FindDuplicate: "Duplicate submission accepted",
+	collector.FindDuplicateRow: "Duplicate record", browser.FindUnresponsive: "Page unresponsive", FindCrossUser: "Cross-user data leak",
 }
 
 // leaveHostile marks as explored the pages that stopped responding during
@@ -879,7 +880,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 		mr.trace.Info("observation: another user's page answers 404 to this user", "url", pathQuery(mr.public(firstNonEmpty(f.URL, e.URL))), "user", mr.cur.Name)
 		return Bug{}, false
 	}
-	if f.Kind == FindDuplicateRow && mr.sw != nil && mr.sw.typed.ownRepeat(f.Evidence) {
+	if f.Kind == collector.FindDuplicateRow && mr.sw != nil && mr.sw.typed.ownRepeat(f.Evidence) {
 		// Two records the explorer made with the same values: no bug.
 		mr.trace.Info("duplicate row of the explorer's own values", "evidence", clip(f.Evidence, 200))
 		return Bug{}, false
@@ -953,7 +954,7 @@ func (mr *missionRun) brokeAfterApp(f browser.Finding) bool {
 		return false
 	}
 	method, _, ok := strings.Cut(f.Message, " request failed")
-	return ok && mr.col.relayedWhole(method, pathOf(f.URL), 30*time.Second)
+	return ok && mr.col.RelayedWhole(method, pathOf(f.URL), 30*time.Second)
 }
 
 // outlineColor marks a bug's element in its screenshot.
@@ -1018,13 +1019,13 @@ func bugEvidence(f browser.Finding) string {
 
 // addr is the mission's addresser: the collector's addresses to the
 // target's.
-func (mr *missionRun) addr() *addresser {
-	mr.addrOnce.Do(func() { mr.addrs = newAddresser(mr.colURL, mr.target) })
+func (mr *missionRun) addr() *collector.Addresser {
+	mr.addrOnce.Do(func() { mr.addrs = collector.NewAddresser(mr.colURL, mr.target) })
 	return mr.addrs
 }
 
 // public is s with the target's addresses in place of the collector's.
-func (mr *missionRun) public(s string) string { return mr.addr().text(s) }
+func (mr *missionRun) public(s string) string { return mr.addr().Text(s) }
 
 // memURL maps a URL on the collector to the same path on the app's origin
 // for memory.

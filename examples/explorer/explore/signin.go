@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -67,7 +68,7 @@ func passwordField(els []personas.Element) int {
 // password field on the start page, else behind a link or button named
 // like a sign-in. A user whose sign-in fails (no form, or the page still
 // asks for a password after submitting) is a *SetupError naming it.
-func signInUsers(ctx context.Context, cfg Config, b *browser.Browser, engineCfg browser.Config, users []*userRun, addr *addresser, progress func(string)) error {
+func signInUsers(ctx context.Context, cfg Config, b *browser.Browser, engineCfg browser.Config, users []*userRun, addr *collector.Addresser, progress func(string)) error {
 	for _, u := range users {
 		if u.state != "" || u.Password == "" {
 			continue
@@ -79,7 +80,7 @@ func signInUsers(ctx context.Context, cfg Config, b *browser.Browser, engineCfg 
 			// machine): once more, in a fresh context, before the run
 			// gives up. A form that is not there or refuses the password
 			// fails the same way twice, so it is not retried.
-			progress(fmt.Sprintf("set-up: signing in as %s again after: %s", u.Name, clip(addr.text(err.Error()), 200)))
+			progress(fmt.Sprintf("set-up: signing in as %s again after: %s", u.Name, clip(addr.Text(err.Error()), 200)))
 			err = signInUser(ctx, cfg, b, engineCfg, u, addr)
 		}
 		if err != nil {
@@ -93,7 +94,7 @@ func signInUsers(ctx context.Context, cfg Config, b *browser.Browser, engineCfg 
 	return nil
 }
 
-func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg browser.Config, u *userRun, addr *addresser) error {
+func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg browser.Config, u *userRun, addr *collector.Addresser) error {
 	ctx, cancel := context.WithTimeout(ctx, signInTimeout)
 	defer cancel()
 	engineCfg.StorageStatePath = ""
@@ -186,7 +187,7 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 		}
 		en.Params = e.Secrets().RedactIntent(en.Params)
 		en.Account = u.Name
-		u.signIn = append(u.signIn, addr.entry(en))
+		u.signIn = append(u.signIn, addr.Entry(en))
 	}
 	return nil
 }

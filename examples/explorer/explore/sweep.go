@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -214,7 +215,7 @@ func (sw *sweep) seen(t personas.Target) int {
 // observe adds the page to the model and records the transition of a
 // finished macro.
 func (sw *sweep) observe(url string, els []personas.Element) {
-	if sw == nil || strings.Contains(url, collectorPrefix) {
+	if sw == nil || strings.Contains(url, collector.Prefix) {
 		return
 	}
 	id := sw.model.Observe(url, els)

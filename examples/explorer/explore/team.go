@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/personas"
 	"github.com/agentgraph/agentgraph/state"
@@ -376,7 +377,7 @@ func (mr *missionRun) look(ctx context.Context, out *State) (*view, error) {
 	snap, err := mr.snapshot(ctx, out)
 	if err != nil {
 		// Mid-navigation: try once more.
-		mr.col.waitQuiet(ctx, 300*time.Millisecond)
+		mr.col.WaitQuiet(ctx, 300*time.Millisecond)
 		if snap, err = mr.snapshot(ctx, out); err != nil {
 			return nil, err
 		}
@@ -388,7 +389,7 @@ func (mr *missionRun) look(ctx context.Context, out *State) (*view, error) {
 // (a page's late timers) are reported as bugs of that action.
 func (mr *missionRun) snapshot(ctx context.Context, out *State) (browser.Snapshot, error) {
 	r := mr.sess.Do(ctx, browser.Intent{Action: browser.ActSnapshot})
-	if fs := pageFindings(r.Findings); len(fs) > 0 {
+	if fs := collector.PageFindings(r.Findings); len(fs) > 0 {
 		if mr.prevActor != nil {
 			mr.report(ctx, mr.prevActor, mr.prevEntry, fs, out)
 		} else {
@@ -405,7 +406,7 @@ func (mr *missionRun) snapshot(ctx context.Context, out *State) (browser.Snapsho
 func (mr *missionRun) observe(ctx context.Context, snap browser.Snapshot, out *State) *view {
 	els := personas.ParseElements(snap)
 	here := pathQuery(snap.URL)
-	if !strings.HasPrefix(here, collectorPrefix) && mr.cov.visit(here) {
+	if !strings.HasPrefix(here, collector.Prefix) && mr.cov.visit(here) {
 		mr.freshPage = true
 		out.Explored = append(out.Explored, here)
 		_, _ = mr.qa.RecordPageVisit(ctx, memURL(snap.URL, mr.colURL, mr.qa.Origin()), snap.Title)
@@ -474,13 +475,13 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 		mr.awaitJudgement(ctx)
 	}
 	if left := wait - time.Since(start); left > 0 {
-		mr.col.waitQuiet(ctx, left)
+		mr.col.WaitQuiet(ctx, left)
 	}
 	mr.progress(m.p.Name, st, res)
 	// Findings that arrived while the page was watched (the recorder's
 	// dead-control and late a11y reports) belong to this action too.
-	fs := append(pageFindings(res.Findings), pageFindings(mr.sess.TakeFindings())...)
-	fs = append(fs, mr.col.take()...)
+	fs := append(collector.PageFindings(res.Findings), collector.PageFindings(mr.sess.TakeFindings())...)
+	fs = append(fs, mr.col.Take()...)
 	fs = append(fs, mr.crossCheck(ctx, res, fs)...)
 	mr.prevActor, mr.prevEntry = m, entry
 	return mr.report(ctx, m, entry, fs, out)
@@ -507,14 +508,14 @@ func (mr *missionRun) awaitJudgement(ctx context.Context) {
 		}
 		if err != nil || !ok || n < 0 {
 			// No recorder to ask (a page it is not in): the whole watch.
-			mr.col.waitQuiet(ctx, time.Until(deadline))
+			mr.col.WaitQuiet(ctx, time.Until(deadline))
 			return
 		}
 		if n == 0 {
-			mr.col.waitQuiet(ctx, judgedReport)
+			mr.col.WaitQuiet(ctx, judgedReport)
 			return
 		}
-		mr.col.waitQuiet(ctx, 50*time.Millisecond)
+		mr.col.WaitQuiet(ctx, 50*time.Millisecond)
 	}
 }
 
@@ -558,10 +559,10 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 		}
 	}()
 	for len(fs) > 0 || len(mr.late) > 0 {
-		fs = append(fs, pageFindings(mr.late)...)
+		fs = append(fs, collector.PageFindings(mr.late)...)
 		mr.late = nil
 		sortByCause(fs)
-		f := mr.addr().finding(fs[0])
+		f := mr.addr().Finding(fs[0])
 		fs = fs[1:]
 		if primary >= 0 && slices.Contains(symptomKinds, f.Kind) && (f.Kind != browser.FindConsoleError || primaryErr) {
 			// A symptom of the action's error: listed on it.
@@ -636,7 +637,7 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 // request's path is the page's (a document that failed, not a fetch of
 // the page's).
 func errorPageFinding(f browser.Finding, errKind, errURL string) bool {
-	return f.Kind == FindA11y && errKind == string(browser.FindServerError) && errURL != "" && f.URL != "" &&
+	return f.Kind == collector.FindA11y && errKind == string(browser.FindServerError) && errURL != "" && f.URL != "" &&
 		pathOf(errURL) == pathOf(f.URL)
 }
 
@@ -789,10 +790,10 @@ func (mr *missionRun) pairedWith(f browser.Finding, e browser.Entry, b Bug) bool
 	}
 	at := firstNonEmpty(f.URL, e.URL)
 	switch f.Kind {
-	case FindDuplicateRow:
-		return b.Kind == string(FindDuplicate) && mr.sw.typed.holdsOnce(f.Evidence) && sameCollection(b.URL, at)
-	case FindDuplicate:
-		return b.Kind == string(FindDuplicateRow) && mr.sw.typed.holdsOnce(b.Evidence) && sameCollection(b.URL, at)
+	case collector.FindDuplicateRow:
+		return b.Kind == string(collector.FindDuplicate) && mr.sw.typed.holdsOnce(f.Evidence) && sameCollection(b.URL, at)
+	case collector.FindDuplicate:
+		return b.Kind == string(collector.FindDuplicateRow) && mr.sw.typed.holdsOnce(b.Evidence) && sameCollection(b.URL, at)
 	}
 	return false
 }

@@ -151,20 +151,6 @@ func TestTemplatesAndLinks(t *testing.T) {
 	}
 }
 
-func TestFromConsole(t *testing.T) {
-	f, ok := fromConsole(browser.Finding{Kind: browser.FindConsoleError, URL: "http://h/x", Message: consoleMark + `{"kind":"xss","message":"ran","evidence":"<p data-bug=\"B\">"}`})
-	require.True(t, ok)
-	assert.Equal(t, FindXSS, f.Kind)
-	assert.Equal(t, `<p data-bug="B">`, f.Evidence)
-	// Cut by the engine's message limit: the kind still counts.
-	f, ok = fromConsole(browser.Finding{Kind: browser.FindConsoleError, Message: consoleMark + `{"kind":"a11y","message":"no name","evidence":"<button data-bug`})
-	require.True(t, ok)
-	assert.Equal(t, FindA11y, f.Kind)
-	assert.Contains(t, f.Evidence, "data-bug")
-	_, ok = fromConsole(browser.Finding{Kind: browser.FindConsoleError, Message: "TypeError: x"})
-	assert.False(t, ok)
-}
-
 func TestGuessCredentialsFallback(t *testing.T) {
 	c := guessCredentials("no account here", Credentials{})
 	assert.Equal(t, "qa@example.com", c.Email)

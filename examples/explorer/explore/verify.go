@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
@@ -44,10 +45,10 @@ func (mr *missionRun) rememberRepro(ctx context.Context, b Bug, entries []browse
 	if fp == "" {
 		return
 	}
-	toMem := newAddresser(mr.target, mr.qa.Origin())
-	rec := reproRecord{Sig: findingSig(b.Kind, b.URL, b.Evidence), Axe: b.Kind == string(FindA11y)}
+	toMem := collector.NewAddresser(mr.target, mr.qa.Origin())
+	rec := reproRecord{Sig: findingSig(b.Kind, b.URL, b.Evidence), Axe: b.Kind == string(collector.FindA11y)}
 	for _, e := range entries {
-		e = toMem.entry(e)
+		e = toMem.Entry(e)
 		e.Findings, e.Result = nil, "" // what the replay must show is Sig
 		rec.Steps = append(rec.Steps, e)
 	}
@@ -119,7 +120,7 @@ func verifyBugs(ctx context.Context, vr *missionRun, run string) ([]Verification
 	}
 	ctx, cancel := context.WithTimeout(ctx, verifyTime)
 	defer cancel()
-	toRun := newAddresser(vr.qa.Origin(), vr.target)
+	toRun := collector.NewAddresser(vr.qa.Origin(), vr.target)
 	var out []Verification
 	for _, e := range bugs {
 		if len(e.Repro) == 0 {
@@ -137,7 +138,7 @@ func verifyBugs(ctx context.Context, vr *missionRun, run string) ([]Verification
 		}
 		steps := make([]browser.Entry, len(rec.Steps))
 		for i, s := range rec.Steps {
-			steps[i] = toRun.entry(s)
+			steps[i] = toRun.Entry(s)
 		}
 		v.Steps = len(steps)
 		if name := unknownSecret(steps, vr.secrets); name != "" {

@@ -1,0 +1,251 @@
+package collector
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/personas"
+)
+
+// consoleMark starts the console messages of the in-page recorder.
+const consoleMark = "[agentgraph-collector] "
+
+// FromConsole turns a recorder's console message into its finding; ok is
+// false for every other console message.
+func FromConsole(f browser.Finding) (browser.Finding, bool) {
+	if f.Kind != browser.FindConsoleError || !strings.HasPrefix(f.Message, consoleMark) {
+		return f, false
+	}
+	var rep pageReport
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(f.Message, consoleMark)), &rep); err != nil {
+		// Cut by the engine's message limit: keep what arrived.
+		raw := strings.TrimPrefix(f.Message, consoleMark)
+		rep.Kind = between(raw, `"kind":"`, `"`)
+		rep.Message = between(raw, `"message":"`, `"`)
+		rep.Evidence = raw
+	}
+	k, ok := pageKinds[rep.Kind]
+	if !ok {
+		return f, true
+	}
+	return browser.Finding{Kind: k, URL: f.URL, Message: rep.Message, Evidence: rep.Evidence, Selector: rep.Selector, Time: f.Time}, true
+}
+
+// PageFindings are the engine's findings as the explorer reads them: the
+// in-page recorder's console reports turned into their findings, other
+// console messages kept as they are.
+func PageFindings(raw []browser.Finding) []browser.Finding {
+	var fs []browser.Finding
+	for _, f := range raw {
+		if f.Kind == browser.FindConsoleError && strings.Contains(f.Message, personas.XSSMarker) {
+			// The catalogue's markup payload ran: its script logs the marker.
+			fs = append(fs, browser.Finding{Kind: FindXSS, Message: "an injected script executed (the markup payload typed into a field)",
+				URL: f.URL, Evidence: f.Message, Time: f.Time})
+			continue
+		}
+		if cf, ok := FromConsole(f); ok {
+			if cf.Kind != browser.FindConsoleError {
+				fs = append(fs, cf)
+			}
+			continue
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+func between(s, a, b string) string {
+	i := strings.Index(s, a)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(a):]
+	if j := strings.Index(s, b); j >= 0 {
+		return s[:j]
+	}
+	return s
+}
+
+var pageKinds = map[string]browser.FindingKind{"xss": FindXSS, "a11y": FindA11y, "dead_control": FindDeadControl, "duplicate_record": FindDuplicateRow}
+
+// collectorJS is injected into every HTML page, after axe-core. It reports
+// an executed XSS probe, axe-core's serious and critical violations (each
+// element once, with the rule id in the message), clicks on controls that
+// change nothing, and identical table rows.
+const collectorJS = `(() => {
+  if (window.__agx) return;
+  window.__agx = true;
+  // Reports go out as console errors with a marker: no request of ours
+  // can outlive the page (or keep the engine's network from settling).
+  const post = (f) => console.error('` + consoleMark + `' + JSON.stringify(f));
+  const html = (el) => el ? String(el.outerHTML).slice(0, 330) : '';
+  // A CSS path to el (up to the nearest id), for the bug's screenshot to
+  // outline it.
+  const sel = (el) => {
+    const parts = [];
+    for (let e = el; e && e.nodeType === 1 && parts.length < 12; e = e.parentElement) {
+      if (e.id && /^[A-Za-z][\w-]*$/.test(e.id)) { parts.unshift('#' + e.id); break; }
+      let part = e.tagName.toLowerCase();
+      const p = e.parentElement;
+      if (p) {
+        const same = [...p.children].filter((c) => c.tagName === e.tagName);
+        if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(e) + 1) + ')';
+      }
+      parts.unshift(part);
+    }
+    return parts.join(' > ');
+  };
+  window.__agxss = (el) => { const at = el && el.parentElement ? el.parentElement : el;
+    post({kind: 'xss', message: 'an injected script executed in ' + (el && el.parentElement ? el.parentElement.tagName.toLowerCase() : 'the page'),
+      evidence: html(at), selector: at && at.nodeType === 1 ? sel(at) : ''}); };
+  // The catalogue's markup payloads log a marker when they run: the
+  // element that ran it (a handler attribute holding the marker, or the
+  // running script) is reported as the probe's is, with the page around
+  // it, in place of the bare console line.
+  const ce = console.error;
+  console.error = function () {
+    try {
+      const m = String(arguments[0] || '');
+      if (m.startsWith('` + personas.XSSMarker + `')) {
+        const has = (el) => ['onerror', 'onload'].some((a) => (el.getAttribute(a) || '').includes(m));
+        const el = document.currentScript || [...document.querySelectorAll('[onerror],[onload]')].find(has);
+        if (el) { window.__agxss(el); return; }
+      }
+    } catch (e) {}
+    return ce.apply(this, arguments);
+  };
+  const done = new Set();
+  let axeBusy = false, axeAgain = false, pressed = false, retries = 0;
+  // A press during a run draws the pressed element in its :active colours
+  // (a link turns red): colour rules measured then are not the page's own,
+  // so they are dropped and the page scanned again.
+  const press = () => { if (axeBusy) pressed = true; };
+  addEventListener('pointerdown', press, true);
+  addEventListener('mousedown', press, true);
+  const colour = new Set(['color-contrast', 'color-contrast-enhanced', 'link-in-text-block']);
+  const a11y = async () => {
+    if (typeof axe === 'undefined') return;
+    if (axeBusy) { axeAgain = true; return; }
+    axeBusy = true;
+    pressed = !!document.querySelector(':active');
+    try {
+      const r = await axe.run(document, {resultTypes: ['violations']});
+      if ((pressed || document.querySelector(':active')) && retries < 3) {
+        retries++;
+        r.violations = r.violations.filter((v) => !colour.has(v.id));
+        axeAgain = true;
+      } else {
+        retries = 0;
+      }
+      for (const v of r.violations) {
+        if (v.impact !== 'serious' && v.impact !== 'critical') continue;
+        for (const n of v.nodes) {
+          // Our own XSS probes, rendered: the XSS finding covers them.
+          if (String(n.html).includes('__agxss') || String(n.html).includes('` + personas.XSSMarker + `')) continue;
+          const key = v.id + '|' + [].concat(n.target).join(' ');
+          if (done.has(key)) continue;
+          done.add(key);
+          const t = [].concat(n.target);
+          post({kind: 'a11y', message: v.help + ' (rule ' + v.id + ')', evidence: String(n.html).slice(0, 330),
+            selector: t.length === 1 && typeof t[0] === 'string' ? t[0] : ''});
+        }
+      }
+    } catch (e) {
+      // axe-core refuses to start while a run is under way; the next
+      // scheduled run covers this one.
+    }
+    axeBusy = false;
+    if (axeAgain) { axeAgain = false; a11y(); }
+    else if (missed && !followUp) { missed = false; followUp = true; later(); }
+    else missed = false;
+  };
+  const rows = () => {
+    document.querySelectorAll('table').forEach((t) => {
+      const seen = new Map();
+      t.querySelectorAll('tbody tr').forEach((tr) => {
+        const key = [...tr.cells].map((c) => c.textContent.trim()).join('|');
+        if (!key) return;
+        if (seen.has(key) && !done.has(tr)) {
+          done.add(tr);
+          post({kind: 'duplicate_record', message: 'two identical rows in a table', evidence: html(tr), selector: sel(tr)});
+        }
+        seen.set(key, tr);
+      });
+    });
+  };
+  const scan = () => { rows(); a11y(); };
+  // A dead control: a click after which nothing a user could notice
+  // changed (text, elements, URL, an open dialog) and no request went out.
+  // A request counts once it is sent (a slow answer is still an answer
+  // on its way), not only once it finished.
+  let sent = 0;
+  try {
+    const f0 = window.fetch;
+    if (typeof f0 === 'function') window.fetch = function () { sent++; return f0.apply(this, arguments); };
+    const s0 = XMLHttpRequest.prototype.send;
+    XMLHttpRequest.prototype.send = function () { sent++; return s0.apply(this, arguments); };
+  } catch (e) {}
+  const calls = () => sent + performance.getEntriesByType('resource').filter((e) => e.initiatorType === 'fetch' || e.initiatorType === 'xmlhttprequest' || e.initiatorType === 'beacon').length;
+  const look = () => [location.href, document.body ? document.body.innerText : '', document.getElementsByTagName('*').length, calls(), document.querySelectorAll('dialog[open]').length].join('\u0001');
+  // The control's own state counts too: a menu button that a hover
+  // already opened still flips its aria-expanded when clicked.
+  const own = (el) => ['aria-expanded', 'aria-pressed', 'aria-checked', 'aria-selected', 'class', 'open'].map((a) => el.getAttribute(a)).join('\u0001');
+  // A later click within the watch (the second click of a double click
+  // that toggled something back) makes the first one undecidable.
+  let clicks = 0, errors = 0;
+  // The team's watch after a button's click (deadWatch) outlasts it.
+  const deadWindow = 400;
+  // A click that threw is broken, not dead: the page error reports it.
+  addEventListener('error', () => { errors++; }, true);
+  addEventListener('unhandledrejection', () => { errors++; });
+  // A control whose click did something once is not dead when clicked
+  // again to no effect (a "show" button whose panel is already shown).
+  const worked = new WeakSet();
+  // Clicks not judged yet: the team waits for none to be left (or for
+  // its watch to end) before its next action. A click that visibly did
+  // something is judged at once (looked at every 50 ms); only a click
+  // that changed nothing waits out the window.
+  let undecided = 0;
+  Object.defineProperty(window, '__agUndecided', {value: () => undecided, configurable: true});
+  document.addEventListener('click', (ev) => {
+    const n = ++clicks;
+    const el = ev.target instanceof Element ? ev.target.closest('button, [role=button]') : null;
+    if (!el || el.disabled || (el.type === 'submit' && el.form)) return;
+    const before = look() + own(el), errs = errors;
+    undecided++;
+    let done = false;
+    const decide = () => { if (!done) { done = true; undecided--; } };
+    const early = setInterval(() => {
+      if (done) { clearInterval(early); return; }
+      if (errors !== errs || look() + own(el) !== before) {
+        if (errors === errs) worked.add(el);
+        clearInterval(early);
+        decide();
+      }
+    }, 50);
+    setTimeout(() => {
+      clearInterval(early);
+      decide();
+      if (errors !== errs) return;
+      if (look() + own(el) !== before) worked.add(el);
+      if (n === clicks && !worked.has(el) && look() + own(el) === before) {
+        post({kind: 'dead_control', message: 'clicking "' + (el.textContent || el.getAttribute('aria-label') || '').trim() + '" changed nothing', evidence: html(el), selector: sel(el)});
+      }
+    }, deadWindow);
+  }, true);
+  // Scan at load, then again once the page stops changing (axe-core is
+  // the costly part: a page that does not change is scanned once).
+  // A change while a scan runs (a slow scan on a loaded machine) gets
+  // one more scan when it ends; the scan after that does not chain
+  // another, so a page that changes on every scan is not scanned forever.
+  let timer = null, missed = false, followUp = false;
+  const later = () => { clearTimeout(timer); timer = setTimeout(scan, 250); };
+  const start = () => {
+    scan();
+    new MutationObserver(() => { if (axeBusy) { missed = true; return; } followUp = false; later(); })
+      .observe(document.documentElement, {subtree: true, childList: true, attributes: true,
+        attributeFilter: ['alt', 'aria-label', 'aria-labelledby', 'role', 'hidden', 'aria-hidden', 'for', 'id', 'title', 'disabled', 'type']});
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
+})();`
