@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -148,7 +149,7 @@ func (c *Collector) add(f browser.Finding) {
 	if f.Time.IsZero() {
 		f.Time = time.Now()
 	}
-	key := string(f.Kind) + "\x00" + pathOf(f.URL) + "\x00" + f.Evidence
+	key := string(f.Kind) + "\x00" + urlx.Path(f.URL) + "\x00" + f.Evidence
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.seen[key] {
@@ -456,14 +457,6 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-func pathOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return u.Path
 }
 
 // WaitQuiet gives the in-page recorder a moment to report after an action.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -123,16 +124,16 @@ func rootCause(f browser.Finding, page string) string {
 		}
 		return "a11y|" + rule + "|" + elementSig(f.Evidence)
 	case browser.FindNotFound:
-		return "404|" + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
+		return "404|" + personas.URLTemplate(urlx.Path(firstNonEmpty(f.URL, page)))
 	case collector.FindSlow:
-		return "slow|" + norm(strings.SplitN(f.Message, " ", 3)[0], 10) + " " + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
+		return "slow|" + norm(strings.SplitN(f.Message, " ", 3)[0], 10) + " " + personas.URLTemplate(urlx.Path(firstNonEmpty(f.URL, page)))
 	case collector.FindXSS:
 		// The sink: a reflected payload is its page and the parameters
 		// that carried it, whichever payload and detector; a stored one
 		// is the element it ran in (or its page, when only the typed
 		// payload's marker told).
 		u := firstNonEmpty(f.URL, page)
-		tpl := personas.URLTemplate(pathOf(u))
+		tpl := personas.URLTemplate(urlx.Path(u))
 		if ps := payloadParams(u); ps != "" {
 			return "xss|" + tpl + "?" + ps
 		}
@@ -144,7 +145,7 @@ func rootCause(f browser.Finding, page string) string {
 		return string(f.Kind) + "|" + elementSig(f.Evidence)
 	case collector.FindDuplicateRow:
 		// The same list showing a record twice, whichever record.
-		return string(f.Kind) + "|" + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page)))
+		return string(f.Kind) + "|" + personas.URLTemplate(urlx.Path(firstNonEmpty(f.URL, page)))
 	case browser.FindErrorBanner, browser.FindStackTrace:
 		return "text|" + norm(firstNonEmpty(f.Evidence, f.Message), 160)
 	case FindCrossUser:
@@ -153,7 +154,7 @@ func rootCause(f browser.Finding, page string) string {
 			return crossUserCause(f, crossLeak{Viewer: m[1], Owner: m[2]}, page)
 		}
 	}
-	return string(f.Kind) + "|" + personas.URLTemplate(pathOf(page)) + "|" + norm(f.Message, 160)
+	return string(f.Kind) + "|" + personas.URLTemplate(urlx.Path(page)) + "|" + norm(f.Message, 160)
 }
 
 // reFrame reads a stack frame: V8's "at fn (url:line:col)" or
@@ -184,7 +185,7 @@ func topFrame(stack string) (frame, bool) {
 // page shows; its line is what tells one handler from another.
 func (fr frame) where(page string) string {
 	fn := norm(fr.fn, 80)
-	if p := pathOf(fr.file); p != "" && p != pathOf(page) {
+	if p := urlx.Path(fr.file); p != "" && p != urlx.Path(page) {
 		return fn + "@" + personas.URLTemplate(p) + ":" + fr.line
 	}
 	return fn + "@inline:" + fr.line
@@ -214,7 +215,7 @@ func payloadParams(rawURL string) string {
 // its route template) out of an error text: an error that quotes the
 // request ("no session for GET /reports") is one cause on every route.
 func withoutRequest(text, rawURL string) string {
-	p := pathOf(rawURL)
+	p := urlx.Path(rawURL)
 	if p == "" || p == "/" {
 		return text
 	}

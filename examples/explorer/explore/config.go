@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -312,3 +313,11 @@ func (c *Config) defaults() {
 func DefaultMission() Mission {
 	return Mission{ThreadID: "explore", Prompt: "Explore the whole app as a new user, a power user and an adversarial tester; report every bug with evidence."}
 }
+
+// Defaults of the reproduction minimiser (Config.MinimizeReplays,
+// Config.MinimizeTime, Config.MinimizeWorkers).
+const (
+	DefaultMinimizeReplays = minimize.DefaultReplays
+	DefaultMinimizeTime    = minimize.DefaultTime
+	DefaultMinimizeWorkers = minimize.DefaultWorkers
+)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
+	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -104,7 +106,7 @@ func (mr *missionRun) crossCheck(ctx context.Context, res browser.Result, fs []b
 	if !mr.oracleOn() || mr.cur == nil || !res.OK {
 		return nil
 	}
-	page := pathQuery(mr.sess.URL())
+	page := urlx.PathQuery(mr.sess.URL())
 	if page == "" || strings.HasPrefix(page, collector.Prefix) || !strings.HasPrefix(page, "/") {
 		return nil
 	}
@@ -220,7 +222,7 @@ func (mr *missionRun) othersLoaded(u string) bool {
 	if !mr.multi() || mr.xu == nil || mr.cur == nil {
 		return false
 	}
-	for who := range mr.xu.okBy[pathQuery(u)] {
+	for who := range mr.xu.okBy[urlx.PathQuery(u)] {
 		if who != mr.cur.Name {
 			return true
 		}
@@ -233,7 +235,7 @@ func (mr *missionRun) othersLoaded(u string) bool {
 func crossUserCause(f browser.Finding, l crossLeak, page string) string {
 	pair := []string{l.Owner, l.Viewer}
 	slices.Sort(pair)
-	return "xuser|" + personas.URLTemplate(pathOf(firstNonEmpty(f.URL, page))) + "|" + strings.Join(pair, "+")
+	return "xuser|" + personas.URLTemplate(urlx.Path(firstNonEmpty(f.URL, page))) + "|" + strings.Join(pair, "+")
 }
 
 // crossUserRepro is the reproduction of a leak: the owner's steps that
@@ -274,7 +276,7 @@ func (mr *missionRun) crossUserRepro(b Bug, tl []TimelineEntry) (browser.Reprodu
 	if submit < 0 {
 		return browser.Reproduction{}, false
 	}
-	made := formSteps(mine, submit)
+	made := minimize.FormSteps(mine, submit)
 	if made == nil {
 		k := fill
 		for k > 0 && mine[k].Action != browser.ActNavigate {

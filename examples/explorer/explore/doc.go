@@ -269,22 +269,10 @@
 // carry axe-core only when an accessibility finding is being looked for; a
 // replay without it never answers for one.
 //
-// The search, per mission, in three phases. First the suffix heuristics
-// (the last entry alone, the entries from the last navigation on, then
-// from the 2nd, 4th, 8th… last navigation, jumps straight to the URL of a
-// page the tape reached by clicks, each also behind the tape's latest
-// sign-in, and, for a candidate that opens a record the tape created, the
-// same behind the form steps that created it and the records of its
-// collection created before it), shortest first and breadth first: every
-// bug's cheapest candidate before any bug's second one, the longest tapes
-// first, groups of three or more bugs twice as often. Bugs found at one
-// step share their candidates, and a replay answers for every bug whose
-// finding it shows. A sequence that does not open a page first, or starts
-// the way a failed replay did, is never replayed. Second, while time is
-// left, Zeller's ddmin over each bug's shortest reproducing sequence (then
-// over the full tape of bugs the heuristics missed). Last, one more replay
-// of each result: a sequence that does not reproduce again falls back to
-// the full tape. Config.MinimizeWorkers replays run at once
+// The search is package minimize's (its doc says how it picks and
+// shortens candidates): replay.go gives it a replay function over the
+// mission's browser and collector and turns its results into specs.
+// Config.MinimizeWorkers replays run at once
 // (DefaultMinimizeWorkers) in every phase; a candidate is picked when a
 // worker is free, knowing what the replays before it learnt (a sign-in
 // wall). Config.MinimizeReplays bounds the replays per bug

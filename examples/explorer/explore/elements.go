@@ -1,11 +1,11 @@
 package explore
 
 import (
-	"net/url"
 	"regexp"
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -15,24 +15,11 @@ var reNum = regexp.MustCompile(`[0-9]+`)
 // names of its controls, numbers removed, so the same screen hashes the same.
 func pageState(snap browser.Snapshot, els []personas.Element) string {
 	var b strings.Builder
-	b.WriteString(pathQuery(snap.URL))
+	b.WriteString(urlx.PathQuery(snap.URL))
 	for _, e := range els {
 		b.WriteString("|" + e.Role + ":" + reNum.ReplaceAllString(e.Name, "#"))
 	}
 	return b.String()
-}
-
-// pathQuery is the path and query of a URL (the URL itself when it does not
-// parse).
-func pathQuery(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	if u.RawQuery != "" {
-		return u.Path + "?" + u.RawQuery
-	}
-	return u.Path
 }
 
 // clip cuts s to n bytes, marking the cut.
@@ -41,13 +28,4 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-// pathOf is raw's path (raw itself when it does not parse).
-func pathOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return u.Path
 }

@@ -200,7 +200,7 @@ func (d *discoverer) local(raw string) (string, bool) {
 	if err != nil || u.Host != d.base.Host || (u.Scheme != "http" && u.Scheme != "https") {
 		return "", false
 	}
-	p := u.Path // as pathQuery writes the frontier's pages
+	p := u.Path // as urlx.PathQuery writes the frontier's pages
 	if p == "" {
 		p = "/"
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/memory"
 	"github.com/agentgraph/agentgraph/personas"
@@ -578,7 +579,7 @@ func (g *gremlinsRun) note(st gremlinsState) {
 	if st.Species != nil {
 		g.side.Species = st.Species
 	}
-	p := pathQuery(st.URL)
+	p := urlx.PathQuery(st.URL)
 	if p != "" && !g.pages[p] {
 		g.pages[p] = true
 		g.side.Pages = append(g.side.Pages, p)
@@ -652,7 +653,7 @@ func findingBug(f browser.Finding, pageURL string) (Bug, bool) {
 	evidence := bugEvidence(f)
 	cause := rootCause(f, page)
 	return Bug{Fingerprint: memory.Fingerprint(string(f.Kind), "", cause), Cause: cause, Kind: string(f.Kind), Severity: severityOf(string(f.Kind)),
-		Title: title + " on " + pathOf(page) + ": " + clip(f.Message, 120), URL: page, Evidence: evidence, New: true, SeenCount: 1}, true
+		Title: title + " on " + urlx.Path(page) + ": " + clip(f.Message, 120), URL: page, Evidence: evidence, New: true, SeenCount: 1}, true
 }
 
 var reSignInLink = regexp.MustCompile(`(?i)\b(sign|log) ?in\b`)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 )
 
@@ -167,7 +168,7 @@ func TestFindingBug(t *testing.T) {
 			if ok {
 				assert.Equal(t, tc.want, b.Evidence)
 				assert.NotEmpty(t, b.Fingerprint)
-				assert.Contains(t, b.Title, pathOf(tc.f.URL))
+				assert.Contains(t, b.Title, urlx.Path(tc.f.URL))
 			}
 		})
 	}

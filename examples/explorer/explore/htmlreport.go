@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"slices"
 	"time"
+
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 )
 
 // The mission's report.html: one self-contained file (styles and the
@@ -45,7 +47,7 @@ func newHTMLReport(r MissionResult) htmlReport {
 	h := htmlReport{R: r, Duration: r.Duration.Round(time.Millisecond)}
 	sev, kinds := map[string]int{}, map[string]int{}
 	for _, b := range r.Bugs {
-		page := pathOf(b.URL)
+		page := urlx.Path(b.URL)
 		h.Bugs = append(h.Bugs, htmlBug{Bug: b, Page: page})
 		sev[b.Severity]++
 		kinds[b.Kind]++
@@ -102,7 +104,7 @@ func renderHTML(r MissionResult) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{"pq": pathQuery}).Parse(`<!doctype html>
+var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{"pq": urlx.PathQuery}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Explorer report: {{.R.Mission.ThreadID}}</title>
 <style>
 body{font:14px system-ui,sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -34,7 +35,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 		{"console_error", SeverityMinor, "power_user", "http://app.test/stats"},
 	} {
 		id := "bug-0" + string(rune('1'+i)) + "-" + strings.ReplaceAll(k.kind, "_", "-")
-		b := Bug{ID: id, Kind: k.kind, Severity: k.sev, Persona: k.persona, URL: k.url, Title: k.kind + " on " + pathOf(k.url),
+		b := Bug{ID: id, Kind: k.kind, Severity: k.sev, Persona: k.persona, URL: k.url, Title: k.kind + " on " + urlx.Path(k.url),
 			Evidence: "evidence <b>" + id + "</b>", New: i%2 == 0, SeenCount: 1 + i, Screenshot: "screenshots/" + id + ".png",
 			Spec: SpecName(id), Trace: TraceName(id), ReproSteps: 2, ReproFullSteps: 9}
 		if i == 0 {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
@@ -33,7 +34,7 @@ func (mr *missionRun) tallySelector(e browser.Entry) {
 	if n := len(mr.full); n > 0 && mr.full[n-1].Entry.URL != "" {
 		page = mr.full[n-1].Entry.URL
 	}
-	page = pathQuery(page)
+	page = urlx.PathQuery(page)
 	if page == "" || page[0] != '/' {
 		return
 	}
@@ -66,7 +67,7 @@ func (mr *missionRun) saveSession(ctx context.Context, r *MissionResult, started
 			break
 		}
 	}
-	s := memory.SessionSummary{ThreadID: mr.m.ThreadID, Mission: mr.m.Prompt, StartURL: memURL(pathQuery(mr.start), "", origin),
+	s := memory.SessionSummary{ThreadID: mr.m.ThreadID, Mission: mr.m.Prompt, StartURL: memURL(urlx.PathQuery(mr.start), "", origin),
 		Started: started.UTC(), Steps: r.Steps, Summary: fmt.Sprintf("%d steps, %d bugs", r.Steps, len(r.Bugs))}
 	for _, m := range mr.team {
 		s.Personas = append(s.Personas, m.p.Name)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -212,7 +213,7 @@ func ResolveStartURL(startURL, target string) (string, error) {
 	if origin(u) != origin(t) {
 		return "", fmt.Errorf("%w: start_url %q is on %s, not on the target %s: use a path, or a URL on the target", ErrUsage, startURL, origin(u), origin(t))
 	}
-	if p := pathQuery(startURL); p != "" && p[0] == '/' {
+	if p := urlx.PathQuery(startURL); p != "" && p[0] == '/' {
 		return p, nil
 	}
 	return "/", nil

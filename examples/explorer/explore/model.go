@@ -10,6 +10,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/state"
 )
@@ -280,7 +281,7 @@ func reportBrief(r MissionResult) string {
 	fmt.Fprintf(&b, "\nFindings (%d):\n", len(r.Bugs))
 	for _, bug := range capList(r.Bugs, 25) {
 		fmt.Fprintf(&b, "\n## %s: %s\nKind: %s\nPage: %s\nFound by: %s at step %d\nNew: %v (seen %d×)\nEvidence:\n%s\n", bug.ID, bug.Title, bug.Kind,
-			pathQuery(bug.URL), bug.Persona, bug.Step, bug.New, bug.SeenCount, clip(bug.Evidence, 800))
+			urlx.PathQuery(bug.URL), bug.Persona, bug.Step, bug.New, bug.SeenCount, clip(bug.Evidence, 800))
 		steps := replayable(r.Timeline, bug.TapeSeq)
 		if len(steps) > 12 {
 			steps = steps[len(steps)-12:]
@@ -313,7 +314,7 @@ func describeEntry(e browser.Entry) string {
 	if e.Params.Key != "" {
 		s += " key " + e.Params.Key
 	}
-	return s + " → " + pathQuery(e.URL)
+	return s + " → " + urlx.PathQuery(e.URL)
 }
 
 // allIdle says whether every persona came back idle at least n times in a

@@ -13,6 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/personas"
@@ -59,7 +60,7 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 	here, page := "(unknown)", ""
 	if v, err := mr.look(ctx, &out); err == nil {
 		t.lastState = pageState(v.Snap, v.Els)
-		here = pathQuery(v.URL)
+		here = urlx.PathQuery(v.URL)
 		text := v.Snap.Text
 		if len(mr.accounts) > 0 {
 			text = mr.secrets.Redact(text) // the users' emails and passwords never reach a prompt

@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 )
 
 // notesApp is a small notes app behind a sign-in wall: two accounts, each
@@ -328,7 +329,7 @@ func TestMultiUserCrossUserLeak(t *testing.T) {
 
 // templateOfURL is the URL template of raw's path.
 func templateOfURL(raw string) string {
-	p := pathOf(raw)
+	p := urlx.Path(raw)
 	if i := strings.LastIndexByte(p, '/'); i > 0 {
 		if _, err := strconv.Atoi(p[i+1:]); err == nil {
 			return p[:i] + "/{id}"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/tools"
 )
@@ -34,7 +35,7 @@ func (mr *missionRun) emitGoalComplete(r MissionResult) {
 
 func (mr *missionRun) emitBug(b Bug) {
 	mr.emit(observe.Event{Kind: observe.BugFound, Step: b.Step, Persona: b.Persona, URL: b.URL,
-		Bug: &observe.Bug{ID: b.ID, Title: b.Title, Kind: b.Kind, URL: pathQuery(b.URL), Persona: b.Persona}})
+		Bug: &observe.Bug{ID: b.ID, Title: b.Title, Kind: b.Kind, URL: urlx.PathQuery(b.URL), Persona: b.Persona}})
 }
 
 // observedTool reports every call of a persona's tool to the observers:

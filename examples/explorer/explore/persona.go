@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -201,8 +202,8 @@ func (c *coverage) noteForm(v *view) {
 	}
 	sig := formSig(v)
 	if !slices.ContainsFunc(c.forms, func(f string) bool { return c.formSig[f] == sig }) {
-		c.forms = append(c.forms, pathOf(v.URL))
-		c.formSig[pathOf(v.URL)] = sig
+		c.forms = append(c.forms, urlx.Path(v.URL))
+		c.formSig[urlx.Path(v.URL)] = sig
 	}
 }
 
@@ -549,7 +550,7 @@ func hasFields(els []personas.Element) bool {
 
 // plan returns the next macro of trick t on the page, or nil.
 func (m *member) plan(t Trick, v *view) []step {
-	path := templateOf(pathOf(v.URL))
+	path := templateOf(urlx.Path(v.URL))
 	key := string(t) + ":" + formSig(v)
 	switch t {
 	case TrickClickButtons:
@@ -719,7 +720,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			if e.Role != "link" || !(n == "next" || strings.HasPrefix(n, "next ") || n == "›" || n == "»") {
 				continue
 			}
-			k := "next:" + pathQuery(v.URL)
+			k := "next:" + urlx.PathQuery(v.URL)
 			if m.tried[k] {
 				continue
 			}
@@ -738,7 +739,7 @@ func (m *member) plan(t Trick, v *view) []step {
 		v.Cov.dropped = true
 		macro := []step{{in: browser.Intent{Action: browser.ActClearSiteData}, why: "clear cookies and storage", before: func() { v.Cov.gen++ }}}
 		seen := map[string]bool{pageTemplate(v.Cov.signin): true}
-		for _, l := range append([]string{pathQuery(v.URL)}, v.Cov.visitedOrder...) {
+		for _, l := range append([]string{urlx.PathQuery(v.URL)}, v.Cov.visitedOrder...) {
 			if t := pageTemplate(l); !seen[t] && !strings.HasPrefix(l, collector.Prefix) && len(macro) <= maxSessionPages {
 				seen[t] = true
 				macro = append(macro, step{in: nav(l), why: "come back with the session gone"})
@@ -806,11 +807,11 @@ func (m *member) decide(v *view) (step, bool) {
 	}
 	// Sign in when the page asks for a password.
 	if i := passwordField(v.Els); i >= 0 {
-		k := fmt.Sprintf("signin:%d:%s", v.Cov.gen, pathOf(v.URL))
+		k := fmt.Sprintf("signin:%d:%s", v.Cov.gen, urlx.Path(v.URL))
 		if !m.tried[k] {
 			m.tried[k] = true
 			if v.Cov.signin == "" {
-				v.Cov.signin = pathQuery(v.URL)
+				v.Cov.signin = urlx.PathQuery(v.URL)
 			}
 			macro := signInMacro(v.Els, i, guessCredentials(v.Snap.Text, m.creds))
 			m.q = macro[1:]
@@ -883,7 +884,7 @@ func (m *member) decide(v *view) (step, bool) {
 			slices.SortStableFunc(forms, func(a, b string) int { return v.Cov.catalogued[a] - v.Cov.catalogued[b] })
 		}
 		for _, f := range forms {
-			if m.has(t) && !m.tried[string(t)+":"+v.Cov.formSig[f]] && !m.tried[m.revisitKey(t, f, v.Cov)] && f != pathOf(v.URL) {
+			if m.has(t) && !m.tried[string(t)+":"+v.Cov.formSig[f]] && !m.tried[m.revisitKey(t, f, v.Cov)] && f != urlx.Path(v.URL) {
 				m.tried[m.revisitKey(t, f, v.Cov)] = true
 				return step{in: nav(f), why: "back to " + f + " for " + string(t), lead: true}, true
 			}
@@ -891,7 +892,7 @@ func (m *member) decide(v *view) (step, bool) {
 	}
 	if l, ok := v.Cov.nextUnvisited(); ok && !m.tried["nav:"+l] {
 		m.tried["nav:"+l] = true
-		if w := v.Cov.way(l, pathQuery(v.URL)); w != l {
+		if w := v.Cov.way(l, urlx.PathQuery(v.URL)); w != l {
 			return step{in: nav(w), why: "to " + w + ", which links to " + l}, true
 		}
 		return step{in: nav(l), why: "visit " + l}, true
@@ -913,7 +914,7 @@ const minRows = 3
 // other boundary (the data the app was seeded with, made by another
 // version of it). Once per page.
 func lastRow(v *view) (step, bool) {
-	if v.Cov == nil || v.Cov.lastRows[pathQuery(v.URL)] || hasNextLink(v.Els) {
+	if v.Cov == nil || v.Cov.lastRows[urlx.PathQuery(v.URL)] || hasNextLink(v.Els) {
 		return step{}, false
 	}
 	rows := map[string][]personas.Element{}
@@ -926,7 +927,7 @@ func lastRow(v *view) (step, bool) {
 		if !ok {
 			continue
 		}
-		t := templateOf(pathOf(l))
+		t := templateOf(urlx.Path(l))
 		if !strings.Contains(t, "{n}") {
 			continue
 		}
@@ -935,7 +936,7 @@ func lastRow(v *view) (step, bool) {
 		}
 		rows[t] = append(rows[t], e)
 	}
-	v.Cov.lastRows[pathQuery(v.URL)] = true
+	v.Cov.lastRows[urlx.PathQuery(v.URL)] = true
 	for _, t := range order {
 		rs := rows[t]
 		if len(rs) < minRows {
@@ -981,7 +982,7 @@ func resolveLink(base, href string) (string, bool) {
 	if strings.HasPrefix(u.Path, collector.Prefix) {
 		return "", false
 	}
-	return pathQuery(u.String()), true
+	return urlx.PathQuery(u.String()), true
 }
 
 var reIDSeg = regexp.MustCompile(`/[0-9]+(/|$)`)
@@ -1016,7 +1017,7 @@ func pageTemplate(l string) string {
 // of many records do not.
 func formSig(v *view) string {
 	var b strings.Builder
-	b.WriteString(templateOf(pathOf(v.URL)))
+	b.WriteString(templateOf(urlx.Path(v.URL)))
 	for _, e := range v.Els {
 		if e.InMain && (e.Fillable() || e.Role == "radio" || e.Role == "combobox") {
 			b.WriteString("|" + e.Role + ":" + reNum.ReplaceAllString(e.Name, "#"))

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/tools"
 	"github.com/agentgraph/agentgraph/tools/mcp"
@@ -688,7 +689,7 @@ func TestRunPRMissions(t *testing.T) {
 				threads = append(threads, m.Mission.ThreadID)
 				starts = append(starts, m.Mission.StartURL)
 				require.NotEmpty(t, m.Timeline)
-				assert.Equal(t, m.Mission.StartURL, pathQuery(m.Timeline[0].Entry.URL), "the mission opened its start URL first")
+				assert.Equal(t, m.Mission.StartURL, urlx.PathQuery(m.Timeline[0].Entry.URL), "the mission opened its start URL first")
 			}
 			assert.Equal(t, tc.threads, threads)
 			assert.Equal(t, tc.starts, starts)

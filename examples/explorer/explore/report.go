@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 )
 
 // replayable keeps the entries a spec replays: successful actions that act
@@ -187,7 +188,7 @@ func markdown(r MissionResult) string {
 	}
 	b.WriteString("\n## Findings\n\n| id | severity | kind | page | persona | new | reproduction |\n|---|---|---|---|---|---|---|\n")
 	for _, bug := range r.Bugs {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %v | %s |\n", bug.ID, bug.Severity, bug.Kind, pathQuery(bug.URL), bug.Persona, bug.New, bug.Spec)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %v | %s |\n", bug.ID, bug.Severity, bug.Kind, urlx.PathQuery(bug.URL), bug.Persona, bug.New, bug.Spec)
 	}
 	for _, bug := range r.Bugs {
 		fmt.Fprintf(&b, "\n### %s — %s\n\n- Page: %s\n- Found by %s at step %d (tape #%d)\n", bug.ID, bug.Title, bug.URL, bug.Persona, bug.Step, bug.TapeSeq)
@@ -226,7 +227,7 @@ func markdown(r MissionResult) string {
 func sightingsText(ss []Sighting) string {
 	parts := make([]string, len(ss))
 	for i, s := range ss {
-		parts[i] = fmt.Sprintf("step %d (%s)", s.Step, pathQuery(s.URL))
+		parts[i] = fmt.Sprintf("step %d (%s)", s.Step, urlx.PathQuery(s.URL))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 )
 
 // xssMarker is the function the XSS probe calls when it runs; generated
@@ -104,7 +105,7 @@ var (
 // bugMessage is the finding's message, as the bug's title carries it after
 // "<kind title> on <path>: ".
 func bugMessage(b Bug) string {
-	prefix := bugKinds[browser.FindingKind(b.Kind)] + " on " + pathOf(b.URL) + ": "
+	prefix := bugKinds[browser.FindingKind(b.Kind)] + " on " + urlx.Path(b.URL) + ": "
 	msg, ok := strings.CutPrefix(b.Title, prefix)
 	if !ok {
 		return ""

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
@@ -391,7 +392,7 @@ func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]Mission, erro
 		}
 		ms = nil
 		for _, r := range rms {
-			ms = append(ms, Mission{ThreadID: r.ThreadID, Prompt: r.Prompt, Team: r.Team, StartURL: pathQuery(r.StartURL)})
+			ms = append(ms, Mission{ThreadID: r.ThreadID, Prompt: r.Prompt, Team: r.Team, StartURL: urlx.PathQuery(r.StartURL)})
 		}
 		if len(ms) == 0 {
 			return nil, fmt.Errorf("%w: %w", ErrUsage, errNoOpenBugs)
@@ -584,7 +585,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	if risks, err := mr.qa.HighRiskPages(ctx, 5); warnCorrupt(ctx, mr.log, mr.cfg.Progress, mr.qa, err) == nil {
 		for _, p := range risks {
 			if p.URL != "" {
-				mr.cov.priority = append(mr.cov.priority, pathQuery(p.URL))
+				mr.cov.priority = append(mr.cov.priority, urlx.PathQuery(p.URL))
 			}
 		}
 	}
@@ -822,10 +823,10 @@ func (mr *missionRun) progress(persona string, st step, res browser.Result) {
 	if !res.OK {
 		status = "error: " + clip(res.Error, 100)
 	}
-	mr.trace.Info("step", "n", mr.steps, "persona", persona, "intent", mr.secrets.Redact(st.in.JSON()), "why", mr.secrets.Redact(st.why), "url", pathQuery(res.URL), "status", mr.secrets.Redact(status), "findings", len(res.Findings))
+	mr.trace.Info("step", "n", mr.steps, "persona", persona, "intent", mr.secrets.Redact(st.in.JSON()), "why", mr.secrets.Redact(st.why), "url", urlx.PathQuery(res.URL), "status", mr.secrets.Redact(status), "findings", len(res.Findings))
 	// The progress line is the console observer's rendering of this event.
 	mr.emit(observe.Event{Kind: observe.Step, Step: mr.steps, Budget: mr.budget, Persona: persona, Bugs: mr.bugs,
-		Action: string(st.in.Action), URL: pathQuery(res.URL), OK: res.OK, Error: res.Error})
+		Action: string(st.in.Action), URL: urlx.PathQuery(res.URL), OK: res.OK, Error: res.Error})
 }
 
 var bugKinds = map[browser.FindingKind]string{
@@ -843,7 +844,7 @@ var bugKinds = map[browser.FindingKind]string{
 // back to them.
 func (mr *missionRun) leaveHostile(in browser.Intent, res browser.Result) {
 	if in.Action == browser.ActNavigate && !res.OK && strings.Contains(res.Error, "outside the allowed origins") {
-		if p := pathQuery(in.URL); strings.HasPrefix(p, "/") {
+		if p := urlx.PathQuery(in.URL); strings.HasPrefix(p, "/") {
 			mr.cov.visit(p)
 		}
 	}
@@ -851,8 +852,8 @@ func (mr *missionRun) leaveHostile(in browser.Intent, res browser.Result) {
 		if f.Kind != browser.FindUnresponsive || f.URL == "" || strings.HasPrefix(f.URL, "about:") {
 			continue
 		}
-		mr.cov.visit(pathQuery(f.URL))
-		mr.trace.Warn("page unresponsive: replaced by a fresh page, not visited again", "url", pathQuery(f.URL))
+		mr.cov.visit(urlx.PathQuery(f.URL))
+		mr.trace.Warn("page unresponsive: replaced by a fresh page, not visited again", "url", urlx.PathQuery(f.URL))
 	}
 }
 
@@ -871,13 +872,13 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 		// The app's whole answer left the collector: what broke it was
 		// between the collector and the browser (a loaded machine), not
 		// the app.
-		mr.trace.Info("observation: request broke after the app answered it whole", "message", clip(f.Message, 200), "url", pathQuery(mr.public(f.URL)))
+		mr.trace.Info("observation: request broke after the app answered it whole", "message", clip(f.Message, 200), "url", urlx.PathQuery(mr.public(f.URL)))
 		return Bug{}, false
 	}
 	if f.Kind == browser.FindNotFound && mr.othersLoaded(firstNonEmpty(f.URL, e.URL)) {
 		// Another user's page, which this one may not open: the app
 		// keeping records apart, no broken link.
-		mr.trace.Info("observation: another user's page answers 404 to this user", "url", pathQuery(mr.public(firstNonEmpty(f.URL, e.URL))), "user", mr.cur.Name)
+		mr.trace.Info("observation: another user's page answers 404 to this user", "url", urlx.PathQuery(mr.public(firstNonEmpty(f.URL, e.URL))), "user", mr.cur.Name)
 		return Bug{}, false
 	}
 	if f.Kind == collector.FindDuplicateRow && mr.sw != nil && mr.sw.typed.ownRepeat(f.Evidence) {
@@ -905,7 +906,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	// the checkpoint) is not recorded twice.
 	if prev, ok := mr.recorded[fp]; ok {
 		b.New, b.SeenCount, b.Fingerprint = prev.New, prev.SeenCount, prev.Fingerprint
-	} else if rec, err := mr.qa.RecordBug(ctx, memory.BugReport{Kind: b.Kind, Severity: memorySeverity(b.Severity), Cause: b.Cause, URL: memURL(pathQuery(page), "", mr.qa.Origin()), Title: reNum.ReplaceAllString(b.Title, "#"), Evidence: clip(reNum.ReplaceAllString(evidence, "#"), 600), Persona: m.p.Name, ThreadID: mr.m.ThreadID, TapeIndex: int(e.Seq)}); err == nil {
+	} else if rec, err := mr.qa.RecordBug(ctx, memory.BugReport{Kind: b.Kind, Severity: memorySeverity(b.Severity), Cause: b.Cause, URL: memURL(urlx.PathQuery(page), "", mr.qa.Origin()), Title: reNum.ReplaceAllString(b.Title, "#"), Evidence: clip(reNum.ReplaceAllString(evidence, "#"), 600), Persona: m.p.Name, ThreadID: mr.m.ThreadID, TapeIndex: int(e.Seq)}); err == nil {
 		b.New = rec.New || rec.Reopened
 		b.SeenCount = rec.Entry.SeenCount
 		if !rec.New && rec.Entry.Fingerprint != "" {
@@ -937,7 +938,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 			}
 		}
 	}
-	mr.trace.Warn("bug", "id", b.ID, "kind", b.Kind, "url", pathQuery(page), "evidence", clip(evidence, 300), "new", b.New)
+	mr.trace.Warn("bug", "id", b.ID, "kind", b.Kind, "url", urlx.PathQuery(page), "evidence", clip(evidence, 300), "new", b.New)
 	mr.emitBug(b)
 	return b, true
 }
@@ -954,7 +955,7 @@ func (mr *missionRun) brokeAfterApp(f browser.Finding) bool {
 		return false
 	}
 	method, _, ok := strings.Cut(f.Message, " request failed")
-	return ok && mr.col.RelayedWhole(method, pathOf(f.URL), 30*time.Second)
+	return ok && mr.col.RelayedWhole(method, urlx.Path(f.URL), 30*time.Second)
 }
 
 // outlineColor marks a bug's element in its screenshot.

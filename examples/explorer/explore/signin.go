@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -140,7 +141,7 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 	if i < 0 {
 		return errNoSignIn
 	}
-	before := pathOf(snap.URL)
+	before := urlx.Path(snap.URL)
 	creds := Credentials{Email: u.Email, Password: u.Password}
 	if creds.Email == "" {
 		creds.Email = guessCredentials(snap.Text, Credentials{Password: u.Password}).Email

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -116,7 +117,7 @@ func (sw *sweep) flowStep(url string, els []personas.Element) {
 		sw.steps, sw.double = 0, false
 		return
 	}
-	sw.step, sw.stepAt = true, pathQuery(url)
+	sw.step, sw.stepAt = true, urlx.PathQuery(url)
 }
 
 // reBackward names the controls that step back in a flow.
@@ -125,7 +126,7 @@ var reBackward = regexp.MustCompile(`(?i)\b(back|previous|prev)\b`)
 // stepPending: the page is a flow's next step the team has not gone on
 // from yet.
 func (sw *sweep) stepPending(v *view) bool {
-	return sw != nil && sw.step && pathQuery(v.URL) == sw.stepAt
+	return sw != nil && sw.step && urlx.PathQuery(v.URL) == sw.stepAt
 }
 
 // nextStep is the macro that fills a flow's next step validly and goes
@@ -135,7 +136,7 @@ func (sw *sweep) nextStep(m *member, v *view) []step {
 		return nil
 	}
 	sw.step = false
-	if pathQuery(v.URL) != sw.stepAt {
+	if urlx.PathQuery(v.URL) != sw.stepAt {
 		return nil // the browser left the step
 	}
 	macro := formPlan(v, func(e personas.Element) (string, bool) {
@@ -248,7 +249,7 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 		sw.cur = id
 	}
 	if sw.since != nil {
-		sw.since[pathQuery(url)] = true
+		sw.since[urlx.PathQuery(url)] = true
 	}
 }
 
@@ -539,7 +540,7 @@ func listPages(v *view) []string {
 			out = append(out, p)
 		}
 	}
-	if start := pathQuery(v.Start); start != "" && !slices.Contains(out, start) {
+	if start := urlx.PathQuery(v.Start); start != "" && !slices.Contains(out, start) {
 		out = append(out, start)
 	}
 	return out
@@ -984,7 +985,7 @@ func (sw *sweep) submitted(in browser.Intent, ok bool, v *view, to string) {
 	if i := slices.IndexFunc(v.Els, func(e personas.Element) bool { return e.Ref == in.Target }); in.Target != "" && i >= 0 && v.Els[i].Role == "link" {
 		return // a link followed from a page with a form
 	}
-	if v.Cov != nil && v.Cov.visited[pathQuery(to)] {
+	if v.Cov != nil && v.Cov.visited[urlx.PathQuery(to)] {
 		return // a page seen before: an edit saved, not a record made
 	}
 	sw.made = true
@@ -1015,7 +1016,7 @@ func (sw *sweep) followUp(v *view) (step, bool) {
 	for len(sw.revisit) > 0 {
 		l := sw.revisit[0]
 		sw.revisit = sw.revisit[1:]
-		if l != pathQuery(v.URL) && !sw.since[l] {
+		if l != urlx.PathQuery(v.URL) && !sw.since[l] {
 			return step{in: nav(l), why: "see the submitted record where the app lists it"}, true
 		}
 	}
@@ -1343,7 +1344,7 @@ func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) (mac
 			}
 			sw.catN[page]++
 			if v.Cov != nil {
-				v.Cov.catalogued[pathOf(v.URL)]++
+				v.Cov.catalogued[urlx.Path(v.URL)]++
 			}
 			sw.pend = &pendingTarget{from: sw.cur, key: a.Key(), left: len(macro), also: also, strict: strict, class: c}
 			if c == personas.ClassQuotes || c == personas.ClassNonLatin {

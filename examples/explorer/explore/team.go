@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/personas"
 	"github.com/agentgraph/agentgraph/state"
@@ -361,7 +362,7 @@ func (mr *missionRun) turnStep(ctx context.Context, m *member, out *State) (bool
 		if !found {
 			l = mr.start
 		} else {
-			l = mr.cov.way(l, pathQuery(snap.URL))
+			l = mr.cov.way(l, urlx.PathQuery(snap.URL))
 		}
 		mr.loops[key] = 0
 		mr.sw.abandon()
@@ -405,7 +406,7 @@ func (mr *missionRun) snapshot(ctx context.Context, out *State) (browser.Snapsho
 // observe updates the team's coverage from a snapshot.
 func (mr *missionRun) observe(ctx context.Context, snap browser.Snapshot, out *State) *view {
 	els := personas.ParseElements(snap)
-	here := pathQuery(snap.URL)
+	here := urlx.PathQuery(snap.URL)
 	if !strings.HasPrefix(here, collector.Prefix) && mr.cov.visit(here) {
 		mr.freshPage = true
 		out.Explored = append(out.Explored, here)
@@ -527,7 +528,7 @@ const judgedReport = 60 * time.Millisecond
 // so the recorder is judging whether the click did anything.
 func (mr *missionRun) judged(in browser.Intent, res browser.Result) bool {
 	if !res.OK || (in.Action != browser.ActClick && in.Action != browser.ActDblclick) || mr.lastView == nil ||
-		pathQuery(res.URL) != pathQuery(mr.lastView.URL) {
+		urlx.PathQuery(res.URL) != urlx.PathQuery(mr.lastView.URL) {
 		return false
 	}
 	for _, e := range mr.lastView.Els {
@@ -638,14 +639,14 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 // the page's).
 func errorPageFinding(f browser.Finding, errKind, errURL string) bool {
 	return f.Kind == collector.FindA11y && errKind == string(browser.FindServerError) && errURL != "" && f.URL != "" &&
-		pathOf(errURL) == pathOf(f.URL)
+		urlx.Path(errURL) == urlx.Path(f.URL)
 }
 
 // sameCollection reports whether a form's post URL and a list page are of
 // one collection: the same path, or one within the other (/things/new
 // posts, /things lists).
 func sameCollection(a, b string) bool {
-	pa, pb := strings.TrimSuffix(pathOf(a), "/"), strings.TrimSuffix(pathOf(b), "/")
+	pa, pb := strings.TrimSuffix(urlx.Path(a), "/"), strings.TrimSuffix(urlx.Path(b), "/")
 	if pa == "" || pb == "" {
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
@@ -46,7 +47,7 @@ func (mr *missionRun) rememberRepro(ctx context.Context, b Bug, entries []browse
 		return
 	}
 	toMem := collector.NewAddresser(mr.target, mr.qa.Origin())
-	rec := reproRecord{Sig: findingSig(b.Kind, b.URL, b.Evidence), Axe: b.Kind == string(collector.FindA11y)}
+	rec := reproRecord{Sig: minimize.FindingSig(b.Kind, b.URL, b.Evidence), Axe: b.Kind == string(collector.FindA11y)}
 	for _, e := range entries {
 		e = toMem.Entry(e)
 		e.Findings, e.Result = nil, "" // what the replay must show is Sig
@@ -158,11 +159,11 @@ func verifyBugs(ctx context.Context, vr *missionRun, run string) ([]Verification
 				replayable, v.Note = false, "stopped: "+ctx.Err().Error()
 			case err != nil:
 				replayable, v.Note = false, clip(err.Error(), 200)
-			case got.failedAt >= 0:
-				replayable, v.Note = false, fmt.Sprintf("step %d of %d could not be replayed", got.failedAt+1, len(steps))
+			case got.FailedAt >= 0:
+				replayable, v.Note = false, fmt.Sprintf("step %d of %d could not be replayed", got.FailedAt+1, len(steps))
 			default:
 				replayable, v.Note = true, ""
-				reproduced = got.sigs[rec.Sig]
+				reproduced = got.Sigs[rec.Sig]
 			}
 			if reproduced || !replayable {
 				break

@@ -1,4 +1,4 @@
-package explore
+package minimize
 
 import (
 	"context"
@@ -59,7 +59,7 @@ func TestDDMin(t *testing.T) {
 				asked = append(asked, fmt.Sprint(got))
 				return tc.pred(got), nil
 			}
-			got, n, err := ddmin(context.Background(), tc.items, test, tc.maxTests)
+			got, n, err := DDMin(context.Background(), tc.items, test, tc.maxTests)
 			if tc.wantErr != nil {
 				require.ErrorIs(t, err, tc.wantErr)
 				assert.Equal(t, tc.maxTests, n)
@@ -88,7 +88,7 @@ func TestDDMin(t *testing.T) {
 func TestDDMinStopsOnError(t *testing.T) {
 	boom := errors.New("browser gone")
 	calls := 0
-	got, _, err := ddmin(context.Background(), []int{0, 1, 2, 3, 4, 5, 6, 7}, func(_ context.Context, s []int) (bool, error) {
+	got, _, err := DDMin(context.Background(), []int{0, 1, 2, 3, 4, 5, 6, 7}, func(_ context.Context, s []int) (bool, error) {
 		calls++
 		if calls == 3 {
 			return false, boom
@@ -101,7 +101,7 @@ func TestDDMinStopsOnError(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	got, n, err := ddmin(ctx, []int{1, 2, 3}, func(context.Context, []int) (bool, error) { return true, nil }, 0)
+	got, n, err := DDMin(ctx, []int{1, 2, 3}, func(context.Context, []int) (bool, error) { return true, nil }, 0)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Zero(t, n)
 	assert.Equal(t, []int{1, 2, 3}, got)
@@ -169,7 +169,7 @@ type fakeApp struct {
 	withAxe    int      // replays with axe-core
 }
 
-func (f *fakeApp) replay(_ context.Context, seq []browser.Entry, axe bool) (replayed, error) {
+func (f *fakeApp) replay(_ context.Context, seq []browser.Entry, axe bool) (Replayed, error) {
 	f.mu.Lock()
 	f.running++
 	f.peak = max(f.peak, f.running)
@@ -184,11 +184,11 @@ func (f *fakeApp) replay(_ context.Context, seq []browser.Entry, axe bool) (repl
 	}
 	f.starts = append(f.starts, entryKey(seq[0]))
 	if f.flakyAfter > 0 && f.replays > f.flakyAfter {
-		return replayed{failedAt: -1}, nil
+		return Replayed{FailedAt: -1}, nil
 	}
 	// A fresh context cannot click or fill before it opened a page.
 	if seq[0].Action != browser.ActNavigate {
-		return replayed{failedAt: 0}, nil
+		return Replayed{FailedAt: 0}, nil
 	}
 	var got []int
 	for _, e := range seq {
@@ -205,7 +205,7 @@ func (f *fakeApp) replay(_ context.Context, seq []browser.Entry, axe bool) (repl
 			out[sig] = true
 		}
 	}
-	return replayed{sigs: out, failedAt: -1}, nil
+	return Replayed{Sigs: out, FailedAt: -1}, nil
 }
 
 func allSeqs(cs [][]browser.Entry) [][]int64 {
@@ -241,7 +241,7 @@ func TestMinimizer(t *testing.T) {
 		// A replay must open a page first: entry 1 stays.
 		{name: "signed in first", need: []int64{3, 4, 5, 7, 8}, upTo: 8, want: []int64{1, 3, 4, 5, 7, 8}, confirmed: true},
 		// ddmin over the full tape, cut short by the replay budget.
-		{name: "an early step the heuristics miss", need: []int64{1, 6, 9, 12}, upTo: 12, replays: DefaultMinimizeReplays, confirmed: true},
+		{name: "an early step the heuristics miss", need: []int64{1, 6, 9, 12}, upTo: 12, replays: DefaultReplays, confirmed: true},
 		{name: "never reproduces", need: []int64{99}, upTo: 12, want: nil},
 		{name: "flaky: the confirmation fails", need: []int64{9}, upTo: 9, flakyAfter: 1, want: nil},
 		{name: "replay budget", need: []int64{3, 4, 5, 7, 8}, upTo: 8, replays: 3, maxReplays: 4, confirmed: true},
@@ -251,13 +251,13 @@ func TestMinimizer(t *testing.T) {
 			app := &fakeApp{needs: map[string][]int64{"bug": tc.need}, flakyAfter: tc.flakyAfter}
 			replays := tc.replays
 			if replays == 0 {
-				replays = DefaultMinimizeReplays
+				replays = DefaultReplays
 			}
-			m := newMinimizer(app.replay, minimizeOptions{Replays: replays, Time: time.Minute})
-			j := &reproJob{sig: "bug", full: full[:tc.upTo]}
-			m.minimize(context.Background(), []*reproJob{j})
-			assert.LessOrEqual(t, len(j.best), len(j.full), "never longer than the full tape")
-			assert.Equal(t, app.replays, j.replays, "every replay is counted")
+			m := New(app.replay, Options{Replays: replays, Time: time.Minute})
+			j := &Job{Sig: "bug", Full: full[:tc.upTo]}
+			m.Run(context.Background(), []*Job{j})
+			assert.LessOrEqual(t, len(j.Best), len(j.Full), "never longer than the full tape")
+			assert.Equal(t, app.replays, j.Replays, "every replay is counted")
 			failedFirst := map[string]int{}
 			for _, st := range app.starts {
 				if !strings.HasPrefix(st, string(browser.ActNavigate)) {
@@ -267,24 +267,24 @@ func TestMinimizer(t *testing.T) {
 			for st, n := range failedFirst {
 				assert.Equal(t, 1, n, "a start that failed once is not replayed again: %s", st)
 			}
-			assert.LessOrEqual(t, j.replays, replays+1, "the budget, plus one confirmation")
+			assert.LessOrEqual(t, j.Replays, replays+1, "the budget, plus one confirmation")
 			if tc.maxReplays > 0 {
-				assert.LessOrEqual(t, j.replays, tc.maxReplays)
+				assert.LessOrEqual(t, j.Replays, tc.maxReplays)
 			}
 			switch {
 			case tc.want == nil && tc.replays == 0:
-				assert.Equal(t, seqsOf(j.full), seqsOf(j.best), "falls back to the full tape")
-				assert.False(t, j.confirmed)
+				assert.Equal(t, seqsOf(j.Full), seqsOf(j.Best), "falls back to the full tape")
+				assert.False(t, j.Confirmed)
 			case tc.want != nil:
-				assert.Equal(t, tc.want, seqsOf(j.best))
-				assert.Equal(t, tc.confirmed, j.confirmed)
+				assert.Equal(t, tc.want, seqsOf(j.Best))
+				assert.Equal(t, tc.confirmed, j.Confirmed)
 			default:
 				// Out of budget: whatever is kept still reproduces.
-				assert.Equal(t, tc.confirmed, j.confirmed)
-				if j.confirmed {
-					sigs, _ := app.replay(context.Background(), j.best, false)
-					assert.True(t, sigs.sigs["bug"])
-					assert.Less(t, len(j.best), len(j.full))
+				assert.Equal(t, tc.confirmed, j.Confirmed)
+				if j.Confirmed {
+					sigs, _ := app.replay(context.Background(), j.Best, false)
+					assert.True(t, sigs.Sigs["bug"])
+					assert.Less(t, len(j.Best), len(j.Full))
 				}
 			}
 		})
@@ -295,16 +295,16 @@ func TestMinimizer(t *testing.T) {
 func TestMinimizerSharesReplays(t *testing.T) {
 	full := tape()
 	app := &fakeApp{needs: map[string][]int64{"a": {9, 12}, "b": {9, 12}}}
-	m := newMinimizer(app.replay, minimizeOptions{Replays: DefaultMinimizeReplays, Time: time.Minute})
-	a, b := &reproJob{sig: "a", full: full}, &reproJob{sig: "b", full: full}
-	m.minimize(context.Background(), []*reproJob{a, b})
-	assert.Equal(t, []int64{9, 12}, seqsOf(a.best))
-	assert.Equal(t, []int64{9, 12}, seqsOf(b.best))
-	assert.True(t, a.confirmed)
-	assert.True(t, b.confirmed)
-	assert.Positive(t, a.replays)
-	assert.Zero(t, b.replays, "answered from a's replays")
-	assert.Equal(t, app.replays, a.replays+b.replays)
+	m := New(app.replay, Options{Replays: DefaultReplays, Time: time.Minute})
+	a, b := &Job{Sig: "a", Full: full}, &Job{Sig: "b", Full: full}
+	m.Run(context.Background(), []*Job{a, b})
+	assert.Equal(t, []int64{9, 12}, seqsOf(a.Best))
+	assert.Equal(t, []int64{9, 12}, seqsOf(b.Best))
+	assert.True(t, a.Confirmed)
+	assert.True(t, b.Confirmed)
+	assert.Positive(t, a.Replays)
+	assert.Zero(t, b.Replays, "answered from a's replays")
+	assert.Equal(t, app.replays, a.Replays+b.Replays)
 }
 
 // Several workers replay at once, never more than asked, and the results
@@ -323,17 +323,17 @@ func TestMinimizerWorkers(t *testing.T) {
 	for _, workers := range []int{1, 3} {
 		t.Run(fmt.Sprint(workers), func(t *testing.T) {
 			app := &fakeApp{needs: needs, delay: 5 * time.Millisecond}
-			m := newMinimizer(app.replay, minimizeOptions{Replays: DefaultMinimizeReplays, Time: time.Minute, Workers: workers})
-			var jobs []*reproJob
+			m := New(app.replay, Options{Replays: DefaultReplays, Time: time.Minute, Workers: workers})
+			var jobs []*Job
 			for _, sig := range []string{"last", "suffix", "signed", "settings"} {
-				jobs = append(jobs, &reproJob{sig: sig, full: full[:upTo[sig]]})
+				jobs = append(jobs, &Job{Sig: sig, Full: full[:upTo[sig]]})
 			}
-			m.minimize(context.Background(), jobs)
+			m.Run(context.Background(), jobs)
 			total := 0
 			for _, j := range jobs {
-				assert.Equal(t, want[j.sig], seqsOf(j.best), j.sig)
-				assert.True(t, j.confirmed, j.sig)
-				total += j.replays
+				assert.Equal(t, want[j.Sig], seqsOf(j.Best), j.Sig)
+				assert.True(t, j.Confirmed, j.Sig)
+				total += j.Replays
 			}
 			assert.Equal(t, app.replays, total, "every replay is counted once")
 			assert.LessOrEqual(t, app.peak, workers)
@@ -349,39 +349,39 @@ func TestMinimizerWorkers(t *testing.T) {
 func TestMinimizerAxe(t *testing.T) {
 	full := tape()
 	app := &fakeApp{needs: map[string][]int64{"a11y-label": {9, 12}, "console": {9, 12}}}
-	m := newMinimizer(app.replay, minimizeOptions{Replays: DefaultMinimizeReplays, Time: time.Minute})
-	plain := &reproJob{sig: "console", full: full}
-	m.minimize(context.Background(), []*reproJob{plain})
-	assert.Equal(t, []int64{9, 12}, seqsOf(plain.best))
-	assert.True(t, plain.confirmed)
+	m := New(app.replay, Options{Replays: DefaultReplays, Time: time.Minute})
+	plain := &Job{Sig: "console", Full: full}
+	m.Run(context.Background(), []*Job{plain})
+	assert.Equal(t, []int64{9, 12}, seqsOf(plain.Best))
+	assert.True(t, plain.Confirmed)
 	assert.Zero(t, app.withAxe, "no accessibility finding, no axe-core")
 
-	a11y := &reproJob{sig: "a11y-label", axe: true, full: full}
+	a11y := &Job{Sig: "a11y-label", Axe: true, Full: full}
 	before := app.replays
-	m.minimize(context.Background(), []*reproJob{a11y})
-	assert.Equal(t, []int64{9, 12}, seqsOf(a11y.best), "the cached replays without axe-core did not answer")
-	assert.True(t, a11y.confirmed)
+	m.Run(context.Background(), []*Job{a11y})
+	assert.Equal(t, []int64{9, 12}, seqsOf(a11y.Best), "the cached replays without axe-core did not answer")
+	assert.True(t, a11y.Confirmed)
 	assert.Equal(t, app.replays-before, app.withAxe, "every replay for it had axe-core")
 
 	// Both at once.
 	app2 := &fakeApp{needs: app.needs}
-	m2 := newMinimizer(app2.replay, minimizeOptions{Replays: DefaultMinimizeReplays, Time: time.Minute})
-	a, b := &reproJob{sig: "a11y-label", axe: true, full: full}, &reproJob{sig: "console", full: full}
-	m2.minimize(context.Background(), []*reproJob{b, a})
-	assert.Equal(t, app2.replays, a.replays+b.replays)
-	assert.Equal(t, []int64{9, 12}, seqsOf(a.best))
-	assert.Equal(t, []int64{9, 12}, seqsOf(b.best))
-	assert.True(t, a.confirmed && b.confirmed)
+	m2 := New(app2.replay, Options{Replays: DefaultReplays, Time: time.Minute})
+	a, b := &Job{Sig: "a11y-label", Axe: true, Full: full}, &Job{Sig: "console", Full: full}
+	m2.Run(context.Background(), []*Job{b, a})
+	assert.Equal(t, app2.replays, a.Replays+b.Replays)
+	assert.Equal(t, []int64{9, 12}, seqsOf(a.Best))
+	assert.Equal(t, []int64{9, 12}, seqsOf(b.Best))
+	assert.True(t, a.Confirmed && b.Confirmed)
 }
 
 // A spent time budget leaves the full tapes, and nothing is replayed.
 func TestMinimizerTimeBudget(t *testing.T) {
 	app := &fakeApp{needs: map[string][]int64{"a": {9}}}
-	m := newMinimizer(app.replay, minimizeOptions{Replays: DefaultMinimizeReplays, Time: time.Nanosecond})
-	j := &reproJob{sig: "a", full: tape()}
-	m.minimize(context.Background(), []*reproJob{j})
-	assert.Len(t, j.best, len(j.full))
-	assert.False(t, j.confirmed)
+	m := New(app.replay, Options{Replays: DefaultReplays, Time: time.Nanosecond})
+	j := &Job{Sig: "a", Full: tape()}
+	m.Run(context.Background(), []*Job{j})
+	assert.Len(t, j.Best, len(j.Full))
+	assert.False(t, j.Confirmed)
 	assert.Zero(t, app.replays)
 }
 
@@ -432,7 +432,7 @@ func TestTargetOf(t *testing.T) {
 
 func TestReplayIntents(t *testing.T) {
 	v := "QA"
-	ins, err := replayIntents(browser.Entry{Action: browser.ActFill, Params: browser.Intent{Action: browser.ActFill, Target: "f2e7", Value: &v},
+	ins, err := ReplayIntents(browser.Entry{Action: browser.ActFill, Params: browser.Intent{Action: browser.ActFill, Target: "f2e7", Value: &v},
 		Locator: "getByTestId('name')", HoverLocator: "getByTestId('row-1')"}, "", "")
 	require.NoError(t, err)
 	require.Len(t, ins, 2)
@@ -440,25 +440,25 @@ func TestReplayIntents(t *testing.T) {
 	assert.Equal(t, `[data-testid="name"]`, ins[1].Target)
 	assert.Equal(t, "QA", ins[1].ValueOrEmpty())
 
-	ins, err = replayIntents(browser.Entry{Action: browser.ActNavigate, Params: browser.Intent{Action: browser.ActNavigate, URL: "http://127.0.0.1:1000/a?b=1"}},
+	ins, err = ReplayIntents(browser.Entry{Action: browser.ActNavigate, Params: browser.Intent{Action: browser.ActNavigate, URL: "http://127.0.0.1:1000/a?b=1"}},
 		"http://127.0.0.1:1000", "http://127.0.0.1:2000")
 	require.NoError(t, err)
 	assert.Equal(t, "http://127.0.0.1:2000/a?b=1", ins[0].URL)
 
-	ins, err = replayIntents(browser.Entry{Action: browser.ActClick, Params: browser.Intent{Action: browser.ActClick, Target: `role=button[name="Go"]`}}, "", "")
+	ins, err = ReplayIntents(browser.Entry{Action: browser.ActClick, Params: browser.Intent{Action: browser.ActClick, Target: `role=button[name="Go"]`}}, "", "")
 	require.NoError(t, err)
 	assert.Equal(t, `role=button[name="Go"]`, ins[0].Target, "a stable target is kept")
 
-	_, err = replayIntents(browser.Entry{Action: browser.ActClick, Params: browser.Intent{Action: browser.ActClick, Target: "e3"}}, "", "")
+	_, err = ReplayIntents(browser.Entry{Action: browser.ActClick, Params: browser.Intent{Action: browser.ActClick, Target: "e3"}}, "", "")
 	assert.ErrorContains(t, err, "no locator recorded")
 }
 
 func TestFindingSig(t *testing.T) {
-	a := findingSig("http_5xx", "http://127.0.0.1:4000/projects/28?x=1", "POST /projects/28 → 500; got 131 characters")
-	b := findingSig("http_5xx", "http://127.0.0.1:5000/projects/31", "POST /projects/31 → 500; got 131 characters")
+	a := FindingSig("http_5xx", "http://127.0.0.1:4000/projects/28?x=1", "POST /projects/28 → 500; got 131 characters")
+	b := FindingSig("http_5xx", "http://127.0.0.1:5000/projects/31", "POST /projects/31 → 500; got 131 characters")
 	assert.Equal(t, a, b, "record ids and ports do not count")
-	assert.NotEqual(t, a, findingSig("page_error", "http://127.0.0.1:5000/projects/31", "POST /projects/31 → 500; got 131 characters"))
-	assert.NotEqual(t, a, findingSig("http_5xx", "http://127.0.0.1:5000/settings", "POST /projects/31 → 500; got 131 characters"))
+	assert.NotEqual(t, a, FindingSig("page_error", "http://127.0.0.1:5000/projects/31", "POST /projects/31 → 500; got 131 characters"))
+	assert.NotEqual(t, a, FindingSig("http_5xx", "http://127.0.0.1:5000/settings", "POST /projects/31 → 500; got 131 characters"))
 }
 
 // TestCandidatesJump: pages reached by a click are also reached by a
