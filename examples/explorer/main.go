@@ -42,6 +42,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/config"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
+	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -243,7 +244,7 @@ func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.
 		cfg.MissionRetries = -1 // explore.Config: 0 is the default, negative is never
 	}
 	if cfg.PRURL != "" {
-		if _, err := explore.ParsePRURL(cfg.PRURL); err != nil {
+		if _, err := pullreq.ParseURL(cfg.PRURL); err != nil {
 			return cfg, err
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
@@ -296,12 +297,12 @@ func (c *Collector) observe(r *http.Request, rec *recorder, took time.Duration, 
 		text := strings.TrimSpace(reSpaces.ReplaceAllString(reTags.ReplaceAllString(rec.body.String(), " "), " "))
 		c.add(browser.Finding{Kind: browser.FindServerError, Status: rec.status, URL: u,
 			Message:  fmt.Sprintf("server error %d on %s %s", rec.status, r.Method, r.URL.Path),
-			Evidence: clip(line+hdr+"; body: "+text, 1500)})
+			Evidence: clip.String(line+hdr+"; body: "+text, 1500)})
 	}
 	if c.slow > 0 && took > c.slow && rec.status < 400 {
 		c.add(browser.Finding{Kind: FindSlow, Status: rec.status, URL: u,
 			Message:  fmt.Sprintf("%s %s took %s (threshold %s)", r.Method, r.URL.Path, took.Round(10*time.Millisecond), c.slow),
-			Evidence: clip(line+fmt.Sprintf(" in %s", took.Round(10*time.Millisecond))+hdr, 1500)})
+			Evidence: clip.String(line+fmt.Sprintf(" in %s", took.Round(10*time.Millisecond))+hdr, 1500)})
 	}
 	if postKey != "" && rec.status < 400 {
 		// The same form posted twice made two different things (two
@@ -315,7 +316,7 @@ func (c *Collector) observe(r *http.Request, rec *recorder, took time.Duration, 
 			if p.location != a.location || a.status == http.StatusCreated {
 				c.add(browser.Finding{Kind: FindDuplicate, Status: rec.status, URL: u,
 					Message:  fmt.Sprintf("the same %s %s was accepted twice and made two records (%s and %s)", r.Method, r.URL.Path, p.location, a.location),
-					Evidence: clip(fmt.Sprintf("%s → %d Location %s%s | %s → %d Location %s%s", r.URL.Path, p.status, p.location, p.headers, r.URL.Path, a.status, a.location, a.headers), 1500)})
+					Evidence: clip.String(fmt.Sprintf("%s → %d Location %s%s | %s → %d Location %s%s", r.URL.Path, p.status, p.location, p.headers, r.URL.Path, a.status, a.location, a.headers), 1500)})
 				break
 			}
 		}
@@ -450,13 +451,6 @@ type pageReport struct {
 	Message  string `json:"message"`
 	Evidence string `json:"evidence"`
 	Selector string `json:"selector"`
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // WaitQuiet gives the in-page recorder a moment to report after an action.

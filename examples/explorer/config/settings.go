@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/agentgraph/agentgraph/llm"
 )
 
@@ -241,7 +242,7 @@ func checkPRURL(v string) error {
 	if v == "" {
 		return nil
 	}
-	_, err := explore.ParsePRURL(v)
+	_, err := pullreq.ParseURL(v)
 	return err
 }
 

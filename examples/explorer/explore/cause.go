@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
@@ -62,7 +63,7 @@ func norm(s string, n int) string {
 	s = reLineCol.ReplaceAllString(s, "")
 	s = reDigits.ReplaceAllString(s, "#")
 	s = strings.ToLower(strings.TrimSpace(reSpace.ReplaceAllString(s, " ")))
-	return clip(s, n)
+	return clip.String(s, n)
 }
 
 // elementSig is the first start tag of an evidence's HTML, normalised;

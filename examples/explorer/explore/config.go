@@ -13,8 +13,10 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/xerr"
 	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
+	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -56,15 +58,12 @@ const (
 )
 
 // ErrUsage marks configuration mistakes (exit code 2).
-var ErrUsage = errors.New("explore: usage")
+var ErrUsage = xerr.ErrUsage
 
 // SetupError is a missing local piece (Chromium, Node.js, the Playwright
 // driver) or a target the run cannot use (not http(s), unreachable,
 // answering nothing): the run could not start. Exit code 2.
-type SetupError struct{ Err error }
-
-func (e *SetupError) Error() string { return "explore: set-up: " + e.Err.Error() }
-func (e *SetupError) Unwrap() error { return e.Err }
+type SetupError = xerr.SetupError
 
 // ExitCode maps a run's outcome to the program's exit code: 2 when the run
 // or one of its missions failed (usage, set-up, a crash), else 1 when the
@@ -224,7 +223,7 @@ type Config struct {
 	// paths, offline).
 	PlannerModel llms.Model
 	// PRSource fetches the pull request instead of MCP or gh (nil: those).
-	PRSource PRSource
+	PRSource pullreq.Source
 	// MinimizeReplays bounds the replays spent shortening one bug's
 	// reproduction (DefaultMinimizeReplays); negative turns minimisation
 	// off, so every spec replays the whole tape up to its bug.

@@ -297,16 +297,16 @@
 // # Pull-request missions
 //
 // Config.PRURL (--pr-url https://github.com/OWNER/REPO/pull/N, checked by
-// ParsePRURL) replaces the missions by missions about a pull request. The
+// pullreq.ParseURL) replaces the missions by missions about a pull request. The
 // pull request's title, description, changed files and diff come from the
 // MCP server named "github" in Config.MCPConfig (the official
 // github-mcp-server: its pull_request_read tool, or get_pull_request,
 // get_pull_request_files and get_pull_request_diff in older versions; see
-// MCPPRSource; the files are read 100 a page up to the PR's
+// pullreq.MCPSource; the files are read 100 a page up to the PR's
 // changed_files), else from the gh CLI (`gh pr view URL --json
-// title,body,files,changedFiles` and `gh pr diff URL`; GHCLI), else from
+// title,body,files,changedFiles` and `gh pr diff URL`; pullreq.GHCLI), else from
 // Config.PRSource. A missing gh or a failing fetch is a *SetupError (exit
-// 2). PullRequest.Cut keeps them within DefaultPRBudget: description 8 KiB,
+// 2). pullreq.PR.Cut keeps them within pullreq.DefaultBudget: description 8 KiB,
 // 80 files listed, diff 40 KiB shared per file (cutDiff): every file keeps
 // its header, then every file's changed lines share the rest fairly (small
 // files keep all of theirs, the largest are cut first, with a marker), and

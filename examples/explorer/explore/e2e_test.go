@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/memory"
 
 	"github.com/stretchr/testify/assert"
@@ -45,7 +46,7 @@ func TestExploreFixedDemoApp(t *testing.T) {
 	require.Empty(t, m.Err)
 	assert.Greater(t, m.Steps, 50, "it explored")
 	for _, b := range m.Bugs {
-		t.Errorf("false positive: %s %s: %s", b.Kind, b.URL, clip(b.Evidence, 300))
+		t.Errorf("false positive: %s %s: %s", b.Kind, b.URL, clip.String(b.Evidence, 300))
 	}
 	require.NotNil(t, res.Demo)
 	assert.Empty(t, res.Demo.Found)

@@ -21,11 +21,3 @@ func pageState(snap browser.Snapshot, els []personas.Element) string {
 	}
 	return b.String()
 }
-
-// clip cuts s to n bytes, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

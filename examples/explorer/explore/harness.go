@@ -3,6 +3,8 @@ package explore
 import (
 	"context"
 	"strings"
+
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 )
 
 // TB is the part of testing.TB the harness helper uses.
@@ -41,7 +43,7 @@ func Check(tb TB, ctx context.Context, cfg Config, failOn FailOn) Result {
 			if failOn == FailOnNone || failOn == FailOnNew && !b.New {
 				continue
 			}
-			tb.Errorf("explorer: %s: %s (%s) at %s\n  evidence: %s\n  reproduction: %s", m.Mission.ThreadID, b.Title, b.Kind, b.URL, clip(b.Evidence, 300), b.Spec)
+			tb.Errorf("explorer: %s: %s (%s) at %s\n  evidence: %s\n  reproduction: %s", m.Mission.ThreadID, b.Title, b.Kind, b.URL, clip.String(b.Evidence, 300), b.Spec)
 		}
 	}
 	return res

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -103,7 +104,7 @@ func TestExploreListApp(t *testing.T) {
 	}
 	assert.Positive(t, events["filter-active"]+events["filter-completed"], "no filter used: %v", events)
 	for _, b := range m.Bugs {
-		t.Errorf("a correct app, yet: %s %s: %s", b.Kind, b.URL, clip(b.Evidence, 200))
+		t.Errorf("a correct app, yet: %s %s: %s", b.Kind, b.URL, clip.String(b.Evidence, 200))
 	}
 	require.NotNil(t, m.Coverage)
 	assert.NotEmpty(t, m.Coverage.Stopped)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/memory"
 )
@@ -51,7 +52,7 @@ func (mr *missionRun) tallySelector(e browser.Entry) {
 		t.ok++
 	} else {
 		t.failed++
-		t.lastErr = clip(e.Error, 300)
+		t.lastErr = clip.String(e.Error, 300)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/state"
@@ -167,9 +168,9 @@ func (mr *missionRun) superviseModel(ctx context.Context, s State) (State, bool)
 		mr.trace.Warn("route: the supervisor model failed; the rule policy routes this turn", "err", err)
 		return State{}, false
 	}
-	mr.trace.Info("route", "next", c.Option, "by", "model", "reason", clip(c.Reason, 300), "steps", s.Steps)
+	mr.trace.Info("route", "next", c.Option, "by", "model", "reason", clip.String(c.Reason, 300), "steps", s.Steps)
 	msg := fmt.Sprintf("route → %s (model: %s). Mission: %s. Progress: %d/%d steps, %d bugs, %d pages explored.",
-		c.Option, clip(strings.TrimSpace(c.Reason), 300), mr.m.Prompt, s.Steps, mr.budget, len(s.Bugs), len(s.Explored))
+		c.Option, clip.String(strings.TrimSpace(c.Reason), 300), mr.m.Prompt, s.Steps, mr.budget, len(s.Bugs), len(s.Explored))
 	return State{Next: c.Option, Turns: s.Turns + 1, Messages: []state.Message{{ID: state.NewID(), Role: state.RoleAI, Name: NodeSupervisor, Content: msg}}}, true
 }
 
@@ -191,7 +192,7 @@ func (mr *missionRun) routingBrief(ctx context.Context, s State) string {
 	if len(s.Bugs) > 0 {
 		b.WriteString("Bugs so far:\n")
 		for _, bug := range capList(s.Bugs, 15) {
-			fmt.Fprintf(&b, "- %s %s\n", bug.ID, clip(bug.Title, 140))
+			fmt.Fprintf(&b, "- %s %s\n", bug.ID, clip.String(bug.Title, 140))
 		}
 	}
 	if len(s.Explored) > 0 {
@@ -219,7 +220,7 @@ func (mr *missionRun) routingBrief(ctx context.Context, s State) string {
 	var turns []string
 	for _, m := range s.Messages {
 		if m.Role == state.RoleAI && m.Name != NodeSupervisor {
-			turns = append(turns, "- "+clip(m.Content, 300))
+			turns = append(turns, "- "+clip.String(m.Content, 300))
 		}
 	}
 	if len(turns) > 4 {
@@ -229,7 +230,7 @@ func (mr *missionRun) routingBrief(ctx context.Context, s State) string {
 		b.WriteString("Latest turns:\n" + strings.Join(turns, "\n") + "\n")
 	}
 	b.WriteString("Who acts next? Call choose with a persona name or FINISH.")
-	return clip(b.String(), 6000)
+	return clip.String(b.String(), 6000)
 }
 
 // reporterSystem is the reporter model's standing instruction.
@@ -281,7 +282,7 @@ func reportBrief(r MissionResult) string {
 	fmt.Fprintf(&b, "\nFindings (%d):\n", len(r.Bugs))
 	for _, bug := range capList(r.Bugs, 25) {
 		fmt.Fprintf(&b, "\n## %s: %s\nKind: %s\nPage: %s\nFound by: %s at step %d\nNew: %v (seen %d×)\nEvidence:\n%s\n", bug.ID, bug.Title, bug.Kind,
-			urlx.PathQuery(bug.URL), bug.Persona, bug.Step, bug.New, bug.SeenCount, clip(bug.Evidence, 800))
+			urlx.PathQuery(bug.URL), bug.Persona, bug.Step, bug.New, bug.SeenCount, clip.String(bug.Evidence, 800))
 		steps := replayable(r.Timeline, bug.TapeSeq)
 		if len(steps) > 12 {
 			steps = steps[len(steps)-12:]
@@ -297,7 +298,7 @@ func reportBrief(r MissionResult) string {
 	if len(r.Bugs) > 25 {
 		fmt.Fprintf(&b, "\n… and %d more findings.\n", len(r.Bugs)-25)
 	}
-	return clip(b.String(), 24000)
+	return clip.String(b.String(), 24000)
 }
 
 func describeEntry(e browser.Entry) string {
@@ -309,7 +310,7 @@ func describeEntry(e browser.Entry) string {
 		s += " " + e.Params.URL
 	}
 	if v := e.Params.ValueOrEmpty(); v != "" {
-		s += fmt.Sprintf(" value %q", clip(v, 60))
+		s += fmt.Sprintf(" value %q", clip.String(v, 60))
 	}
 	if e.Params.Key != "" {
 		s += " key " + e.Params.Key

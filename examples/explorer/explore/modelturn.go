@@ -13,6 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/llm"
@@ -65,7 +66,7 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 		if len(mr.accounts) > 0 {
 			text = mr.secrets.Redact(text) // the users' emails and passwords never reach a prompt
 		}
-		page = "\n\nCurrent page snapshot:\n" + clip(text, 8000)
+		page = "\n\nCurrent page snapshot:\n" + clip.String(text, 8000)
 	}
 	task := fmt.Sprintf(personaTask, max(limit-t.did, 0), here, reset) + extraToolsNote(mr.extra) + page
 	if mr.multi() && m.acct != nil {
@@ -77,7 +78,7 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 	}
 	agent := &llm.Agent{Model: mr.cfg.Models.Persona, Tools: reg, System: system, MaxSteps: 2*limit + 4,
 		OnToolResult: func(r llm.ToolResult) {
-			mr.trace.Info("tool", "persona", m.p.Name, "tool", r.Name, "args", clip(mr.secrets.Redact(r.Args), 300), "error", r.IsError, "result", clip(mr.secrets.Redact(r.Content), 200))
+			mr.trace.Info("tool", "persona", m.p.Name, "tool", r.Name, "args", clip.String(mr.secrets.Redact(r.Args), 300), "error", r.IsError, "result", clip.String(mr.secrets.Redact(r.Content), 200))
 		}}
 	var res llm.Result
 	if t.did < limit {
@@ -119,14 +120,14 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 		mr.emit(observe.Event{Kind: observe.StepLimit, Persona: m.p.Name, Step: t.did, Budget: limit, Text: "turn step limit"})
 	}
 	out.Messages = append(out.Messages, state.Message{ID: state.NewID(), Role: state.RoleAI, Name: m.p.Name,
-		Content: fmt.Sprintf("%s: %d steps, %d new bugs, %d new pages; %s. %s", m.p.Name, t.did, len(out.Bugs), len(out.Explored), verdict, clip(summary, 600))})
+		Content: fmt.Sprintf("%s: %d steps, %d new bugs, %d new pages; %s. %s", m.p.Name, t.did, len(out.Bugs), len(out.Explored), verdict, clip.String(summary, 600))})
 	return out, nil
 }
 
 func lastSupervisorBrief(s State) string {
 	for i := len(s.Messages) - 1; i >= 0; i-- {
 		if m := s.Messages[i]; m.Role == state.RoleAI && m.Name == NodeSupervisor {
-			return clip(m.Content, 600)
+			return clip.String(m.Content, 600)
 		}
 	}
 	return ""
@@ -288,7 +289,7 @@ func (t *turn) execute(ctx context.Context, raw json.RawMessage) (string, error)
 	if v, err := mr.look(ctx, t.out); err == nil {
 		t.lastState = pageState(v.Snap, v.Els)
 		if res.OK {
-			text += "\n\nPage snapshot:\n" + clip(v.Snap.Text, 12000)
+			text += "\n\nPage snapshot:\n" + clip.String(v.Snap.Text, 12000)
 		}
 	}
 	text += bugText(bugs) + t.done()
@@ -366,12 +367,12 @@ func (t *turn) bugScreenshot(ctx context.Context, raw json.RawMessage) (string, 
 		return "", errors.New(err.Error() + t.done())
 	}
 	rec, err := browser.SaveBugShot(filepath.Join(t.mr.dir, "screenshots", "bugs"), png, browser.BugShot{
-		Name: args.Name, URL: sess.URL(), User: t.m.p.Name, Target: args.Target, Note: clip(args.Note, 1000)})
+		Name: args.Name, URL: sess.URL(), User: t.m.p.Name, Target: args.Target, Note: clip.String(args.Note, 1000)})
 	if err != nil {
 		return "", errors.New(err.Error() + t.done())
 	}
 	rel, _ := filepath.Rel(t.mr.dir, rec.File)
-	t.mr.trace.Info("bug screenshot", "persona", t.m.p.Name, "file", rel, "url", rec.URL, "note", clip(args.Note, 200))
+	t.mr.trace.Info("bug screenshot", "persona", t.m.p.Name, "file", rel, "url", rec.URL, "note", clip.String(args.Note, 200))
 	return fmt.Sprintf("ok: bug evidence saved as %s (%d bytes PNG of %s)", rel, rec.Bytes, rec.URL) + t.done(), nil
 }
 
@@ -389,7 +390,7 @@ func (t *turn) analyzeVisual(ctx context.Context, ask browser.VisionFunc, raw js
 		return "", err
 	}
 	answer, err := t.mr.sess.AnalyzeVisual(ctx, ask, args)
-	t.mr.trace.Info("visual question", "persona", t.m.p.Name, "question", clip(args.Question, 200), "target", args.Target, "answer", clip(answer, 300))
+	t.mr.trace.Info("visual question", "persona", t.m.p.Name, "question", clip.String(args.Question, 200), "target", args.Target, "answer", clip.String(answer, 300))
 	if err != nil {
 		return "", errors.New(err.Error() + t.done())
 	}
@@ -403,7 +404,7 @@ func bugText(bugs []Bug) string {
 	var b strings.Builder
 	b.WriteString("\n\nRecorded as bugs (with evidence and a reproduction):")
 	for _, bug := range bugs {
-		fmt.Fprintf(&b, "\n- %s: %s", bug.ID, clip(bug.Title, 160))
+		fmt.Fprintf(&b, "\n- %s: %s", bug.ID, clip.String(bug.Title, 160))
 	}
 	return b.String()
 }

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
+	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/tmc/langchaingo/llms"
 	"golang.org/x/net/html"
 )
@@ -33,13 +35,13 @@ func capPrompt(s string) string {
 		return s
 	}
 	const ell = "…"
-	return cutUTF8(s, MaxPRMissionPrompt-len(ell)) + ell
+	return clip.UTF8(s, MaxPRMissionPrompt-len(ell)) + ell
 }
 
 // PRPlan is the missions made from a pull request and how.
 type PRPlan struct {
-	PR       PullRequest `json:"pr"`
-	Missions []Mission   `json:"missions"`
+	PR       pullreq.PR `json:"pr"`
+	Missions []Mission  `json:"missions"`
 	// By is "model" or "paths" (no model, or the model's answers were
 	// unusable twice).
 	By string `json:"by"`
@@ -53,7 +55,7 @@ type PRPlan struct {
 // error, then the missions come from the changed paths (PathMissions), as
 // they do without a model. links are the app's known paths, given to the
 // model and used to guess start URLs.
-func PlanPR(ctx context.Context, pr PullRequest, model llms.Model, target string, links []string, log *slog.Logger) (PRPlan, error) {
+func PlanPR(ctx context.Context, pr pullreq.PR, model llms.Model, target string, links []string, log *slog.Logger) (PRPlan, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -99,7 +101,7 @@ Answer with only a JSON object, no prose:
 thread_id: 1-80 letters, digits, '.', '_' or '-', unique. prompt: required, at most 1200 bytes. start_url (optional): a path of the app. team (optional): "standard" (new user, power user, adversarial) or "advanced" (accessibility, data-heavy, impatient, returning user, explorer). budget (optional): browser steps.`
 
 // prPrompt renders the pull request for the planner.
-func prPrompt(pr PullRequest, links []string) string {
+func prPrompt(pr pullreq.PR, links []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Pull request %s\nTitle: %s\n\nDescription:\n%s\n\n", pr.Ref.URL(), pr.Title, pr.Body)
 	total := max(pr.TotalFiles, len(pr.Files))
@@ -123,7 +125,7 @@ func parseModelMissions(answer, target string) ([]Mission, error) {
 	obj := strings.TrimSpace(answer)
 	i, j := strings.IndexByte(obj, '{'), strings.LastIndexByte(obj, '}')
 	if i < 0 || j < i {
-		return nil, fmt.Errorf("no JSON object in the answer %q", clip(answer, 200))
+		return nil, fmt.Errorf("no JSON object in the answer %q", clip.String(answer, 200))
 	}
 	obj = obj[i : j+1]
 	var raw struct {
@@ -173,7 +175,7 @@ func sameOrigin(u *url.URL, target string) bool {
 // start URL is the app link naming the area, when links has one.
 // Documentation and build files make no area; a change with none gets one
 // mission over the whole app.
-func PathMissions(pr PullRequest, links []string) []Mission {
+func PathMissions(pr pullreq.PR, links []string) []Mission {
 	type area struct {
 		name  string
 		files []string
@@ -219,7 +221,7 @@ func PathMissions(pr PullRequest, links []string) []Mission {
 		m := Mission{
 			ThreadID: threadName(fmt.Sprintf("pr-%d-%s", pr.Ref.Number, a.name)),
 			Prompt: fmt.Sprintf("Pull request #%d (%q) changed the %s area (%s%s). Explore the %s pages first: use every control and form these changes drive, with valid, empty and hostile input, then check the pages around them for regressions. Report every bug with evidence.",
-				pr.Ref.Number, clip(title, 120), a.name, strings.Join(files, ", "), more, a.name),
+				pr.Ref.Number, clip.String(title, 120), a.name, strings.Join(files, ", "), more, a.name),
 			StartURL: linkFor(a.name, links),
 		}
 		m.Prompt = capPrompt(m.Prompt)
@@ -227,7 +229,7 @@ func PathMissions(pr PullRequest, links []string) []Mission {
 	}
 	if len(out) == 0 {
 		out = append(out, Mission{ThreadID: threadName(fmt.Sprintf("pr-%d", pr.Ref.Number)),
-			Prompt: fmt.Sprintf("Pull request #%d (%q) changed no page-specific file. Explore the whole app for regressions as a new user, a power user and an adversarial tester; report every bug with evidence.", pr.Ref.Number, clip(title, 120))})
+			Prompt: fmt.Sprintf("Pull request #%d (%q) changed no page-specific file. Explore the whole app for regressions as a new user, a power user and an adversarial tester; report every bug with evidence.", pr.Ref.Number, clip.String(title, 120))})
 	}
 	return out
 }
@@ -378,10 +380,10 @@ func appLinks(ctx context.Context, target string) []string {
 	return out
 }
 
-// prMissions fetches Config.PRURL, cuts it to DefaultPRBudget, plans its
+// prMissions fetches Config.PRURL, cuts it to pullreq.DefaultBudget, plans its
 // missions and writes the plan to <ReportDir>/pr_missions.json.
 func (cfg *Config) prMissions(ctx context.Context, target string) ([]Mission, error) {
-	ref, err := ParsePRURL(cfg.PRURL)
+	ref, err := pullreq.ParseURL(cfg.PRURL)
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +396,7 @@ func (cfg *Config) prMissions(ctx context.Context, target string) ([]Mission, er
 	if err != nil {
 		return nil, fmt.Errorf("explore: --pr-url %s: %w", ref.URL(), err)
 	}
-	pr = pr.Cut(DefaultPRBudget())
+	pr = pr.Cut(pullreq.DefaultBudget())
 	plan, err := PlanPR(ctx, pr, cfg.PlannerModel, target, appLinks(ctx, target), cfg.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("explore: --pr-url %s: %w", ref.URL(), err)

@@ -18,233 +18,22 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
+	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
+	"github.com/agentgraph/agentgraph/examples/explorer/pullreq/pullreqtest"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/tools"
 	"github.com/agentgraph/agentgraph/tools/mcp"
 )
 
-func TestParsePRURL(t *testing.T) {
-	good := []struct {
-		in   string
-		want PRRef
-	}{
-		{"https://github.com/agentgraph/agentgraph/pull/7", PRRef{"agentgraph", "agentgraph", 7}},
-		{"https://github.com/o/r.go/pull/123/files", PRRef{"o", "r.go", 123}},
-		{"https://www.github.com/o/r/pull/1#discussion_r1", PRRef{"o", "r", 1}},
-		{"  https://github.com/o/r/pull/9/  ", PRRef{"o", "r", 9}},
-	}
-	for _, tc := range good {
-		got, err := ParsePRURL(tc.in)
-		require.NoError(t, err, tc.in)
-		assert.Equal(t, tc.want, got)
-	}
-	assert.Equal(t, "https://github.com/o/r/pull/9", PRRef{"o", "r", 9}.URL())
-	bad := []struct{ in, why string }{
-		{"", "not an http(s) URL"},
-		{"github.com/o/r/pull/7", "not an http(s) URL"},
-		{"https://gitlab.com/o/r/pull/7", "is not github.com"},
-		{"https://github.com/o/r/issues/7", "not a pull request path"},
-		{"https://github.com/o/r/pull", "not a pull request path"},
-		{"https://github.com/o/r/pull/x", `"x" is not a positive integer`},
-		{"https://github.com/o/r/pull/0", "not a positive integer"},
-		{"https://github.com/o/r/pull/7/merge/now", "unexpected path"},
-		{"https://github.com/o%20x/r/pull/7", "bad owner"},
-	}
-	for _, tc := range bad {
-		_, err := ParsePRURL(tc.in)
-		require.Error(t, err, tc.in)
-		assert.ErrorIs(t, err, ErrUsage)
-		assert.Contains(t, err.Error(), tc.why, tc.in)
-		assert.Contains(t, err.Error(), "want https://github.com/OWNER/REPO/pull/N")
-	}
-}
-
-// fileDiff is a unified diff section of size about n bytes.
-func fileDiff(name string, n int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -1,1 +1,1 @@\n", name, name, name, name)
-	for b.Len() < n {
-		fmt.Fprintf(&b, "+line %d of %s\n", b.Len(), name)
-	}
-	return b.String()
-}
-
-func TestPRCut(t *testing.T) {
-	b := DefaultPRBudget()
-	require.Equal(t, PRBudget{Body: 8 << 10, Diff: 40 << 10, Files: 80}, b)
-
-	t.Run("within budget: untouched", func(t *testing.T) {
-		pr := PullRequest{Title: "t", Body: "small", Files: []PRFile{{Path: "a.go"}}, Diff: fileDiff("a.go", 500)}
-		got := pr.Cut(b)
-		assert.Equal(t, pr.Body, got.Body)
-		assert.Equal(t, pr.Diff, got.Diff)
-		assert.Empty(t, got.Cuts)
-		assert.Equal(t, 1, got.TotalFiles)
-	})
-	t.Run("50 KB body", func(t *testing.T) {
-		body := strings.Repeat("é", 25<<10) // 2-byte runes: a cut must not split one
-		got := PullRequest{Body: body}.Cut(b)
-		assert.LessOrEqual(t, len(got.Body), b.Body)
-		assert.Greater(t, len(got.Body), b.Body-100, "the budget is used")
-		assert.Contains(t, got.Body, "[… description cut:")
-		assert.True(t, strings.HasPrefix(body, strings.Split(got.Body, "\n[…")[0]))
-		assert.True(t, json.Valid(mustJSON(t, got.Body)), "valid UTF-8")
-		require.Len(t, got.Cuts, 1)
-		assert.Contains(t, got.Cuts[0], "description")
-	})
-	t.Run("200 files", func(t *testing.T) {
-		var files []PRFile
-		for i := range 200 {
-			files = append(files, PRFile{Path: fmt.Sprintf("f%03d.go", i), Additions: 1})
-		}
-		got := PullRequest{Files: files}.Cut(b)
-		assert.Len(t, got.Files, 80)
-		assert.Equal(t, "f079.go", got.Files[79].Path, "the first 80 in order")
-		assert.Equal(t, 200, got.TotalFiles)
-		assert.Contains(t, got.Cuts, "files: 80 of 200 listed")
-		assert.Contains(t, prPrompt(got, nil), "Changed files (80 of 200)")
-	})
-	t.Run("huge diff: fair per-file share", func(t *testing.T) {
-		small1, small2 := fileDiff("web/a.go", 2000), fileDiff("web/b.go", 3000)
-		huge := fileDiff("web/huge.go", 300<<10)
-		mid := fileDiff("web/mid.go", 30<<10)
-		diff := small1 + huge + small2 + mid
-		got := PullRequest{Diff: diff}.Cut(b)
-		assert.LessOrEqual(t, len(got.Diff), b.Diff)
-		assert.Greater(t, len(got.Diff), b.Diff*9/10, "the budget is used")
-		assert.True(t, strings.Contains(got.Diff, small1), "small files whole")
-		assert.True(t, strings.Contains(got.Diff, small2), "small files whole")
-		secs := splitDiff(got.Diff)
-		require.Len(t, secs, 4, "every file keeps a section, in order")
-		assert.True(t, strings.HasPrefix(secs[1], "diff --git a/web/huge.go"))
-		assert.True(t, strings.HasPrefix(secs[3], "diff --git a/web/mid.go"))
-		for _, i := range []int{1, 3} {
-			assert.Contains(t, secs[i], "changed lines]\n", "big files cut with a marker")
-			assert.InDelta(t, len(secs[1]), len(secs[3]), 600, "the two big files share equally")
-		}
-		assert.Contains(t, got.Cuts[0], "diff:")
-	})
-	t.Run("many files: every header kept, the biggest cut first", func(t *testing.T) {
-		var diff strings.Builder
-		for i := range 300 {
-			diff.WriteString(fileDiff(fmt.Sprintf("f%03d.go", i), 1000+i))
-		}
-		got := PullRequest{Diff: diff.String()}.Cut(b)
-		assert.LessOrEqual(t, len(got.Diff), b.Diff)
-		for i := range 300 {
-			assert.Contains(t, got.Diff, fmt.Sprintf("diff --git a/f%03d.go b/f%03d.go\n", i, i))
-		}
-		assert.Greater(t, len(got.Diff), b.Diff*8/10, "the budget is used")
-	})
-}
-
-// prDiffFile is one file's unified diff section with context lines around
-// each change, n changed lines in hunks of 3, and the full git header.
-func prDiffFile(name string, n int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "diff --git a/%s b/%s\nindex 83db48f..bf269f4 100644\n--- a/%s\n+++ b/%s\n", name, name, name, name)
-	for h := 0; h < n; h += 3 {
-		fmt.Fprintf(&b, "@@ -%d,7 +%d,7 @@ func area%d() {\n", 10*h+1, 10*h+1, h)
-		fmt.Fprintf(&b, " \tcontext before %d in %s\n \tmore context\n", h, name)
-		for k := h; k < min(h+3, n); k++ {
-			fmt.Fprintf(&b, "-\told line %d of %s\n+\tnew line %d of %s\n", k, name, k, name)
-		}
-		fmt.Fprintf(&b, " \tcontext after %d\n", h)
-	}
-	return b.String()
-}
-
-// TestPRCut300Files cuts a pull request of 300 files — a few huge, most
-// small — to the designed budget: 40 KB of diff shared per file, 8 KB of
-// description, 80 files listed.
-func TestPRCut300Files(t *testing.T) {
-	pr := PullRequest{Ref: PRRef{"acme", "shop", 300}, Title: "Big refactor", Body: strings.Repeat("Why: ", 4000)}
-	var diff strings.Builder
-	sizes := map[string]int{}
-	lines := map[string]int{}
-	for i := range 300 {
-		name := fmt.Sprintf("web/a%03d.go", i)
-		n := 1 // most files: one changed line
-		switch {
-		case i%50 == 7:
-			n = 400 // six huge files
-		case i%30 == 3:
-			n = 6 // ten middling ones
-		}
-		sec := prDiffFile(name, n)
-		sizes[name], lines[name] = len(sec), n
-		diff.WriteString(sec)
-		pr.Files = append(pr.Files, PRFile{Path: name, Additions: n, Deletions: n})
-	}
-	pr.Diff = diff.String()
-	require.Greater(t, len(pr.Diff), 200<<10)
-
-	got := pr.Cut(DefaultPRBudget())
-	assert.LessOrEqual(t, len(got.Body), 8<<10)
-	assert.Len(t, got.Files, 80)
-	assert.Equal(t, 300, got.TotalFiles)
-	assert.LessOrEqual(t, len(got.Diff), 40<<10)
-	assert.Greater(t, len(got.Diff), 36<<10, "the budget is used")
-
-	secs := splitDiff(got.Diff)
-	require.Len(t, secs, 300, "every file keeps its section, in order")
-	var cut []int
-	hugeShown := []int{}
-	for i, sec := range secs {
-		name := fmt.Sprintf("web/a%03d.go", i)
-		require.True(t, strings.HasPrefix(sec, "diff --git a/"+name+" b/"+name+"\n"), "file %d keeps its header", i)
-		assert.Contains(t, sec, "+\tnew line 0 of "+name, "file %d keeps its first changed line", i)
-		if strings.Contains(sec, "[… cut:") {
-			assert.NotContains(t, sec, "context before", "%s: changed lines come before context lines", name)
-			cut = append(cut, i)
-			if lines[name] == 400 {
-				hugeShown = append(hugeShown, strings.Count(sec, "\n+\tnew line"))
-			}
-		} else {
-			for k := range lines[name] {
-				assert.Contains(t, sec, fmt.Sprintf("+\tnew line %d of %s", k, name), "%s keeps every changed line", name)
-			}
-		}
-	}
-	for _, i := range cut {
-		assert.Greater(t, lines[fmt.Sprintf("web/a%03d.go", i)], 1, "only the larger files are cut, never a one-line change")
-	}
-	t.Logf("diff %d of %d bytes; %d files cut; the six huge files (400 lines changed each) show %v of their added lines", len(got.Diff), len(pr.Diff), len(cut), hugeShown)
-	require.Len(t, hugeShown, 6, "every huge file is cut")
-	for _, n := range hugeShown {
-		assert.InDelta(t, hugeShown[0], n, 2, "the huge files share equally")
-		assert.Greater(t, n, 5, "a cut file still shows its first changes")
-	}
-	assert.Contains(t, got.Diff, "[… diff budget: context lines left out of")
-	assert.Contains(t, strings.Join(got.Cuts, "; "), "shared between 300 files")
-	prompt := prPrompt(got, nil)
-	assert.Contains(t, prompt, "Changed files (80 of 300)")
-	assert.Less(t, len(prompt), 60<<10, "the planner's prompt stays bounded")
-}
-
-func TestCutDiffEdges(t *testing.T) {
-	// headers alone over the budget: compact headers, then a count
-	var diff strings.Builder
-	for i := range 50 {
-		diff.WriteString(prDiffFile(fmt.Sprintf("a/very/long/path/to/some/deeply/nested/file%03d.go", i), 1))
-	}
-	got := cutDiff(diff.String(), 1000)
-	assert.LessOrEqual(t, len(got), 1000)
-	assert.Contains(t, got, "more files left out: their headers alone are over the diff budget]")
-	assert.True(t, strings.HasPrefix(got, "diff --git a/a/very/long/path/to/some/deeply/nested/file000.go"))
-	// no diff --git at all, binary files, a tiny budget: no panic, within budget
-	for _, d := range []string{strings.Repeat("x", 5000), "diff --git a/i.png b/i.png\nBinary files a/i.png and b/i.png differ\n" + prDiffFile("b.go", 300)} {
-		for _, budget := range []int{0, 1, 10, 100, 1000} {
-			out := cutDiff(d, budget)
-			assert.LessOrEqual(t, len(out), max(budget, 0))
-		}
-	}
-	bin := cutDiff("diff --git a/i.png b/i.png\nBinary files a/i.png and b/i.png differ\n"+prDiffFile("b.go", 300), 2000)
-	assert.Contains(t, bin, "Binary files a/i.png and b/i.png differ")
-	assert.Contains(t, bin, "diff --git a/b.go b/b.go")
-}
-
 func TestMissionPromptCap(t *testing.T) {
+	// A cut file list says so in the planner's prompt.
+	var files []pullreq.File
+	for i := range 200 {
+		files = append(files, pullreq.File{Path: fmt.Sprintf("f%03d.go", i), Additions: 1})
+	}
+	cut := pullreq.PR{Files: files}.Cut(pullreq.DefaultBudget())
+	assert.Contains(t, prPrompt(cut, nil), "Changed files (80 of 200)")
+
 	long := strings.Repeat("ü", 2000) // 2-byte runes
 	assert.Equal(t, long[:10], capPrompt(long[:10]))
 	c := capPrompt(long)
@@ -253,9 +42,9 @@ func TestMissionPromptCap(t *testing.T) {
 	assert.True(t, json.Valid(mustJSON(t, c)))
 
 	// path missions naming long paths stay within the cap
-	pr := PullRequest{Ref: PRRef{"acme", "shop", 9}, Title: strings.Repeat("T", 500)}
+	pr := pullreq.PR{Ref: pullreq.Ref{Owner: "acme", Repo: "shop", Number: 9}, Title: strings.Repeat("T", 500)}
 	for i := range 8 {
-		pr.Files = append(pr.Files, PRFile{Path: "web/projects/" + strings.Repeat(fmt.Sprintf("segment%d/", i), 30) + "projects.go", Additions: 1})
+		pr.Files = append(pr.Files, pullreq.File{Path: "web/projects/" + strings.Repeat(fmt.Sprintf("segment%d/", i), 30) + "projects.go", Additions: 1})
 	}
 	ms := PathMissions(pr, nil)
 	require.NotEmpty(t, ms)
@@ -304,26 +93,26 @@ esac
 const ghView = `{"body":"Adds sorting to the projects list.\n\nAlso tweaks settings.","files":[{"path":"internal/demoapp/templates/projects.html","additions":40,"deletions":3},{"path":"internal/demoapp/settings.go","additions":5,"deletions":1},{"path":"README.md","additions":2,"deletions":0}],"title":"Sortable projects"}`
 
 func TestGHCLIFetch(t *testing.T) {
-	diff := fileDiff("internal/demoapp/templates/projects.html", 800) + fileDiff("internal/demoapp/settings.go", 300)
-	ref := PRRef{"acme", "shop", 42}
+	diff := pullreqtest.FileDiff("internal/demoapp/templates/projects.html", 800) + pullreqtest.FileDiff("internal/demoapp/settings.go", 300)
+	ref := pullreq.Ref{Owner: "acme", Repo: "shop", Number: 42}
 
 	t.Run("ok", func(t *testing.T) {
 		log := fakeGH(t, ghView, diff, "")
-		pr, err := GHCLI{}.FetchPR(context.Background(), ref)
+		pr, err := pullreq.GHCLI{}.FetchPR(context.Background(), ref)
 		require.NoError(t, err)
 		assert.Equal(t, "Sortable projects", pr.Title)
 		assert.Contains(t, pr.Body, "sorting")
 		assert.Equal(t, "gh", pr.Source)
 		assert.Equal(t, diff, pr.Diff)
 		require.Len(t, pr.Files, 3)
-		assert.Equal(t, PRFile{Path: "internal/demoapp/templates/projects.html", Additions: 40, Deletions: 3}, pr.Files[0])
+		assert.Equal(t, pullreq.File{Path: "internal/demoapp/templates/projects.html", Additions: 40, Deletions: 3}, pr.Files[0])
 		args, err := os.ReadFile(log)
 		require.NoError(t, err)
 		assert.Equal(t, "pr view https://github.com/acme/shop/pull/42 --json title,body,files,changedFiles\npr diff https://github.com/acme/shop/pull/42\n", string(args))
 	})
 	t.Run("gh fails", func(t *testing.T) {
-		fakeGH(t, ghView, diff, "GraphQL: Could not resolve to a PullRequest with the number of 42.")
-		_, err := GHCLI{}.FetchPR(context.Background(), ref)
+		fakeGH(t, ghView, diff, "GraphQL: Could not resolve to a pullreq.PR with the number of 42.")
+		_, err := pullreq.GHCLI{}.FetchPR(context.Background(), ref)
 		var se *SetupError
 		require.ErrorAs(t, err, &se)
 		assert.Contains(t, err.Error(), "gh pr view: GraphQL: Could not resolve")
@@ -331,12 +120,12 @@ func TestGHCLIFetch(t *testing.T) {
 	})
 	t.Run("bad output", func(t *testing.T) {
 		fakeGH(t, "not json", diff, "")
-		_, err := GHCLI{}.FetchPR(context.Background(), ref)
+		_, err := pullreq.GHCLI{}.FetchPR(context.Background(), ref)
 		assert.ErrorContains(t, err, "gh pr view: unexpected output")
 	})
 	t.Run("gh missing", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
-		_, err := GHCLI{}.FetchPR(context.Background(), ref)
+		_, err := pullreq.GHCLI{}.FetchPR(context.Background(), ref)
 		var se *SetupError
 		require.ErrorAs(t, err, &se)
 		assert.Contains(t, err.Error(), "the gh CLI is not installed")
@@ -346,7 +135,7 @@ func TestGHCLIFetch(t *testing.T) {
 		fakeGH(t, ghView, diff, "")
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := GHCLI{}.FetchPR(ctx, ref)
+		_, err := pullreq.GHCLI{}.FetchPR(ctx, ref)
 		assert.ErrorIs(t, err, context.Canceled)
 	})
 }
@@ -455,7 +244,7 @@ func TestMCPPRSource300Files(t *testing.T) {
 	for i := range 300 {
 		name := fmt.Sprintf("web/pages/area%03d/view.go", i)
 		all = append(all, map[string]any{"filename": name, "status": "modified", "additions": 1, "deletions": 1, "changes": 2})
-		diff.WriteString(prDiffFile(name, 1+(i%7)*20))
+		diff.WriteString(pullreqtest.HunkDiff(name, 1+(i%7)*20))
 	}
 	pr := `{"number":42,"title":"Big","body":"` + strings.Repeat("b", 20<<10) + `","changed_files":300}`
 	for _, legacy := range []bool{false, true} {
@@ -471,14 +260,14 @@ func TestMCPPRSource300Files(t *testing.T) {
 			src, done, err := (&Config{MCPConfig: cfgPath}).prSource(context.Background())
 			require.NoError(t, err)
 			defer done()
-			got, err := src.FetchPR(context.Background(), PRRef{"acme", "shop", 42})
+			got, err := src.FetchPR(context.Background(), pullreq.Ref{Owner: "acme", Repo: "shop", Number: 42})
 			require.NoError(t, err)
 			assert.Equal(t, []int{1, 2, 3}, pages, "100 a page, past the first hundred")
 			require.Len(t, got.Files, 300)
 			assert.Equal(t, "web/pages/area299/view.go", got.Files[299].Path)
 			assert.Equal(t, 300, got.TotalFiles)
 
-			cut := got.Cut(DefaultPRBudget())
+			cut := got.Cut(pullreq.DefaultBudget())
 			assert.Len(t, cut.Files, 80)
 			assert.LessOrEqual(t, len(cut.Body), 8<<10)
 			assert.LessOrEqual(t, len(cut.Diff), 40<<10)
@@ -496,7 +285,7 @@ func TestMCPPRSource300Files(t *testing.T) {
 }
 
 func TestMCPPRSource(t *testing.T) {
-	diff := fileDiff("web/pages/projects/index.tsx", 600)
+	diff := pullreqtest.FileDiff("web/pages/projects/index.tsx", 600)
 	for _, legacy := range []bool{false, true} {
 		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
 			cfgPath := fakeGitHubMCP(t, legacy, diff)
@@ -506,16 +295,16 @@ func TestMCPPRSource(t *testing.T) {
 			src, done, err := cfg.prSource(context.Background())
 			require.NoError(t, err)
 			defer done()
-			require.IsType(t, MCPPRSource{}, src)
-			pr, err := src.FetchPR(context.Background(), PRRef{"acme", "shop", 42})
+			require.IsType(t, pullreq.MCPSource{}, src)
+			pr, err := src.FetchPR(context.Background(), pullreq.Ref{Owner: "acme", Repo: "shop", Number: 42})
 			require.NoError(t, err)
 			assert.Equal(t, "mcp:github", pr.Source)
 			assert.Equal(t, "Sortable projects", pr.Title)
 			assert.Equal(t, "Adds sorting.", pr.Body)
 			assert.Equal(t, diff, pr.Diff)
-			assert.Equal(t, []PRFile{{"web/pages/projects/index.tsx", 40, 3}, {"web/api/settings_handler.go", 5, 1}}, pr.Files)
+			assert.Equal(t, []pullreq.File{{Path: "web/pages/projects/index.tsx", Additions: 40, Deletions: 3}, {Path: "web/api/settings_handler.go", Additions: 5, Deletions: 1}}, pr.Files)
 
-			_, err = src.FetchPR(context.Background(), PRRef{"acme", "shop", 41})
+			_, err = src.FetchPR(context.Background(), pullreq.Ref{Owner: "acme", Repo: "shop", Number: 41})
 			var se *SetupError
 			require.ErrorAs(t, err, &se)
 			assert.Contains(t, err.Error(), "no pull request acme/shop#41", "the server's error reaches the user")
@@ -527,7 +316,7 @@ func TestMCPPRSource(t *testing.T) {
 		src, done, err := (&Config{MCPConfig: p}).prSource(context.Background())
 		require.NoError(t, err)
 		defer done()
-		assert.IsType(t, GHCLI{}, src)
+		assert.IsType(t, pullreq.GHCLI{}, src)
 	})
 	t.Run("bad config", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "mcp_servers.json")
@@ -539,7 +328,7 @@ func TestMCPPRSource(t *testing.T) {
 }
 
 func TestPathMissions(t *testing.T) {
-	pr := PullRequest{Ref: PRRef{"acme", "shop", 42}, Title: "Sortable projects", Files: []PRFile{
+	pr := pullreq.PR{Ref: pullreq.Ref{Owner: "acme", Repo: "shop", Number: 42}, Title: "Sortable projects", Files: []pullreq.File{
 		{Path: "internal/demoapp/templates/projects.html", Additions: 40, Deletions: 3},
 		{Path: "internal/demoapp/projects.go", Additions: 20},
 		{Path: "internal/demoapp/projects_test.go", Additions: 30},
@@ -572,14 +361,14 @@ func TestPathMissions(t *testing.T) {
 	}
 
 	t.Run("bounded", func(t *testing.T) {
-		var many PullRequest
+		var many pullreq.PR
 		for i := range 30 {
-			many.Files = append(many.Files, PRFile{Path: fmt.Sprintf("pages/area%c.go", 'a'+i%26), Additions: i})
+			many.Files = append(many.Files, pullreq.File{Path: fmt.Sprintf("pages/area%c.go", 'a'+i%26), Additions: i})
 		}
 		assert.Len(t, PathMissions(many, nil), MaxPRMissions)
 	})
 	t.Run("docs only: the whole app", func(t *testing.T) {
-		ms := PathMissions(PullRequest{Ref: PRRef{Number: 3}, Files: []PRFile{{Path: "docs/intro.md"}, {Path: "README.md"}}}, nil)
+		ms := PathMissions(pullreq.PR{Ref: pullreq.Ref{Number: 3}, Files: []pullreq.File{{Path: "docs/intro.md"}, {Path: "README.md"}}}, nil)
 		require.Len(t, ms, 1)
 		assert.Equal(t, "pr-3", ms[0].ThreadID)
 		assert.Contains(t, ms[0].Prompt, "whole app")
@@ -587,8 +376,8 @@ func TestPathMissions(t *testing.T) {
 }
 
 func TestPlanPRWithModel(t *testing.T) {
-	pr := PullRequest{Ref: PRRef{"acme", "shop", 42}, Title: "Sortable projects", Body: "Adds sorting.",
-		Files: []PRFile{{Path: "web/projects.go", Additions: 3}}, Diff: fileDiff("web/projects.go", 300), Cuts: []string{"diff: 1 of 2 bytes"}}
+	pr := pullreq.PR{Ref: pullreq.Ref{Owner: "acme", Repo: "shop", Number: 42}, Title: "Sortable projects", Body: "Adds sorting.",
+		Files: []pullreq.File{{Path: "web/projects.go", Additions: 3}}, Diff: pullreqtest.FileDiff("web/projects.go", 300), Cuts: []string{"diff: 1 of 2 bytes"}}
 	const target = "http://127.0.0.1:8080"
 	good := "Here you go:\n```json\n" + `{"missions": [{"thread_id": "pr-42-sort", "prompt": "Sort the projects list by every column, twice", "start_url": "http://127.0.0.1:8080/projects?sort=name", "team": "standard", "budget": 40}, {"thread_id": "pr-42-a11y", "prompt": "Check the new sort buttons with a keyboard", "team": "advanced"}]}` + "\n```"
 	tests := []struct {
@@ -656,7 +445,7 @@ func TestPlanPRWithModel(t *testing.T) {
 func TestRunPRMissions(t *testing.T) {
 	view := `{"title":"Note form validation","body":"Validates the new-note form; fixes the stats page.","files":[` +
 		`{"path":"web/templates/new.html","additions":12,"deletions":2},{"path":"web/handlers/stats_handler.go","additions":3,"deletions":1},{"path":"docs/notes.md","additions":9,"deletions":0}]}`
-	diff := fileDiff("web/templates/new.html", 400) + fileDiff("web/handlers/stats_handler.go", 200)
+	diff := pullreqtest.FileDiff("web/templates/new.html", 400) + pullreqtest.FileDiff("web/handlers/stats_handler.go", 200)
 	tests := []struct {
 		name    string
 		model   func(target string) llms.Model
@@ -707,4 +496,72 @@ func TestRunPRMissions(t *testing.T) {
 			assert.Len(t, plan.PR.Files, 3)
 		})
 	}
+}
+
+// TestPRCut300Files cuts a pull request of 300 files — a few huge, most
+// small — to the designed budget: 40 KB of diff shared per file, 8 KB of
+// description, 80 files listed.
+func TestPRCut300Files(t *testing.T) {
+	pr := pullreq.PR{Ref: pullreq.Ref{Owner: "acme", Repo: "shop", Number: 300}, Title: "Big refactor", Body: strings.Repeat("Why: ", 4000)}
+	var diff strings.Builder
+	sizes := map[string]int{}
+	lines := map[string]int{}
+	for i := range 300 {
+		name := fmt.Sprintf("web/a%03d.go", i)
+		n := 1 // most files: one changed line
+		switch {
+		case i%50 == 7:
+			n = 400 // six huge files
+		case i%30 == 3:
+			n = 6 // ten middling ones
+		}
+		sec := pullreqtest.HunkDiff(name, n)
+		sizes[name], lines[name] = len(sec), n
+		diff.WriteString(sec)
+		pr.Files = append(pr.Files, pullreq.File{Path: name, Additions: n, Deletions: n})
+	}
+	pr.Diff = diff.String()
+	require.Greater(t, len(pr.Diff), 200<<10)
+
+	got := pr.Cut(pullreq.DefaultBudget())
+	assert.LessOrEqual(t, len(got.Body), 8<<10)
+	assert.Len(t, got.Files, 80)
+	assert.Equal(t, 300, got.TotalFiles)
+	assert.LessOrEqual(t, len(got.Diff), 40<<10)
+	assert.Greater(t, len(got.Diff), 36<<10, "the budget is used")
+
+	secs := pullreq.SplitDiff(got.Diff)
+	require.Len(t, secs, 300, "every file keeps its section, in order")
+	var cut []int
+	hugeShown := []int{}
+	for i, sec := range secs {
+		name := fmt.Sprintf("web/a%03d.go", i)
+		require.True(t, strings.HasPrefix(sec, "diff --git a/"+name+" b/"+name+"\n"), "file %d keeps its header", i)
+		assert.Contains(t, sec, "+\tnew line 0 of "+name, "file %d keeps its first changed line", i)
+		if strings.Contains(sec, "[… cut:") {
+			assert.NotContains(t, sec, "context before", "%s: changed lines come before context lines", name)
+			cut = append(cut, i)
+			if lines[name] == 400 {
+				hugeShown = append(hugeShown, strings.Count(sec, "\n+\tnew line"))
+			}
+		} else {
+			for k := range lines[name] {
+				assert.Contains(t, sec, fmt.Sprintf("+\tnew line %d of %s", k, name), "%s keeps every changed line", name)
+			}
+		}
+	}
+	for _, i := range cut {
+		assert.Greater(t, lines[fmt.Sprintf("web/a%03d.go", i)], 1, "only the larger files are cut, never a one-line change")
+	}
+	t.Logf("diff %d of %d bytes; %d files cut; the six huge files (400 lines changed each) show %v of their added lines", len(got.Diff), len(pr.Diff), len(cut), hugeShown)
+	require.Len(t, hugeShown, 6, "every huge file is cut")
+	for _, n := range hugeShown {
+		assert.InDelta(t, hugeShown[0], n, 2, "the huge files share equally")
+		assert.Greater(t, n, 5, "a cut file still shows its first changes")
+	}
+	assert.Contains(t, got.Diff, "[… diff budget: context lines left out of")
+	assert.Contains(t, strings.Join(got.Cuts, "; "), "shared between 300 files")
+	prompt := prPrompt(got, nil)
+	assert.Contains(t, prompt, "Changed files (80 of 300)")
+	assert.Less(t, len(prompt), 60<<10, "the planner's prompt stays bounded")
 }

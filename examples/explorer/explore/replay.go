@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
 )
@@ -119,7 +120,7 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (o
 				break
 			}
 			if !res.OK {
-				why = fmt.Sprintf("#%d failed: %s", e.Seq, clip(res.Error, 200))
+				why = fmt.Sprintf("#%d failed: %s", e.Seq, clip.String(res.Error, 200))
 				return minimize.Replayed{FailedAt: i}, ctx.Err()
 			}
 			note(res.Findings, res.URL)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 )
 
@@ -22,7 +23,7 @@ func bugOf(kind browser.FindingKind, url, message, evidence string) Bug {
 	} else if !strings.Contains(ev, message) {
 		ev = message + " — " + ev
 	}
-	return Bug{ID: "bug-01", Kind: string(kind), URL: url, Title: bugKinds[kind] + " on " + urlx.Path(url) + ": " + clip(message, 120), Evidence: ev}
+	return Bug{ID: "bug-01", Kind: string(kind), URL: url, Title: bugKinds[kind] + " on " + urlx.Path(url) + ": " + clip.String(message, 120), Evidence: ev}
 }
 
 // TestReproductionChecks maps each kind of finding, with evidence as the

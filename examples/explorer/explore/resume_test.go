@@ -27,6 +27,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/memory"
@@ -273,7 +274,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 				if t.Failed() {
 					for _, l := range strings.Split(string(traces), "\n") {
 						if !strings.Contains(l, "level=DEBUG") {
-							t.Log(clip(l, 300))
+							t.Log(clip.String(l, 300))
 						}
 					}
 					t.Logf("resume stdout: %s", out2.String())

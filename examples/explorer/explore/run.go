@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/graph"
@@ -734,7 +735,7 @@ func (mr *missionRun) retry(ctx context.Context, app *graph.CompiledGraph[State]
 				prefix = "\r\033[K"
 			}
 			fmt.Fprintf(mr.cfg.Progress, "%s[%d/%d %s] transient error at step %d, retry %d/%d in %s: %s\n", prefix, mr.index+1, mr.total, mr.m.ThreadID,
-				mr.steps, n+1, mr.cfg.MissionRetries, delay.Round(time.Millisecond), clip(err.Error(), 120))
+				mr.steps, n+1, mr.cfg.MissionRetries, delay.Round(time.Millisecond), clip.String(err.Error(), 120))
 		}
 		t := time.NewTimer(delay)
 		select {
@@ -821,7 +822,7 @@ func (mr *missionRun) saveBrowserState() {
 func (mr *missionRun) progress(persona string, st step, res browser.Result) {
 	status := "ok"
 	if !res.OK {
-		status = "error: " + clip(res.Error, 100)
+		status = "error: " + clip.String(res.Error, 100)
 	}
 	mr.trace.Info("step", "n", mr.steps, "persona", persona, "intent", mr.secrets.Redact(st.in.JSON()), "why", mr.secrets.Redact(st.why), "url", urlx.PathQuery(res.URL), "status", mr.secrets.Redact(status), "findings", len(res.Findings))
 	// The progress line is the console observer's rendering of this event.
@@ -865,14 +866,14 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	}
 	if f.Kind == browser.FindErrorBanner && validationMessage(firstNonEmpty(f.Evidence, f.Message)) {
 		// The app answering input with a validation message: no bug.
-		mr.trace.Info("observation: validation message", "text", clip(firstNonEmpty(f.Evidence, f.Message), 200))
+		mr.trace.Info("observation: validation message", "text", clip.String(firstNonEmpty(f.Evidence, f.Message), 200))
 		return Bug{}, false
 	}
 	if mr.brokeAfterApp(f) {
 		// The app's whole answer left the collector: what broke it was
 		// between the collector and the browser (a loaded machine), not
 		// the app.
-		mr.trace.Info("observation: request broke after the app answered it whole", "message", clip(f.Message, 200), "url", urlx.PathQuery(mr.public(f.URL)))
+		mr.trace.Info("observation: request broke after the app answered it whole", "message", clip.String(f.Message, 200), "url", urlx.PathQuery(mr.public(f.URL)))
 		return Bug{}, false
 	}
 	if f.Kind == browser.FindNotFound && mr.othersLoaded(firstNonEmpty(f.URL, e.URL)) {
@@ -883,7 +884,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	}
 	if f.Kind == collector.FindDuplicateRow && mr.sw != nil && mr.sw.typed.ownRepeat(f.Evidence) {
 		// Two records the explorer made with the same values: no bug.
-		mr.trace.Info("duplicate row of the explorer's own values", "evidence", clip(f.Evidence, 200))
+		mr.trace.Info("duplicate row of the explorer's own values", "evidence", clip.String(f.Evidence, 200))
 		return Bug{}, false
 	}
 	// A page (or a 5xx body) that echoes a secret does not put it in a
@@ -906,7 +907,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	// the checkpoint) is not recorded twice.
 	if prev, ok := mr.recorded[fp]; ok {
 		b.New, b.SeenCount, b.Fingerprint = prev.New, prev.SeenCount, prev.Fingerprint
-	} else if rec, err := mr.qa.RecordBug(ctx, memory.BugReport{Kind: b.Kind, Severity: memorySeverity(b.Severity), Cause: b.Cause, URL: memURL(urlx.PathQuery(page), "", mr.qa.Origin()), Title: reNum.ReplaceAllString(b.Title, "#"), Evidence: clip(reNum.ReplaceAllString(evidence, "#"), 600), Persona: m.p.Name, ThreadID: mr.m.ThreadID, TapeIndex: int(e.Seq)}); err == nil {
+	} else if rec, err := mr.qa.RecordBug(ctx, memory.BugReport{Kind: b.Kind, Severity: memorySeverity(b.Severity), Cause: b.Cause, URL: memURL(urlx.PathQuery(page), "", mr.qa.Origin()), Title: reNum.ReplaceAllString(b.Title, "#"), Evidence: clip.String(reNum.ReplaceAllString(evidence, "#"), 600), Persona: m.p.Name, ThreadID: mr.m.ThreadID, TapeIndex: int(e.Seq)}); err == nil {
 		b.New = rec.New || rec.Reopened
 		b.SeenCount = rec.Entry.SeenCount
 		if !rec.New && rec.Entry.Fingerprint != "" {
@@ -938,7 +939,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 			}
 		}
 	}
-	mr.trace.Warn("bug", "id", b.ID, "kind", b.Kind, "url", urlx.PathQuery(page), "evidence", clip(evidence, 300), "new", b.New)
+	mr.trace.Warn("bug", "id", b.ID, "kind", b.Kind, "url", urlx.PathQuery(page), "evidence", clip.String(evidence, 300), "new", b.New)
 	mr.emitBug(b)
 	return b, true
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
@@ -81,7 +82,7 @@ func signInUsers(ctx context.Context, cfg Config, b *browser.Browser, engineCfg 
 			// machine): once more, in a fresh context, before the run
 			// gives up. A form that is not there or refuses the password
 			// fails the same way twice, so it is not retried.
-			progress(fmt.Sprintf("set-up: signing in as %s again after: %s", u.Name, clip(addr.Text(err.Error()), 200)))
+			progress(fmt.Sprintf("set-up: signing in as %s again after: %s", u.Name, clip.String(addr.Text(err.Error()), 200)))
 			err = signInUser(ctx, cfg, b, engineCfg, u, addr)
 		}
 		if err != nil {

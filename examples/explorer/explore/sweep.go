@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
@@ -578,7 +579,7 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 		if in.Class == personas.ClassValid {
 			val = validFor(el, v) // free text made unique: records stay apart
 		}
-		macro = append(macro, step{in: fillRef(el.Ref, val), why: fmt.Sprintf("coverage: %s (%s)", what, clip(val, 40))})
+		macro = append(macro, step{in: fillRef(el.Ref, val), why: fmt.Sprintf("coverage: %s (%s)", what, clip.String(val, 40))})
 		last := i
 		for j := i + 1; j < len(v.Els); j++ {
 			e := v.Els[j]
@@ -634,7 +635,7 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 			macro = append(fillOthers(v, el, i), macro...)
 			for _, e := range v.Els {
 				if o, ok := wide[e.Ref]; ok && e.Ref != el.Ref && e.Role == "combobox" {
-					macro = append(macro, step{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name + " (" + clip(o, 40) + ")"})
+					macro = append(macro, step{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name + " (" + clip.String(o, 40) + ")"})
 				}
 			}
 			return append(macro, step{in: clickRef(b.Ref), why: "submit " + b.Name})
@@ -739,7 +740,7 @@ func fillOthersWith(v *view, el personas.Element, at int, wide map[string]string
 		}
 		f := personas.FieldOf(e, nil)
 		if val, ok := wide[e.Ref]; ok && e.Fillable() {
-			macro = append(macro, step{in: fillRef(e.Ref, val), why: fmt.Sprintf("fill %s (%s)", e.Name, clip(val, 40))})
+			macro = append(macro, step{in: fillRef(e.Ref, val), why: fmt.Sprintf("fill %s (%s)", e.Name, clip.String(val, 40))})
 			continue
 		}
 		switch {

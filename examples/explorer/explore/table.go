@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 )
 
 // PrintTable writes the final table of a batch: one row per mission, then
@@ -22,7 +24,7 @@ func PrintTable(w io.Writer, res Result) {
 		}
 		dir := m.Dir
 		if m.Err != "" {
-			dir += " (error: " + clip(m.Err, 80) + ")"
+			dir += " (error: " + clip.String(m.Err, 80) + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", m.Mission.ThreadID, m.Team, m.Steps, len(m.Bugs), n, m.Duration.Round(100*time.Millisecond), dir)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/personas"
@@ -220,9 +221,9 @@ func summarize(_ context.Context, s State) (State, error) {
 		if i := strings.IndexByte(line, '.'); i > 0 && i < 160 {
 			line = line[:i]
 		}
-		b.WriteString("\n- " + clip(line, 160))
+		b.WriteString("\n- " + clip.String(line, 160))
 	}
-	out := []state.Message{{ID: middle[0].ID, Role: state.RoleSystem, Name: NodeSummarizer, Content: clip(b.String(), 4000)}}
+	out := []state.Message{{ID: middle[0].ID, Role: state.RoleSystem, Name: NodeSummarizer, Content: clip.String(b.String(), 4000)}}
 	for _, m := range middle[1:] {
 		out = append(out, state.RemoveMessage(m.ID))
 	}
@@ -344,7 +345,7 @@ func (mr *missionRun) turnStep(ctx context.Context, m *member, out *State) (bool
 	if err != nil {
 		// A page that cannot be read: go back to the start.
 		m.q = nil
-		mr.act(ctx, m, step{in: nav(mr.start), why: "snapshot failed: " + clip(err.Error(), 80)}, out)
+		mr.act(ctx, m, step{in: nav(mr.start), why: "snapshot failed: " + clip.String(err.Error(), 80)}, out)
 		return true, nil
 	}
 	snap, els := v.Snap, v.Els
@@ -657,9 +658,9 @@ func sameCollection(a, b string) bool {
 // message, and its evidence when that says more (the response headers of
 // a request, the row shown twice).
 func addSymptom(b *Bug, f browser.Finding) {
-	sym := string(f.Kind) + ": " + clip(firstNonEmpty(f.Message, f.Evidence), 200)
+	sym := string(f.Kind) + ": " + clip.String(firstNonEmpty(f.Message, f.Evidence), 200)
 	if f.Message != "" && f.Evidence != "" && !strings.Contains(f.Message, f.Evidence) && !strings.Contains(f.Evidence, f.Message) {
-		sym += " — " + clip(f.Evidence, 300)
+		sym += " — " + clip.String(f.Evidence, 300)
 	}
 	if len(b.Symptoms) < 8 && !slices.Contains(b.Symptoms, sym) {
 		b.Symptoms = append(b.Symptoms, sym)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 )
 
 // viewTrace opens a trace.zip in Playwright's own trace viewer (`playwright
@@ -73,6 +74,6 @@ func viewTrace(t *testing.T, zip, want string) string {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	t.Fatalf("the trace viewer never showed %q:\n%s", want, clip(text, 2000))
+	t.Fatalf("the trace viewer never showed %q:\n%s", want, clip.String(text, 2000))
 	return ""
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
 	"github.com/agentgraph/agentgraph/memory"
 )
@@ -158,7 +159,7 @@ func verifyBugs(ctx context.Context, vr *missionRun, run string) ([]Verification
 			case err != nil && ctx.Err() != nil:
 				replayable, v.Note = false, "stopped: "+ctx.Err().Error()
 			case err != nil:
-				replayable, v.Note = false, clip(err.Error(), 200)
+				replayable, v.Note = false, clip.String(err.Error(), 200)
 			case got.FailedAt >= 0:
 				replayable, v.Note = false, fmt.Sprintf("step %d of %d could not be replayed", got.FailedAt+1, len(steps))
 			default:
