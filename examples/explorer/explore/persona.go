@@ -50,6 +50,11 @@ const (
 	TrickKeyboard     Trick = "keyboard"      // Tab through the page
 )
 
+// catalogueRound is the catalogue's first round: the submissions it
+// comes back to a form for in its persona's order of tricks; the rest of
+// its classes come after the persona's other form tricks.
+const catalogueRound = 3
+
 // maxSessionPages bounds the pages opened again once the session is
 // dropped.
 const maxSessionPages = 15
@@ -67,7 +72,7 @@ const (
 var offlineTricks = map[string][]Trick{
 	personas.NewUser:       {TrickClickButtons, TrickValidForm},
 	personas.PowerUser:     {TrickPaginate, TrickSelect},
-	personas.Adversarial:   {TrickXSS, TrickDouble, TrickCatalogue, TrickLong, TrickExotic, TrickDropSession},
+	personas.Adversarial:   {TrickXSS, TrickCatalogue, TrickDouble, TrickLong, TrickExotic, TrickDropSession},
 	personas.Accessibility: {TrickKeyboard, TrickClickButtons},
 	personas.DataHeavy:     {TrickPaginate, TrickLong, TrickSelect, TrickExotic},
 	personas.Impatient:     {TrickDouble, TrickValidForm},
@@ -873,20 +878,28 @@ func (m *member) decide(v *view) (step, bool) {
 	// The catalogue goes to the form it played least on so far (in
 	// discovery order among equals): a class on every form before any
 	// form's next class, so the forms found late (an edit form behind a
-	// record) are not left with what the first ones did not spend.
-	for _, t := range m.p.Tricks {
-		if !slices.Contains(formTricks, t) {
-			continue
-		}
-		forms := v.Cov.forms
-		if t == TrickCatalogue {
-			forms = slices.Clone(forms)
-			slices.SortStableFunc(forms, func(a, b string) int { return v.Cov.catalogued[a] - v.Cov.catalogued[b] })
-		}
-		for _, f := range forms {
-			if m.has(t) && !m.tried[string(t)+":"+v.Cov.formSig[f]] && !m.tried[m.revisitKey(t, f, v.Cov)] && f != urlx.Path(v.URL) {
-				m.tried[m.revisitKey(t, f, v.Cov)] = true
-				return step{in: nav(f), why: "back to " + f + " for " + string(t), lead: true}, true
+	// record) are not left with what the first ones did not spend. In the
+	// persona's order it plays a first round (catalogueRound submissions
+	// per form); the rest of its classes come after every other trick,
+	// so that neither it nor the tricks after it starve the others.
+	for _, catalogueRest := range []bool{false, true} {
+		for _, t := range m.p.Tricks {
+			if !slices.Contains(formTricks, t) || catalogueRest && t != TrickCatalogue {
+				continue
+			}
+			forms := v.Cov.forms
+			if t == TrickCatalogue {
+				forms = slices.Clone(forms)
+				slices.SortStableFunc(forms, func(a, b string) int { return v.Cov.catalogued[a] - v.Cov.catalogued[b] })
+			}
+			for _, f := range forms {
+				if t == TrickCatalogue && !catalogueRest && v.Cov.catalogued[f] >= catalogueRound {
+					continue
+				}
+				if m.has(t) && !m.tried[string(t)+":"+v.Cov.formSig[f]] && !m.tried[m.revisitKey(t, f, v.Cov)] && f != urlx.Path(v.URL) {
+					m.tried[m.revisitKey(t, f, v.Cov)] = true
+					return step{in: nav(f), why: "back to " + f + " for " + string(t), lead: true}, true
+				}
 			}
 		}
 	}

@@ -813,3 +813,29 @@ func TestBackToFormInPersonaOrder(t *testing.T) {
 	assert.Equal(t, "/things/new", st.in.URL)
 	assert.Contains(t, st.why, string(TrickDouble))
 }
+
+// The catalogue's first round comes in the persona's order of tricks;
+// its other classes wait until the tricks after it had every form.
+func TestCatalogueFirstRoundThenOtherTricks(t *testing.T) {
+	form := formView()
+	cov := form.Cov
+	cov.noteForm(form)
+	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
+	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue, TrickDouble}}, Credentials{}, nil)
+
+	st, ok := m.next(other)
+	require.True(t, ok)
+	assert.Equal(t, "/things/new", st.in.URL)
+	assert.Contains(t, st.why, string(TrickCatalogue), "within its first round")
+
+	cov.catalogued["/things/new"] = catalogueRound
+	st, ok = m.next(other)
+	require.True(t, ok)
+	assert.Contains(t, st.why, string(TrickDouble), "its round played: the next trick first")
+
+	m.tried[string(TrickDouble)+":"+formSig(form)] = true
+	st, ok = m.next(other)
+	require.True(t, ok)
+	assert.Equal(t, "/things/new", st.in.URL)
+	assert.Contains(t, st.why, string(TrickCatalogue), "then the rest of its classes")
+}
