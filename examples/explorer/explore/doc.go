@@ -54,7 +54,9 @@
 // nextStep). A failed step fails the target.
 // Controls outside the main content count once per app and actions once
 // per page template; a button every row repeats is played on a few more
-// rows (again), and a list's last row at its end (lastRow). A form
+// rows (again), and a list's last row at its end (lastRow). Script-handled
+// elements that show a text the mission typed are the mission's own
+// records, one control (typedValues.ownRecords). A form
 // that made a record is followed by visits to the pages that list it. The
 // model rides in State.AppModel, is written to app_model.json, and its
 // figures, untried targets and Mermaid state graph go to the reports.

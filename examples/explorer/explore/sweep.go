@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
@@ -888,6 +889,45 @@ type typedValues map[string]int
 func (tv typedValues) add(v string) {
 	if v = strings.TrimSpace(v); v != "" {
 		tv[v]++
+	}
+}
+
+// ownName is what an element that shows a text the mission typed is
+// named in the app model: such elements are the mission's own records
+// (a list item it added, a note it wrote), one control however many
+// there are, not a new control per record.
+const ownName = "{typed}"
+
+// shows reports whether name shows a text the mission typed (of at
+// least 6 characters, with a letter): the whole text, or a part of it of
+// at least 12 characters (a list cuts long cells).
+func (tv typedValues) shows(name string) bool {
+	name = strings.TrimSpace(name)
+	if len(name) < 6 {
+		return false
+	}
+	for v := range tv {
+		if len(v) < 6 || !strings.ContainsFunc(v, unicode.IsLetter) {
+			continue
+		}
+		if strings.Contains(name, v) || len(name) >= 12 && strings.Contains(v, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownRecords renames, in els, the script-handled elements (role
+// "clickable") that show a text the mission typed to ownName, so that the
+// app model and the personas see one such control per screen.
+func (tv typedValues) ownRecords(els []personas.Element) {
+	if len(tv) == 0 {
+		return
+	}
+	for i, e := range els {
+		if e.Role == "clickable" && tv.shows(e.Name) {
+			els[i].Name = ownName
+		}
 	}
 }
 

@@ -839,3 +839,42 @@ func TestCatalogueFirstRoundThenOtherTricks(t *testing.T) {
 	assert.Equal(t, "/things/new", st.in.URL)
 	assert.Contains(t, st.why, string(TrickCatalogue), "then the rest of its classes")
 }
+
+// Elements that show what the mission typed are its own records: one
+// control, however many it added.
+func TestOwnRecordsOneControl(t *testing.T) {
+	tv := typedValues{}
+	tv.add("Ada Lovelace 378")
+	tv.add("Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod")
+	tv.add("2")
+	els := []personas.Element{
+		{Role: "clickable", Name: "Ada Lovelace 378", Ref: "x1"},
+		{Role: "clickable", Name: "Lorem ipsum dolor sit amet consectetur adipiscing", Ref: "x2"}, // a cut cell
+		{Role: "clickable", Name: "Buy milk", Ref: "x3"},
+		{Role: "clickable", Name: "Item 2", Ref: "x4"}, // "2" is too short to tell
+		{Role: "button", Name: "Ada Lovelace 378", Ref: "e5"},
+	}
+	tv.ownRecords(els)
+	assert.Equal(t, ownName, els[0].Name)
+	assert.Equal(t, ownName, els[1].Name)
+	assert.Equal(t, "Buy milk", els[2].Name, "what the app shows of its own")
+	assert.Equal(t, "Item 2", els[3].Name)
+	assert.Equal(t, "Ada Lovelace 378", els[4].Name, "only script-handled elements")
+	assert.Equal(t, "x1", els[0].Ref, "the element is still where it was")
+
+	m := personas.NewModel(personas.Limits{})
+	id := m.Observe("http://app.test/notes/1", els)
+	st, ok := m.State(id)
+	require.True(t, ok)
+	n := 0
+	for _, tg := range st.Targets {
+		if tg.Action.Role == "clickable" && tg.Action.Name == ownName {
+			n++
+		}
+	}
+	assert.Positive(t, n, "one control for the records the mission made")
+	tv.add("Grace Hopper 12")
+	more := append(slices.Clone(els), personas.Element{Role: "clickable", Name: "Grace Hopper 12", Ref: "x9"})
+	tv.ownRecords(more)
+	assert.Equal(t, id, m.Observe("http://app.test/notes/1", more), "one more record of its own: the same screen")
+}

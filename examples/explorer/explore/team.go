@@ -420,6 +420,9 @@ func (mr *missionRun) observe(ctx context.Context, snap browser.Snapshot, out *S
 			}
 		}
 	}
+	if mr.sw != nil {
+		mr.sw.typed.ownRecords(els)
+	}
 	mr.sw.observe(snap.URL, els)
 	v := &view{URL: snap.URL, Snap: snap, Els: els, Cov: mr.cov, Rand: mr.rand, Start: mr.start, Sweep: mr.sw,
 		Spent: float64(mr.steps) / float64(max(mr.budget, 1))}
