@@ -74,6 +74,9 @@ type sweep struct {
 	// flow's first form.
 	submit bool
 	sent   []string
+	// sentAt is the page (path and query) the last submission that sent
+	// fields was made on.
+	sentAt string
 	step   bool
 	stepAt string // the step's page
 	steps  int
@@ -1005,22 +1008,33 @@ func (sw *sweep) restore(b []byte, trace *slog.Logger) {
 }
 
 // submitted notes an action's outcome: a click or key press on a page with
-// form fields (not on a link) that took the browser to a record's page (a
-// URL template with an id) it had not seen before made a record there;
+// form fields (not on a link), or on the submit of a flow's field-less
+// last screen (a review shown where the fields were sent), that took the
+// browser to a record's page (a URL template with an id) it had not seen
+// before made a record there;
 // its buttons and the pages that list it come next (see next). Saving an
 // edit returns to a page seen before: no record was made.
 func (sw *sweep) submitted(in browser.Intent, ok bool, v *view, to string) {
 	if sw == nil || !ok || v == nil || (in.Action != browser.ActClick && in.Action != browser.ActPress && in.Action != browser.ActDblclick) {
 		return
 	}
+	here := urlx.PathQuery(v.URL)
+	review := false
 	if i := slices.IndexFunc(v.Els, func(e personas.Element) bool { return e.Ref == in.Target }); i >= 0 &&
 		(submitLike(v.Els[i]) || in.Action == browser.ActPress && in.Key == "Enter" && v.Els[i].Fillable()) {
 		sw.submit, sw.sent = true, formNames(v.Els) // see flowStep
 		sw.double = in.Action == browser.ActDblclick
+		// A flow's last screen may only show what its steps sent (a
+		// review) under the address the fields were sent from: its
+		// submit makes the record.
+		review = len(sw.sent) == 0 && sw.sentAt == here
+		if len(sw.sent) > 0 {
+			sw.sentAt = here
+		}
 	}
 	from := personas.URLTemplate(v.URL)
 	tpl := personas.URLTemplate(to)
-	if tpl == from || !strings.Contains(tpl, "{id}") || !hasFields(v.Els) {
+	if tpl == from || !strings.Contains(tpl, "{id}") || !hasFields(v.Els) && !review {
 		return
 	}
 	if i := slices.IndexFunc(v.Els, func(e personas.Element) bool { return e.Ref == in.Target }); in.Target != "" && i >= 0 && v.Els[i].Role == "link" {

@@ -878,3 +878,24 @@ func TestOwnRecordsOneControl(t *testing.T) {
 	tv.ownRecords(more)
 	assert.Equal(t, id, m.Observe("http://app.test/notes/1", more), "one more record of its own: the same screen")
 }
+
+// A flow whose last screen only shows what its steps sent (a review, no
+// fields, the same address) makes its record with that screen's submit.
+func TestSweepRecordMadeFromReviewStep(t *testing.T) {
+	sw := newSweep()
+	v := formView() // /things/new with fields
+	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e5"}, true, v, v.URL)
+	require.False(t, sw.made, "the next step of the flow, on the same page")
+	review := &view{URL: v.URL, Cov: v.Cov, Rand: v.Rand, Start: "/", Els: []personas.Element{
+		{Role: "button", Name: "Back", Ref: "e11", InMain: true},
+		{Role: "button", Name: "Create thing", Ref: "e12", InMain: true},
+	}}
+	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e12"}, true, review, "http://app.test/things/43")
+	assert.True(t, sw.made, "the review's submit made the record")
+
+	// A field-less page the team came to otherwise makes nothing.
+	sw2 := newSweep()
+	other := &view{URL: "http://app.test/things/7", Cov: v.Cov, Rand: v.Rand, Start: "/", Els: review.Els}
+	sw2.submitted(browser.Intent{Action: browser.ActClick, Target: "e12"}, true, other, "http://app.test/things/43")
+	assert.False(t, sw2.made)
+}
