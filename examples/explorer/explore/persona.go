@@ -153,18 +153,21 @@ type coverage struct {
 	seenOn       map[string]string // link target -> the page it was first seen on
 	forms        []string          // pages with form fields, in discovery order
 	formSig      map[string]string // page -> its form signature
-	signin       string            // URL of the sign-in page
-	lastRows     map[string]bool   // list pages whose last row was opened
-	catalogued   map[string]int    // form page -> the catalogue's submissions there
-	gen          int               // bumped when the session is dropped
-	dropped      bool
-	priority     []string     // high-risk pages from memory
-	tags         map[int]bool // numbers the mission's free text carried (tag)
+	// multiField holds the pages of forms with two fields or more in the
+	// main content: the catalogue's forms (formClass).
+	multiField map[string]bool
+	signin     string          // URL of the sign-in page
+	lastRows   map[string]bool // list pages whose last row was opened
+	catalogued map[string]int  // form page -> the catalogue's submissions there
+	gen        int             // bumped when the session is dropped
+	dropped    bool
+	priority   []string     // high-risk pages from memory
+	tags       map[int]bool // numbers the mission's free text carried (tag)
 }
 
 func newCoverage() *coverage {
 	return &coverage{visited: map[string]bool{}, visitedT: map[string]int{}, known: map[string]bool{}, formSig: map[string]string{},
-		lastRows: map[string]bool{}, catalogued: map[string]int{}, seenOn: map[string]string{}}
+		multiField: map[string]bool{}, lastRows: map[string]bool{}, catalogued: map[string]int{}, seenOn: map[string]string{}}
 }
 
 // tag is a number for free text that no earlier value of the mission
@@ -209,6 +212,12 @@ func (c *coverage) noteForm(v *view) {
 	if !slices.ContainsFunc(c.forms, func(f string) bool { return c.formSig[f] == sig }) {
 		c.forms = append(c.forms, urlx.Path(v.URL))
 		c.formSig[urlx.Path(v.URL)] = sig
+	}
+	for i, e := range v.Els {
+		if e.Fillable() && e.InMain && formFields(v.Els, i) >= 2 {
+			c.multiField[urlx.Path(v.URL)] = true
+			break
+		}
 	}
 }
 
@@ -893,8 +902,8 @@ func (m *member) decide(v *view) (step, bool) {
 				slices.SortStableFunc(forms, func(a, b string) int { return v.Cov.catalogued[a] - v.Cov.catalogued[b] })
 			}
 			for _, f := range forms {
-				if t == TrickCatalogue && !catalogueRest && v.Cov.catalogued[f] >= catalogueRound {
-					continue
+				if t == TrickCatalogue && (!v.Cov.multiField[f] || !catalogueRest && v.Cov.catalogued[f] >= catalogueRound) {
+					continue // a one-field form has no catalogue (formClass): no way back for it
 				}
 				if m.has(t) && !m.tried[string(t)+":"+v.Cov.formSig[f]] && !m.tried[m.revisitKey(t, f, v.Cov)] && f != urlx.Path(v.URL) {
 					m.tried[m.revisitKey(t, f, v.Cov)] = true

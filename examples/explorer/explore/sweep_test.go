@@ -899,3 +899,23 @@ func TestSweepRecordMadeFromReviewStep(t *testing.T) {
 	sw2.submitted(browser.Intent{Action: browser.ActClick, Target: "e12"}, true, other, "http://app.test/things/43")
 	assert.False(t, sw2.made)
 }
+
+// The catalogue never comes back to a one-field form (a search box, a
+// note): it has no catalogue there.
+func TestCatalogueSkipsOneFieldForms(t *testing.T) {
+	cov := newCoverage()
+	search := &view{URL: "http://app.test/search", Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Els: []personas.Element{
+		{Role: "searchbox", Name: "Search", Ref: "e1", InMain: true},
+		{Role: "button", Name: "Search", Ref: "e2", InMain: true},
+	}}
+	cov.noteForm(search)
+	form := formView()
+	form.Cov = cov
+	cov.noteForm(form)
+	require.Equal(t, []string{"/search", "/things/new"}, cov.forms)
+	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
+	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}, Credentials{}, nil)
+	st, ok := m.next(other)
+	require.True(t, ok)
+	assert.Equal(t, "/things/new", st.in.URL, "the form of two fields, not the search box found first")
+}
