@@ -72,7 +72,7 @@ const (
 var offlineTricks = map[string][]Trick{
 	personas.NewUser:       {TrickClickButtons, TrickValidForm},
 	personas.PowerUser:     {TrickPaginate, TrickSelect},
-	personas.Adversarial:   {TrickXSS, TrickCatalogue, TrickDouble, TrickLong, TrickExotic, TrickDropSession},
+	personas.Adversarial:   {TrickXSS, TrickDouble, TrickCatalogue, TrickLong, TrickExotic, TrickDropSession},
 	personas.Accessibility: {TrickKeyboard, TrickClickButtons},
 	personas.DataHeavy:     {TrickPaginate, TrickLong, TrickSelect, TrickExotic},
 	personas.Impatient:     {TrickDouble, TrickValidForm},
