@@ -139,7 +139,10 @@ func (c *Collector) RelayedWhole(method, path string, d time.Duration) bool {
 
 // HoldNextPost makes the collector hold the response of the next POST for
 // d after the app answered: a slow network, so that an impatient second
-// click lands while the first is in flight.
+// click lands while the first is in flight. The time held is the
+// network's: it never makes the answer a slow response. A d shorter than
+// the browser's settle lets the action that sent the post wait for its
+// answer; a longer one lets the page change after the action returned.
 func (c *Collector) HoldNextPost(d time.Duration) {
 	c.mu.Lock()
 	c.hold = d
@@ -203,7 +206,7 @@ func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK, c: c, post: r.Method == http.MethodPost}
 	c.proxy.ServeHTTP(rec, r) // panics (http.ErrAbortHandler) when the app's answer broke off
-	took := time.Since(start)
+	took := time.Since(start) - rec.held
 	c.mu.Lock()
 	c.requests++
 	if !rec.failed {
@@ -224,6 +227,9 @@ type recorder struct {
 	body   bytes.Buffer
 	wrote  bool
 	failed bool // the collector answered for an app that did not
+	// held is how long the collector itself held the answer back
+	// (HoldNextPost): the network's time, not the app's.
+	held time.Duration
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -239,6 +245,7 @@ func (r *recorder) WriteHeader(code int) {
 		r.c.mu.Unlock()
 		if d > 0 {
 			time.Sleep(d)
+			r.held = d
 		}
 	}
 	r.ResponseWriter.WriteHeader(code)

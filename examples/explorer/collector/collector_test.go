@@ -2,12 +2,15 @@ package collector
 
 import (
 	"bytes"
+	"io"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/stretchr/testify/assert"
@@ -108,4 +111,46 @@ func TestFromConsole(t *testing.T) {
 	assert.Contains(t, f.Evidence, "data-bug")
 	_, ok = FromConsole(browser.Finding{Kind: browser.FindConsoleError, Message: "TypeError: x"})
 	assert.False(t, ok)
+}
+
+// A held answer is the network's slowness, not the app's: it arrives late
+// but never counts as a slow response; an answer the app itself was slow
+// on still does.
+func TestHoldNextPostIsNotSlow(t *testing.T) {
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			time.Sleep(250 * time.Millisecond)
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	defer app.Close()
+	c, err := New(app.URL, 200*time.Millisecond, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	proxy := httptest.NewServer(c)
+	defer proxy.Close()
+
+	post := func(path string) time.Duration {
+		start := time.Now()
+		resp, err := http.Post(proxy.URL+path, "application/x-www-form-urlencoded", strings.NewReader("title=a"))
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return time.Since(start)
+	}
+	c.HoldNextPost(400 * time.Millisecond)
+	assert.GreaterOrEqual(t, post("/fast"), 400*time.Millisecond, "the answer was held")
+	assert.Less(t, post("/fast"), 400*time.Millisecond, "only the next post is held")
+	for _, f := range c.Take() {
+		assert.NotEqual(t, FindSlow, f.Kind, "held time counted as the app's: %s", f.Message)
+	}
+	c.HoldNextPost(400 * time.Millisecond)
+	post("/slow")
+	var slow []string
+	for _, f := range c.Take() {
+		if f.Kind == FindSlow {
+			slow = append(slow, f.Message)
+		}
+	}
+	require.Len(t, slow, 1, "the app's own 250 ms is over the threshold")
+	assert.NotContains(t, slow[0], "took 6", "the held 400 ms is not in the time reported: %s", slow[0])
 }

@@ -107,7 +107,7 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (o
 		// A double submit: the mission held the first response, so that the
 		// second click lands while it is in flight.
 		if e.Action == browser.ActDblclick || e.Action == browser.ActClick && i+1 < len(seq) && seq[i+1].Action == browser.ActClick && seq[i+1].Locator == e.Locator {
-			col.HoldNextPost(settleTimeout + 700*time.Millisecond)
+			col.HoldNextPost(doubleHold)
 		}
 		var res browser.Result
 		for _, in := range ins {

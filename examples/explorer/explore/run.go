@@ -570,7 +570,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		_ = os.Remove(journal)
 	}
 	for i, p := range personas {
-		m := newMember(p, mr.cfg.Credentials, func() { mr.col.HoldNextPost(settleTimeout + 700*time.Millisecond) })
+		m := newMember(p, mr.cfg.Credentials, func() { mr.col.HoldNextPost(doubleHold) })
 		if len(mr.accounts) > 0 {
 			// Round robin in team order: each persona acts as one user.
 			m.acct = mr.accounts[i%len(mr.accounts)]
@@ -1052,6 +1052,15 @@ func traceFlags(resume bool) int {
 
 // settleTimeout bounds the engine's wait for a quiet page after an action.
 const settleTimeout = 2 * time.Second
+
+// doubleHold is how long the collector holds the first answer of a double
+// submit (a slow network), so that the second click lands while the first
+// is in flight. It is well within settleTimeout: the double click's own
+// settle waits for the held answer, and the team looks at the page the
+// answers made. A hold past the settle let the held answer arrive after
+// the look, and the page changed under the steps planned from it (a
+// wizard's next step, filled with the refs of a page that was gone).
+const doubleHold = 1200 * time.Millisecond
 
 // openSession starts a browser context for the mission, seeded from the
 // storage state at statePath when set, else from its one user's. With
