@@ -138,6 +138,8 @@ type step struct {
 	// lead: the step only takes the browser to where the member's next
 	// one is (see member.lead).
 	lead bool
+	// cat: the step is the input catalogue's (coverage.catSteps).
+	cat bool
 }
 
 // coverage is what the team shares within a mission: the pages seen and
@@ -159,6 +161,13 @@ type coverage struct {
 	signin     string          // URL of the sign-in page
 	lastRows   map[string]bool // list pages whose last row was opened
 	catalogued map[string]int  // form page -> the catalogue's submissions there
+	// catSteps counts the mission's steps spent on the catalogue (its
+	// submissions and the trips back to its forms); catTrips marks the
+	// trips taken for its share (catalogueDue), one per form and count of
+	// submissions there; catDone holds the forms with no class left.
+	catSteps int
+	catTrips map[string]bool
+	catDone  map[string]bool
 	gen        int             // bumped when the session is dropped
 	dropped    bool
 	priority   []string     // high-risk pages from memory
@@ -167,7 +176,8 @@ type coverage struct {
 
 func newCoverage() *coverage {
 	return &coverage{visited: map[string]bool{}, visitedT: map[string]int{}, known: map[string]bool{}, formSig: map[string]string{},
-		multiField: map[string]bool{}, lastRows: map[string]bool{}, catalogued: map[string]int{}, seenOn: map[string]string{}}
+		multiField: map[string]bool{}, lastRows: map[string]bool{}, catalogued: map[string]int{}, seenOn: map[string]string{},
+		catTrips: map[string]bool{}, catDone: map[string]bool{}}
 }
 
 // tag is a number for free text that no earlier value of the mission
@@ -292,6 +302,8 @@ type view struct {
 	Sweep *sweep
 	// Spent is the share of the mission's budget used so far (0..1).
 	Spent float64
+	// Steps is the mission's steps so far.
+	Steps int
 }
 
 func (m *member) has(t Trick) bool { return slices.Contains(m.p.Tricks, t) }
@@ -313,12 +325,39 @@ func (m *member) pendingForms(c *coverage) int {
 	n := 0
 	for _, f := range c.forms {
 		for _, t := range formTricks {
-			if m.has(t) && !m.tried[string(t)+":"+c.formSig[f]] && !m.tried[m.revisitKey(t, f, c)] {
+			if m.has(t) && c.takes(t, f) && !m.tried[string(t)+":"+c.formSig[f]] && !m.tried[m.revisitKey(t, f, c)] {
 				n++
 			}
 		}
 	}
 	return n
+}
+
+// pendingOwn counts the form tricks other than the catalogue the member
+// has not played yet: what it does before the catalogue's share.
+func (m *member) pendingOwn(c *coverage) int {
+	n := 0
+	for _, f := range c.forms {
+		for _, t := range formTricks {
+			if t != TrickCatalogue && m.has(t) && c.takes(t, f) && !m.tried[string(t)+":"+c.formSig[f]] && !m.tried[m.revisitKey(t, f, c)] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// takes: trick t has something to do on form page f. A one-field form
+// (a search, a note) has no catalogue (formClass) and no double submit
+// (a search sent twice changes nothing).
+func (c *coverage) takes(t Trick, f string) bool {
+	switch t {
+	case TrickCatalogue:
+		return c.multiField[f] && !c.catDone[f]
+	case TrickDouble:
+		return c.multiField[f]
+	}
+	return true
 }
 
 func hasPassword(els []personas.Element) bool {
@@ -553,6 +592,33 @@ func formPlan(v *view, fill func(e personas.Element) (string, bool), double bool
 	return out
 }
 
+// reQuery names a field that queries what the app holds rather than
+// adding to it.
+var reQuery = regexp.MustCompile(`(?i)\b(search|filter|find|query|look ?up)\b`)
+
+// queryForm: the main content's only text to fill is a search or a
+// filter (a search box, or one field named so).
+func queryForm(els []personas.Element) bool {
+	var fields []personas.Element
+	for _, e := range els {
+		if e.InMain && e.Fillable() {
+			fields = append(fields, e)
+		}
+	}
+	if len(fields) == 0 {
+		return false
+	}
+	if len(fields) == 1 && reQuery.MatchString(fields[0].Name) {
+		return true
+	}
+	for _, e := range fields {
+		if personas.FieldOf(e, nil).Kind != personas.FieldSearch && e.Role != "searchbox" {
+			return false
+		}
+	}
+	return true
+}
+
 func hasFields(els []personas.Element) bool {
 	for _, e := range els {
 		if e.InMain && e.Fillable() {
@@ -626,8 +692,10 @@ func (m *member) plan(t Trick, v *view) []step {
 		if len(macro) > 0 {
 			v.Sweep.cover(v, played)
 		}
-		if len(macro) > 0 {
-			// Stored payloads show where the app lists what was made.
+		if len(macro) > 0 && !queryForm(v.Els) {
+			// Stored payloads show where the app lists what was made (a
+			// search's or a filter's query is not stored: it shows, if
+			// at all, on the page its submission opens).
 			for _, l := range listPages(v) {
 				macro = append(macro, step{in: nav(l), why: "see the payload where the app lists it"})
 			}
@@ -688,6 +756,7 @@ func (m *member) plan(t Trick, v *view) []step {
 		macro, done := v.Sweep.formClass(m, v, catalogueOrder)
 		if done {
 			m.tried[key] = true
+			v.Cov.catDone[urlx.Path(v.URL)] = true
 		}
 		return macro
 	case TrickDouble:
@@ -814,6 +883,16 @@ func (m *member) next(v *view) (step, bool) {
 
 // decide is next's choice.
 func (m *member) decide(v *view) (step, bool) {
+	if len(m.q) > 0 && m.q[0].in.Action == browser.ActNavigate && v.Sweep.stepPending(v) {
+		// A macro's submission answered with a flow's next step: the
+		// flow is walked to its end before the macro's visits (the pages
+		// that list what it sent show it only once the last step stored
+		// it).
+		if macro := v.Sweep.nextStep(m, v); len(macro) > 0 {
+			m.q = append(macro[1:], m.q...)
+			return macro[0], true
+		}
+	}
 	if len(m.q) > 0 {
 		s := m.q[0]
 		m.q = m.q[1:]
@@ -849,6 +928,9 @@ func (m *member) decide(v *view) (step, bool) {
 	// A record just made comes first: its own page's buttons, then the
 	// pages that list it (a stored script, a duplicate row show there).
 	if st, ok := v.Sweep.followUp(v); ok {
+		return st, true
+	}
+	if st, ok := m.catalogueDue(v); ok {
 		return st, true
 	}
 	if st, ok := v.Sweep.here(m, v); ok {
@@ -902,12 +984,12 @@ func (m *member) decide(v *view) (step, bool) {
 				slices.SortStableFunc(forms, func(a, b string) int { return v.Cov.catalogued[a] - v.Cov.catalogued[b] })
 			}
 			for _, f := range forms {
-				if t == TrickCatalogue && (!v.Cov.multiField[f] || !catalogueRest && v.Cov.catalogued[f] >= catalogueRound) {
-					continue // a one-field form has no catalogue (formClass): no way back for it
+				if !v.Cov.takes(t, f) || t == TrickCatalogue && !catalogueRest && v.Cov.catalogued[f] >= catalogueRound {
+					continue // no way back to a form the trick has nothing for
 				}
 				if m.has(t) && !m.tried[string(t)+":"+v.Cov.formSig[f]] && !m.tried[m.revisitKey(t, f, v.Cov)] && f != urlx.Path(v.URL) {
 					m.tried[m.revisitKey(t, f, v.Cov)] = true
-					return step{in: nav(f), why: "back to " + f + " for " + string(t), lead: true}, true
+					return step{in: nav(f), why: "back to " + f + " for " + string(t), lead: true, cat: t == TrickCatalogue}, true
 				}
 			}
 		}
@@ -1046,4 +1128,54 @@ func formSig(v *view) string {
 		}
 	}
 	return b.String()
+}
+
+// The input catalogue's share of a mission (catalogueDue). Server faults
+// hide behind one input class in one field of a record's form (a zero, a
+// quote, a value past a column's width), and each class costs a whole
+// submission of the form: left to the order of the tricks and the sweep's
+// cheaper one-step targets, the catalogue got a handful of submissions
+// per mission. From catalogueFrom of the budget on (discovery first), the
+// team keeps at least catalogueShare of its steps on it while record
+// forms have classes left.
+const (
+	catalogueShare = 0.3
+	catalogueFrom  = 0.15
+)
+
+// catalogueDue is the catalogue's next step when its share is owed: any
+// member plays it (the catalogue is a coverage target of the app model,
+// whoever takes it), once it has played its own form tricks. On a record
+// form with classes left it submits the next class there; elsewhere it
+// goes back to the record form the catalogue played least on.
+func (m *member) catalogueDue(v *view) (step, bool) {
+	c := v.Cov
+	if v.Sweep == nil || c == nil || v.Spent < catalogueFrom || float64(c.catSteps) >= catalogueShare*float64(v.Steps) || m.pendingOwn(c) > 0 {
+		return step{}, false
+	}
+	here := urlx.Path(v.URL)
+	if c.takes(TrickCatalogue, here) && !hasPassword(v.Els) {
+		macro, done := v.Sweep.formClass(m, v, catalogueOrder)
+		if done {
+			c.catDone[here] = true
+		}
+		if len(macro) > 0 {
+			for i := range macro {
+				macro[i].cat = true
+			}
+			m.q = macro[1:]
+			return macro[0], true
+		}
+	}
+	forms := slices.Clone(c.forms)
+	slices.SortStableFunc(forms, func(a, b string) int { return c.catalogued[a] - c.catalogued[b] })
+	for _, f := range forms {
+		k := f + ":" + strconv.Itoa(c.catalogued[f])
+		if f == here || !c.takes(TrickCatalogue, f) || c.catTrips[k] {
+			continue
+		}
+		c.catTrips[k] = true
+		return step{in: nav(f), why: "back to " + f + " for the catalogue's share", lead: true, cat: true}, true
+	}
+	return step{}, false
 }

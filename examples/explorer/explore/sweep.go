@@ -114,6 +114,15 @@ func (sw *sweep) flowStep(url string, els []personas.Element) {
 		return
 	}
 	now := formNames(els)
+	if len(now) == 0 && urlx.PathQuery(url) == sw.sentAt && sw.steps < maxSteps {
+		// No fields, under the address the fields were sent from, and a
+		// button that goes on: the flow's review screen, whose submit
+		// stores what the steps sent.
+		if _, ok := reviewSubmit(els); ok {
+			sw.step, sw.stepAt = true, urlx.PathQuery(url)
+			return
+		}
+	}
 	if len(now) == 0 || slices.ContainsFunc(now, func(n string) bool { return slices.Contains(sent, n) }) {
 		sw.steps, sw.double = 0, false
 		return
@@ -123,6 +132,22 @@ func (sw *sweep) flowStep(url string, els []personas.Element) {
 		return
 	}
 	sw.step, sw.stepAt = true, urlx.PathQuery(url)
+}
+
+// reviewSubmit is the button of a field-less review screen that goes on:
+// one whose name says it sends (submitWords), not one that steps back.
+func reviewSubmit(els []personas.Element) (personas.Element, bool) {
+	var cands []personas.Element
+	for _, e := range els {
+		if e.Role == "button" && !reBackward.MatchString(e.Name) {
+			cands = append(cands, e)
+		}
+	}
+	b, ok := submitButton(cands, 0)
+	if !ok || submitRank(b.Name) == len(submitWords) {
+		return personas.Element{}, false
+	}
+	return b, true
 }
 
 // reBackward names the controls that step back in a flow.
@@ -150,6 +175,15 @@ func (sw *sweep) nextStep(m *member, v *view) []step {
 		}
 		return validFor(e, v), true
 	}, sw.double, m.hold)
+	if b, ok := reviewSubmit(v.Els); ok && len(macro) == 0 && len(formNames(v.Els)) == 0 {
+		// The review screen: its submit alone (twice, in a double
+		// submission's flow).
+		if sw.double {
+			macro = []step{{in: browser.Intent{Action: browser.ActDblclick, Target: b.Ref}, before: m.hold, why: "double-click submit on a slow network"}}
+		} else {
+			macro = []step{{in: clickRef(b.Ref), why: "submit " + b.Name}}
+		}
+	}
 	if len(macro) == 0 {
 		return nil
 	}
@@ -1406,6 +1440,9 @@ func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) (mac
 				sw.pend.revisit = listPages(v) // shown where the app lists it
 			}
 			macro[0].why = "catalogue: " + strings.TrimPrefix(macro[0].why, "coverage: ")
+			for i := range macro {
+				macro[i].cat = true
+			}
 			return macro, false
 		}
 	}

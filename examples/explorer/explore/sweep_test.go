@@ -642,6 +642,31 @@ func TestSweepWalksAFlowToItsEnd(t *testing.T) {
 	macro = sw.nextStep(m, v2)
 	require.NotEmpty(t, macro)
 	assert.Equal(t, browser.ActDblclick, macro[len(macro)-1].in.Action, "a double submission all the way")
+
+	// The last step is a review with no fields under the same address:
+	// a step too, its submit double-clicked in a double flow, not Back.
+	review := []personas.Element{
+		{Role: "button", Name: "Back", Ref: "e8", InMain: true},
+		{Role: "button", Name: "Create item", Ref: "e9", InMain: true},
+	}
+	sw.submitted(browser.Intent{Action: browser.ActDblclick, Target: "e7"}, true, v2, v2.URL)
+	sw.observe(v1.URL, review)
+	v3 := &view{URL: v1.URL, Els: review, Cov: cov, Rand: v1.Rand, Start: "/"}
+	require.True(t, sw.stepPending(v3), "the review screen is the flow's step")
+	macro = sw.nextStep(m, v3)
+	require.Len(t, macro, 1, "%v", intents(macro))
+	assert.Equal(t, `{"action":"dblclick","target":"e9"}`, macro[0].in.JSON())
+	sw.submitted(macro[0].in, true, v3, "http://app.test/items/7")
+	sw.observe("http://app.test/items/7", []personas.Element{{Role: "button", Name: "Edit", Ref: "e10", InMain: true}})
+	assert.False(t, sw.stepPending(&view{URL: "http://app.test/items/7"}), "the flow ended")
+
+	// A field-less page somewhere else, or one with only Back, is no step.
+	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e4"}, true, v1, v1.URL)
+	sw.observe("http://app.test/items/thanks", review)
+	assert.False(t, sw.stepPending(&view{URL: "http://app.test/items/thanks"}))
+	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e4"}, true, v1, v1.URL)
+	sw.observe(v1.URL, review[:1])
+	assert.False(t, sw.stepPending(&view{URL: v1.URL}), "nothing goes on from Back alone")
 }
 
 // What a persona's own step played counts as coverage: the sweep does
@@ -918,4 +943,148 @@ func TestCatalogueSkipsOneFieldForms(t *testing.T) {
 	st, ok := m.next(other)
 	require.True(t, ok)
 	assert.Equal(t, "/things/new", st.in.URL, "the form of two fields, not the search box found first")
+}
+
+// A double submit never takes a trip back to a one-field form (a search
+// sent twice changes nothing): only to a record's form.
+func TestDoubleSubmitSkipsOneFieldForms(t *testing.T) {
+	form := formView()
+	cov := form.Cov
+	search := &view{URL: "http://app.test/find", Cov: cov, Rand: form.Rand, Start: "/", Els: []personas.Element{
+		{Role: "textbox", Name: "Words", Ref: "e2", InMain: true},
+		{Role: "button", Name: "Go", Ref: "e3", InMain: true},
+	}}
+	cov.noteForm(search)
+	cov.noteForm(form)
+	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
+	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDouble}}, Credentials{}, nil)
+	st, ok := m.next(other)
+	require.True(t, ok)
+	assert.Equal(t, "/things/new", st.in.URL, "the one-field form found first is not a double submit's: %s", st.why)
+	_, ok = m.next(other)
+	assert.False(t, ok, "no trip back to the one-field form")
+}
+
+// The markup probe looks for its payload where the app lists records
+// after a record's form, not after a search or a filter.
+func TestXSSListPagesOnlyAfterStoringForms(t *testing.T) {
+	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}, Credentials{}, nil)
+	navs := func(ss []step) (n int) {
+		for _, s := range ss {
+			if s.in.Action == browser.ActNavigate {
+				n++
+			}
+		}
+		return n
+	}
+	form := formView()
+	assert.Equal(t, 2, navs(m.plan(TrickXSS, form)), "a record's form: its list and the start page")
+	for _, f := range []personas.Element{
+		{Role: "searchbox", Name: "Q", Ref: "e2", InMain: true},
+		{Role: "textbox", Name: "Filter rows", Ref: "e2", InMain: true},
+	} {
+		v := &view{URL: "http://app.test/things/list", Cov: form.Cov, Rand: form.Rand, Start: "/",
+			Els: []personas.Element{f, {Role: "button", Name: "Apply", Ref: "e3", InMain: true}}}
+		macro := m.plan(TrickXSS, v)
+		require.NotEmpty(t, macro, f.Name)
+		assert.Zero(t, navs(macro), "%s: a query is not stored", f.Name)
+	}
+	note := &view{URL: "http://app.test/things/7", Cov: form.Cov, Rand: form.Rand, Start: "/",
+		Els: []personas.Element{{Role: "textbox", Name: "Add a note", Ref: "e2", InMain: true}, {Role: "button", Name: "Add", Ref: "e3", InMain: true}}}
+	assert.NotZero(t, navs(m.plan(TrickXSS, note)), "a one-field form that stores (a note) is looked for")
+}
+
+// A macro whose submission opened a flow's next step walks the flow to
+// its end before the macro's own visits of the list pages.
+func TestFlowBeforeQueuedVisits(t *testing.T) {
+	step1 := []personas.Element{
+		{Role: "textbox", Name: "Title", Ref: "e2", InMain: true},
+		{Role: "textbox", Name: "Place", Ref: "e3", InMain: true},
+		{Role: "button", Name: "Next", Ref: "e4", InMain: true},
+	}
+	step2 := []personas.Element{
+		{Role: "textbox", Name: "Contact email", Ref: "e5", InMain: true, Flags: []string{"type=email"}},
+		{Role: "button", Name: "Create item", Ref: "e7", InMain: true},
+	}
+	cov := newCoverage()
+	cov.visit("/items")
+	sw := newSweep()
+	v1 := &view{URL: "http://app.test/items/new", Els: step1, Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Sweep: sw}
+	sw.observe(v1.URL, step1)
+	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}, Credentials{}, nil)
+	var played []step
+	for range 3 {
+		st, ok := m.next(v1)
+		require.True(t, ok)
+		played = append(played, st)
+	}
+	require.Equal(t, `{"action":"click","target":"e4"}`, played[2].in.JSON(), "%v", intents(played))
+	require.NotEmpty(t, m.q)
+	require.Equal(t, browser.ActNavigate, m.q[0].in.Action, "the probe's visits are queued")
+
+	sw.submitted(played[2].in, true, v1, v1.URL)
+	sw.observe(v1.URL, step2)
+	v2 := &view{URL: v1.URL, Els: step2, Cov: cov, Rand: v1.Rand, Start: "/", Sweep: sw}
+	st, ok := m.next(v2)
+	require.True(t, ok)
+	assert.Equal(t, browser.ActFill, st.in.Action, "the flow's step first: %s", st.in.JSON())
+	st, _ = m.next(v2)
+	assert.Equal(t, `{"action":"click","target":"e7"}`, st.in.JSON(), "its submit stores the payload")
+	st, _ = m.next(v2)
+	assert.Equal(t, browser.ActNavigate, st.in.Action, "then the visits")
+}
+
+// The catalogue's share: past the mission's first steps, while it has had
+// less than its share of them, any member that has played its own form
+// tricks goes back to a record form and submits the next class there.
+func TestCatalogueDueShare(t *testing.T) {
+	form := formView()
+	cov := form.Cov
+	sw := newSweep()
+	form.Sweep = sw
+	cov.noteForm(form)
+	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/", Sweep: sw, Spent: 0.5, Steps: 100}
+	newUser := newMember(Persona{Name: personas.NewUser, Tricks: []Trick{TrickValidForm}}, Credentials{}, nil)
+
+	_, ok := newUser.catalogueDue(other)
+	assert.False(t, ok, "the member's own form trick first")
+	newUser.tried[string(TrickValidForm)+":"+formSig(form)] = true
+
+	early := *other
+	early.Spent, early.Steps = 0.1, 20
+	_, ok = newUser.catalogueDue(&early)
+	assert.False(t, ok, "discovery first")
+
+	cov.catSteps = 30
+	_, ok = newUser.catalogueDue(other)
+	assert.False(t, ok, "its share had")
+	cov.catSteps = 10
+
+	st, ok := newUser.catalogueDue(other)
+	require.True(t, ok)
+	assert.Equal(t, "/things/new", st.in.URL)
+	assert.True(t, st.cat && st.lead)
+	_, ok = newUser.catalogueDue(other)
+	assert.False(t, ok, "one trip per form until it plays there")
+
+	form.Spent, form.Steps = 0.5, 100
+	sw.observe(form.URL, form.Els)
+	st, ok = newUser.catalogueDue(form)
+	require.True(t, ok)
+	assert.Equal(t, browser.ActFill, st.in.Action)
+	assert.True(t, st.cat)
+	require.NotNil(t, sw.pend)
+	assert.Equal(t, personas.ClassLong256, sw.pend.class)
+	assert.Equal(t, 1, cov.catalogued["/things/new"])
+	for _, s := range newUser.q {
+		assert.True(t, s.cat, "every step of the submission counts: %s", s.in.JSON())
+	}
+	newUser.q = nil
+	for range 3 {
+		sw.acted(true)
+	}
+	sw.observe(form.URL, form.Els)
+	st, ok = newUser.catalogueDue(other)
+	require.True(t, ok, "a new trip once the form had a submission")
+	assert.Equal(t, "/things/new", st.in.URL)
 }

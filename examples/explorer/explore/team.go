@@ -425,7 +425,7 @@ func (mr *missionRun) observe(ctx context.Context, snap browser.Snapshot, out *S
 	}
 	mr.sw.observe(snap.URL, els)
 	v := &view{URL: snap.URL, Snap: snap, Els: els, Cov: mr.cov, Rand: mr.rand, Start: mr.start, Sweep: mr.sw,
-		Spent: float64(mr.steps) / float64(max(mr.budget, 1))}
+		Spent: float64(mr.steps) / float64(max(mr.budget, 1)), Steps: mr.steps}
 	mr.cov.noteForm(v)
 	mr.lastView = v
 	mr.trace.Debug("look", "url", snap.URL, "elements", len(els), "chars", len(snap.Text))
@@ -461,6 +461,9 @@ func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) (
 // ones are returned and appended to out.Bugs).
 func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res browser.Result, out *State) []Bug {
 	mr.steps++
+	if st.cat && mr.cov != nil {
+		mr.cov.catSteps++
+	}
 	entry, ok := mr.lastEntry()
 	if !ok {
 		entry = browser.Entry{Time: time.Now(), Action: st.in.Action, Params: st.in, OK: res.OK, URL: res.URL, Error: res.Error}
