@@ -168,10 +168,10 @@ type coverage struct {
 	catSteps int
 	catTrips map[string]bool
 	catDone  map[string]bool
-	gen        int             // bumped when the session is dropped
-	dropped    bool
-	priority   []string     // high-risk pages from memory
-	tags       map[int]bool // numbers the mission's free text carried (tag)
+	gen      int // bumped when the session is dropped
+	dropped  bool
+	priority []string     // high-risk pages from memory
+	tags     map[int]bool // numbers the mission's free text carried (tag)
 }
 
 func newCoverage() *coverage {
