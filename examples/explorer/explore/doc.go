@@ -43,7 +43,9 @@
 // field at a time, and a class whose widened submission came back goes one
 // field at a time on that form (settleAlso). The adversarial persona's
 // catalogue trick (formClass) plays a form's classes in catalogueOrder the
-// same way before the sweep gets there. A choice inside a form (a select's
+// same way before the sweep gets there, and from 15% of the budget on any
+// member that has played its own form tricks keeps it at 30% of the
+// mission's steps (catalogueDue). A choice inside a form (a select's
 // option, a box) is submitted with the form, with an untried option of each
 // of the form's other selects (widenOptions); sweep.here, each visit's own
 // controls, plays only choices outside forms, buttons that send no fields
@@ -51,7 +53,8 @@
 // validation stops is settled without a submission (blocked); a persona's
 // own clicks and choices count as tried (credit). A form that answers with
 // another form is walked to its end with valid values (flowStep,
-// nextStep). A failed step fails the target.
+// nextStep), a field-less review screen under the same address included,
+// before a macro's queued visits. A failed step fails the target.
 // Controls outside the main content count once per app and actions once
 // per page template; a button every row repeats is played on a few more
 // rows (again), and a list's last row at its end (lastRow). Script-handled
