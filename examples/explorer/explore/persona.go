@@ -278,9 +278,11 @@ type member struct {
 	// to where its next one is (a form it has a trick left for): the
 	// turn goes on for that one, or another persona would move the
 	// browser away first.
-	lead  bool
-	creds Credentials
-	hold  func()
+	lead bool
+	// leadCat: that step was a trip back for the catalogue.
+	leadCat bool
+	creds   Credentials
+	hold    func()
 	// acct is the account the member acts as (nil: the one session of a
 	// run without Config.Users).
 	acct *userRun
@@ -878,6 +880,7 @@ func sortFirst(els []personas.Element) []personas.Element {
 func (m *member) next(v *view) (step, bool) {
 	st, ok := m.decide(v)
 	m.lead = ok && st.lead
+	m.leadCat = m.lead && st.cat
 	return st, ok
 }
 
@@ -1150,7 +1153,10 @@ const (
 // goes back to the record form the catalogue played least on.
 func (m *member) catalogueDue(v *view) (step, bool) {
 	c := v.Cov
-	if v.Sweep == nil || c == nil || v.Spent < catalogueFrom || float64(c.catSteps) >= catalogueShare*float64(v.Steps) || m.pendingOwn(c) > 0 {
+	if v.Sweep == nil || c == nil || v.Spent < catalogueFrom || float64(c.catSteps) >= catalogueShare*float64(v.Steps) || m.pendingOwn(c) > 0 ||
+		m.lead && !m.leadCat {
+		// (A member that just came back to a form for another trick
+		// plays that trick there first.)
 		return step{}, false
 	}
 	here := urlx.Path(v.URL)

@@ -1067,8 +1067,18 @@ func TestCatalogueDueShare(t *testing.T) {
 	_, ok = newUser.catalogueDue(other)
 	assert.False(t, ok, "one trip per form until it plays there")
 
+	// A member that came back to the form for another trick plays that
+	// one there first.
+	adv := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDouble, TrickCatalogue}}, Credentials{}, nil)
+	st, ok = adv.next(other)
+	require.True(t, ok)
+	require.Contains(t, st.why, string(TrickDouble))
 	form.Spent, form.Steps = 0.5, 100
+	_, ok = adv.catalogueDue(form)
+	assert.False(t, ok, "the double submit it came for first")
+
 	sw.observe(form.URL, form.Els)
+	newUser.lead, newUser.leadCat = true, true // it came for the catalogue
 	st, ok = newUser.catalogueDue(form)
 	require.True(t, ok)
 	assert.Equal(t, browser.ActFill, st.in.Action)
