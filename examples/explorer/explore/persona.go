@@ -939,10 +939,13 @@ func (m *member) decide(v *view) (step, bool) {
 	if st, ok := v.Sweep.here(m, v); ok {
 		return st, true
 	}
-	if st, ok := lastRow(v); ok {
+	// A control the screen repeats on its rows (a row's button, shown
+	// on hover) on its other rows, before the list's last row takes the
+	// browser elsewhere.
+	if st, ok := v.Sweep.again(v); ok {
 		return st, true
 	}
-	if st, ok := v.Sweep.again(v); ok {
+	if st, ok := lastRow(v); ok {
 		return st, true
 	}
 	for _, t := range m.p.Tricks {

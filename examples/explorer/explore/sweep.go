@@ -83,6 +83,29 @@ type sweep struct {
 	// double: the flow began with a double submission, so each of its
 	// steps is submitted twice too (the duplicate is made at the last).
 	double bool
+	// opened: the latest action opened a page by its address (opens).
+	opened bool
+}
+
+// opens: the action opens a page by a GET of its own address: a
+// navigation, or a click of a same-origin link (not a hash route, not a
+// link its script handles).
+func opens(in browser.Intent, v *view) bool {
+	switch in.Action {
+	case browser.ActNavigate:
+		return true
+	case browser.ActClick:
+		if v == nil {
+			return false
+		}
+		i := slices.IndexFunc(v.Els, func(e personas.Element) bool { return e.Ref == in.Target })
+		if i < 0 || v.Els[i].Role != "link" || v.Els[i].URL == "" || hashRoute(v.Els[i].URL) || scriptLink(v.Els[i].URL) {
+			return false
+		}
+		_, ok := resolveLink(v.URL, v.Els[i].URL)
+		return ok
+	}
+	return false
 }
 
 // maxSteps bounds the steps of one flow that nextStep walks.
@@ -271,6 +294,15 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 				// A form took the browser elsewhere: a record was made.
 				sw.queueRevisit(p.revisit)
 			}
+		}
+	}
+	if sw.opened {
+		// A page opened by its address or a link's: the model may open
+		// it directly again (one step to a far target, not a walk from
+		// the start page).
+		sw.opened = false
+		if id != "" {
+			sw.model.Transition("", personas.NavigateKey(urlx.PathQuery(url)), id, 0)
 		}
 	}
 	sw.flowStep(url, els)
@@ -1049,7 +1081,11 @@ func (sw *sweep) restore(b []byte, trace *slog.Logger) {
 // its buttons and the pages that list it come next (see next). Saving an
 // edit returns to a page seen before: no record was made.
 func (sw *sweep) submitted(in browser.Intent, ok bool, v *view, to string) {
-	if sw == nil || !ok || v == nil || (in.Action != browser.ActClick && in.Action != browser.ActPress && in.Action != browser.ActDblclick) {
+	if sw == nil {
+		return
+	}
+	sw.opened = ok && opens(in, v)
+	if !ok || v == nil || (in.Action != browser.ActClick && in.Action != browser.ActPress && in.Action != browser.ActDblclick) {
 		return
 	}
 	here := urlx.PathQuery(v.URL)
@@ -1352,7 +1388,11 @@ func (sw *sweep) again(v *view) (step, bool) {
 	page, _, _ := strings.Cut(st.Template, "?")
 	for _, t := range st.Targets {
 		a := t.Action
-		if t.Status != personas.TargetTried || a.Kind != personas.ActionClick || a.Role != "button" || reNotSubmit.MatchString(a.Name) || submitRank(a.Name) < len(submitWords) {
+		// Tried here, or on another state of the page's template (the
+		// screen changed once a row was played: the target is new to
+		// that state, yet here() counts it played).
+		played := t.Status == personas.TargetTried || t.Status == personas.TargetUntried && sw.seen(t) > 0
+		if !played || a.Kind != personas.ActionClick || a.Role != "button" || reNotSubmit.MatchString(a.Name) || submitRank(a.Name) < len(submitWords) {
 			continue
 		}
 		first, ok := personas.Locate(a, v.Els)

@@ -441,6 +441,20 @@ func TestSweepAgainOnOtherRows(t *testing.T) {
 		got = append(got, st.in.Target)
 	}
 	assert.Equal(t, []string{"h5", "h4", "h3", "h2"}, got)
+
+	// The first row's click changed the screen (another state of the
+	// page): the rows are still played there.
+	sw = newSweep()
+	sw.observe(v.URL, v.Els)
+	k := personas.Action{Kind: personas.ActionClick, Role: "button", Name: "Unpin"}.Key()
+	first := sw.cur
+	sw.pend = &pendingTarget{from: sw.cur, key: k, left: 0}
+	changed := &view{URL: v.URL, Cov: v.Cov, Els: append(slices.Clone(v.Els[1:]), personas.Element{Role: "button", Name: "Show unpinned", Ref: "e9", InMain: true})}
+	sw.observe(changed.URL, changed.Els)
+	require.NotEqual(t, first, sw.cur, "another state")
+	st, ok := sw.again(changed)
+	require.True(t, ok, "the row's button, played on the page's other state")
+	assert.Equal(t, "h5", st.in.Target)
 }
 
 // Going back to a form for a trick leads to the trick: the member says
@@ -1097,4 +1111,43 @@ func TestCatalogueDueShare(t *testing.T) {
 	st, ok = newUser.catalogueDue(other)
 	require.True(t, ok, "a new trip once the form had a submission")
 	assert.Equal(t, "/things/new", st.in.URL)
+}
+
+// A page opened by a link (or by its address) is one the model may open
+// directly again: a far target there is one step away, not a walk from
+// the start page. A page a form's submission showed is not.
+func TestSweepOpensLinkedPagesDirectly(t *testing.T) {
+	sw := newSweep()
+	cov := newCoverage()
+	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	home := &view{URL: "http://app.test/", Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Sweep: sw, Els: []personas.Element{
+		{Role: "link", Name: "Things", Ref: "e1", URL: "/things", InMain: true},
+		{Role: "link", Name: "Top", Ref: "e2", URL: "#top", InMain: true},
+	}}
+	sw.observe(home.URL, home.Els)
+	things := &view{URL: "http://app.test/things", Cov: cov, Rand: home.Rand, Start: "/", Sweep: sw, Els: []personas.Element{
+		{Role: "button", Name: "Refresh list", Ref: "e3", InMain: true},
+		{Role: "textbox", Name: "Title", Ref: "e4", InMain: true},
+		{Role: "textbox", Name: "Place", Ref: "e5", InMain: true},
+		{Role: "button", Name: "Add thing", Ref: "e6", InMain: true},
+	}}
+	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e1"}, true, home, things.URL)
+	sw.observe(things.URL, things.Els)
+	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e6"}, true, things, "http://app.test/things/added")
+	done := &view{URL: "http://app.test/things/added", Cov: cov, Rand: home.Rand, Start: "/", Sweep: sw, Els: []personas.Element{
+		{Role: "heading", Name: "Added", Ref: "e7", InMain: true},
+	}}
+	sw.observe(done.URL, done.Els)
+	var urls []string
+	for _, e := range sw.model.Entries {
+		urls = append(urls, e.URL)
+	}
+	assert.Equal(t, []string{"/things"}, urls, "the linked page, not the page the form showed")
+
+	st, ok := sw.next(m, done)
+	require.True(t, ok)
+	assert.Equal(t, `{"action":"navigate","url":"/things"}`, st.in.JSON(), "straight to the page of the untried targets: %s", st.why)
+
+	assert.False(t, opens(browser.Intent{Action: browser.ActClick, Target: "e2"}, home), "a fragment link opens no page")
+	assert.True(t, opens(browser.Intent{Action: browser.ActNavigate, URL: "/x"}, nil))
 }
