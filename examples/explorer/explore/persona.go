@@ -168,10 +168,12 @@ type coverage struct {
 	catSteps int
 	catTrips map[string]bool
 	catDone  map[string]bool
-	gen      int // bumped when the session is dropped
-	dropped  bool
-	priority []string     // high-risk pages from memory
-	tags     map[int]bool // numbers the mission's free text carried (tag)
+	// buttonPages are pages with buttons of their own (noteButtons).
+	buttonPages []string
+	gen         int // bumped when the session is dropped
+	dropped     bool
+	priority    []string     // high-risk pages from memory
+	tags        map[int]bool // numbers the mission's free text carried (tag)
 }
 
 func newCoverage() *coverage {
@@ -229,6 +231,38 @@ func (c *coverage) noteForm(v *view) {
 			break
 		}
 	}
+}
+
+// maxButtonPages bounds coverage.buttonPages.
+const maxButtonPages = 8
+
+// noteButtons remembers a page whose main content has a button of its own
+// (pageButton), once per page template.
+func (c *coverage) noteButtons(v *view) {
+	here := urlx.PathQuery(v.URL)
+	if len(c.buttonPages) >= maxButtonPages || strings.HasPrefix(here, collector.Prefix) || hasPassword(v.Els) {
+		return
+	}
+	if _, ok := pageButton(v.Els); !ok {
+		return
+	}
+	t := pageTemplate(here)
+	if !slices.ContainsFunc(c.buttonPages, func(p string) bool { return pageTemplate(p) == t }) {
+		c.buttonPages = append(c.buttonPages, here)
+	}
+}
+
+// pageButton is the first button of the main content that acts on the
+// page itself: it sends no form's fields, and neither destroys, dismisses
+// nor signs out.
+func pageButton(els []personas.Element) (personas.Element, bool) {
+	for i, e := range els {
+		if e.Role == "button" && e.InMain && !e.Has("disabled") && !reNotSubmit.MatchString(e.Name) && !reSignOut.MatchString(e.Name) &&
+			!dismiss(e.Name) && !sendsForm(els, i) {
+			return e, true
+		}
+	}
+	return personas.Element{}, false
 }
 
 // visit counts a visit of the page l (path?query).
@@ -821,8 +855,23 @@ func (m *member) plan(t Trick, v *view) []step {
 			m.pendingForms(v.Cov) > 0 && v.Spent < 0.5 {
 			return nil
 		}
+		b, stale := pageButton(v.Els)
+		if here := urlx.PathQuery(v.URL); !stale && !m.tried["drop-via"] {
+			// A page with buttons of its own is where the session is
+			// best dropped: they are clicked on the page as it was
+			// loaded, and must then ask to sign in, not fail.
+			m.tried["drop-via"] = true
+			if i := slices.IndexFunc(v.Cov.buttonPages, func(p string) bool { return p != here }); i >= 0 {
+				return []step{{in: nav(v.Cov.buttonPages[i]), why: "to " + v.Cov.buttonPages[i] + ", whose own buttons are clicked once the session is gone", lead: true}}
+			}
+		}
 		v.Cov.dropped = true
 		macro := []step{{in: browser.Intent{Action: browser.ActClearSiteData}, why: "clear cookies and storage", before: func() { v.Cov.gen++ }}}
+		if stale {
+			// The page stays as it was loaded (a stale page): its
+			// button's request goes without a session.
+			macro = append(macro, step{in: clickRef(b.Ref), why: "click " + b.Name + " on the page loaded before the session went", watch: 700 * time.Millisecond})
+		}
 		seen := map[string]bool{pageTemplate(v.Cov.signin): true}
 		for _, l := range append([]string{urlx.PathQuery(v.URL)}, v.Cov.visitedOrder...) {
 			if t := pageTemplate(l); !seen[t] && !strings.HasPrefix(l, collector.Prefix) && len(macro) <= maxSessionPages {

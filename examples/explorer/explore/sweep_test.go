@@ -1151,3 +1151,39 @@ func TestSweepOpensLinkedPagesDirectly(t *testing.T) {
 	assert.False(t, opens(browser.Intent{Action: browser.ActClick, Target: "e2"}, home), "a fragment link opens no page")
 	assert.True(t, opens(browser.Intent{Action: browser.ActNavigate, URL: "/x"}, nil))
 }
+
+// The session is dropped on a page with buttons of its own, which are
+// clicked on the page as it was loaded (a stale page) before every
+// screen is opened again without a session.
+func TestDropSessionOnAPageWithButtons(t *testing.T) {
+	cov := newCoverage()
+	cov.signin = "/login"
+	for _, l := range []string{"/", "/stock", "/stock/1", "/about", "/login"} {
+		cov.visit(l)
+	}
+	rnd := rand.New(rand.NewPCG(1, 1))
+	stock := &view{URL: "http://app.test/stock/1", Cov: cov, Rand: rnd, Start: "/", Spent: 0.6, Els: []personas.Element{
+		{Role: "button", Name: "Delete", Ref: "e1", InMain: true},
+		{Role: "button", Name: "Refresh counts", Ref: "e2", InMain: true},
+		{Role: "link", Name: "Home", Ref: "e3", URL: "/"},
+	}}
+	cov.noteButtons(stock)
+	about := &view{URL: "http://app.test/about", Cov: cov, Rand: rnd, Start: "/", Spent: 0.6, Els: []personas.Element{{Role: "link", Name: "Home", Ref: "e1", URL: "/"}}}
+	cov.noteButtons(about)
+	require.Equal(t, []string{"/stock/1"}, cov.buttonPages)
+
+	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDropSession}}, Credentials{}, nil)
+	macro := m.plan(TrickDropSession, about)
+	require.Len(t, macro, 1)
+	assert.Equal(t, "/stock/1", macro[0].in.URL, "to the page with buttons first")
+	assert.False(t, cov.dropped)
+
+	macro = m.plan(TrickDropSession, stock)
+	require.GreaterOrEqual(t, len(macro), 4)
+	assert.Equal(t, browser.ActClearSiteData, macro[0].in.Action)
+	assert.Equal(t, `{"action":"click","target":"e2"}`, macro[1].in.JSON(), "its own button, not Delete, on the stale page")
+	assert.Equal(t, "/stock/1", macro[2].in.URL, "then the screens again, this one first")
+	assert.Equal(t, "/login", macro[len(macro)-1].in.URL)
+	assert.True(t, cov.dropped)
+	assert.Nil(t, m.plan(TrickDropSession, stock), "once")
+}

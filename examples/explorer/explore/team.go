@@ -427,6 +427,7 @@ func (mr *missionRun) observe(ctx context.Context, snap browser.Snapshot, out *S
 	v := &view{URL: snap.URL, Snap: snap, Els: els, Cov: mr.cov, Rand: mr.rand, Start: mr.start, Sweep: mr.sw,
 		Spent: float64(mr.steps) / float64(max(mr.budget, 1)), Steps: mr.steps}
 	mr.cov.noteForm(v)
+	mr.cov.noteButtons(v)
 	mr.lastView = v
 	mr.trace.Debug("look", "url", snap.URL, "elements", len(els), "chars", len(snap.Text))
 	return v
