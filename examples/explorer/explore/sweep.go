@@ -150,6 +150,13 @@ func (sw *sweep) flowStep(url string, els []personas.Element) {
 		sw.steps, sw.double = 0, false
 		return
 	}
+	if to, from := templateOf(urlx.Path(url)), templateOf(urlx.Path(sw.sentAt)); to != from && strings.HasSuffix(to, "/{n}") {
+		// The submission landed on a record's own page (its form made
+		// or saved it): that page's forms (a note, a comment) are the
+		// record's, not the flow's next step.
+		sw.steps, sw.double = 0, false
+		return
+	}
 	if _, ok := submitButton(els, 0); !ok || sw.steps >= maxSteps {
 		sw.steps, sw.double = 0, false
 		return

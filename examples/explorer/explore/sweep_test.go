@@ -674,6 +674,15 @@ func TestSweepWalksAFlowToItsEnd(t *testing.T) {
 	sw.observe("http://app.test/items/7", []personas.Element{{Role: "button", Name: "Edit", Ref: "e10", InMain: true}})
 	assert.False(t, sw.stepPending(&view{URL: "http://app.test/items/7"}), "the flow ended")
 
+	// A record's own page after the submission (its note form) is no
+	// step either.
+	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e4"}, true, v1, "http://app.test/items/8")
+	sw.observe("http://app.test/items/8", []personas.Element{
+		{Role: "textbox", Name: "Add a note", Ref: "e11", InMain: true},
+		{Role: "button", Name: "Add note", Ref: "e12", InMain: true},
+	})
+	assert.False(t, sw.stepPending(&view{URL: "http://app.test/items/8"}), "the record's note form is not the flow's")
+
 	// A field-less page somewhere else, or one with only Back, is no step.
 	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e4"}, true, v1, v1.URL)
 	sw.observe("http://app.test/items/thanks", review)
