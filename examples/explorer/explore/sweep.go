@@ -53,6 +53,11 @@ type sweep struct {
 	// another one).
 	made    bool
 	recheck []string
+	// rechecked counts the rechecks per record page template and
+	// button name: a button works or throws on the app's own records
+	// alike, so maxRecheck new records per page template tell (two: the
+	// first "made" may have been an edit of a record not seen before).
+	rechecked map[string]int
 	// here counts the one-step targets played per page template by
 	// sweep.here (a cap, so the tricks keep their share).
 	hereN map[string]int
@@ -107,6 +112,9 @@ func opens(in browser.Intent, v *view) bool {
 	}
 	return false
 }
+
+// maxRecheck bounds the records a record page's buttons are rechecked on.
+const maxRecheck = 2
 
 // maxSteps bounds the steps of one flow that nextStep walks.
 const maxSteps = 5
@@ -316,9 +324,14 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 	if sw.made {
 		sw.made = false
 		sw.recheck = sw.recheck[:0]
+		tpl := templateOf(urlx.Path(url))
 		for _, e := range els {
 			if e.Role == "button" && e.InMain && !e.Has("disabled") && len(sw.recheck) < 4 && !slices.Contains(sw.recheck, e.Name) &&
-				!strings.Contains(strings.ToLower(e.Name), "delete") {
+				!strings.Contains(strings.ToLower(e.Name), "delete") && sw.rechecked[tpl+"|"+e.Name] < maxRecheck {
+				if sw.rechecked == nil {
+					sw.rechecked = map[string]int{}
+				}
+				sw.rechecked[tpl+"|"+e.Name]++
 				sw.recheck = append(sw.recheck, e.Name)
 			}
 		}

@@ -212,6 +212,20 @@ func TestSweepRecheckNewRecord(t *testing.T) {
 	sw2.submitted(browser.Intent{Action: browser.ActClick}, true, v, "http://app.test/things/new?error=1")
 	sw2.submitted(browser.Intent{Action: browser.ActClick}, false, v, "http://app.test/things/7")
 	assert.False(t, sw2.made)
+
+	// The form's next record: its buttons were rechecked on the first
+	// one of the page template already.
+	for i, n := range []int{43, 44} {
+		sw.recheck = nil
+		sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e5"}, true, v, fmt.Sprintf("http://app.test/things/%d", n))
+		rec.URL = fmt.Sprintf("http://app.test/things/%d", n)
+		sw.observe(rec.URL, rec.Els)
+		if i == 0 {
+			assert.Equal(t, []string{"Show history"}, sw.recheck, "a second record is rechecked")
+		} else {
+			assert.Empty(t, sw.recheck, "not a third: maxRecheck per record page and button")
+		}
+	}
 }
 
 // Revisits after a made record: each page once however many sources
