@@ -187,7 +187,12 @@ const collectorJS = `(() => {
     XMLHttpRequest.prototype.send = function () { sent++; return s0.apply(this, arguments); };
   } catch (e) {}
   const calls = () => sent + performance.getEntriesByType('resource').filter((e) => e.initiatorType === 'fetch' || e.initiatorType === 'xmlhttprequest' || e.initiatorType === 'beacon').length;
-  const look = () => [location.href, document.body ? document.body.innerText : '', document.getElementsByTagName('*').length, calls(), document.querySelectorAll('dialog[open]').length].join('\u0001');
+  // A navigation under way (a form sent the usual way to a slow server,
+  // a link) is something happening, though the page has not changed yet.
+  let navs = 0;
+  addEventListener('beforeunload', () => { navs++; });
+  addEventListener('submit', (ev) => { setTimeout(() => { if (!ev.defaultPrevented) navs++; }, 0); });
+  const look = () => [location.href, document.body ? document.body.innerText : '', document.getElementsByTagName('*').length, calls(), document.querySelectorAll('dialog[open]').length, navs].join('\u0001');
   // The control's own state counts too: a menu button that a hover
   // already opened still flips its aria-expanded when clicked.
   const own = (el) => ['aria-expanded', 'aria-pressed', 'aria-checked', 'aria-selected', 'class', 'open'].map((a) => el.getAttribute(a)).join('\u0001');
@@ -211,7 +216,10 @@ const collectorJS = `(() => {
   document.addEventListener('click', (ev) => {
     const n = ++clicks;
     const el = ev.target instanceof Element ? ev.target.closest('button, [role=button]') : null;
-    if (!el || el.disabled || (el.type === 'submit' && el.form)) return;
+    if (!el || el.disabled) return;
+    // A form's submit is judged too, unless the browser's own validation
+    // stops the form (its message is a bubble outside the page).
+    if (el.type === 'submit' && el.form && !el.formNoValidate && !el.form.noValidate && !el.form.checkValidity()) return;
     const before = look() + own(el), errs = errors;
     undecided++;
     let done = false;

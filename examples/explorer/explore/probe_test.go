@@ -95,6 +95,13 @@ func a11yThrough(ctx context.Context, t *testing.T, target string, axe bool, wan
 // a button whose click threw (the page error reports that one).
 func TestCollectorDeadControl(t *testing.T) {
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api":
+			_, _ = w.Write([]byte(`{}`))
+			return
+		case "/slow":
+			time.Sleep(time.Second)
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write([]byte(`<!doctype html><html lang="en"><head><title>Controls</title>
 <style>#menu{display:none} #wrap:hover #menu, #menu.open{display:block}</style></head><body><main>
@@ -105,6 +112,10 @@ func TestCollectorDeadControl(t *testing.T) {
 <ul id="menu"><li>Export</li></ul></div>
 <button type="button" id="toggle" onclick="const p=document.getElementById('tp');p.hidden=!p.hidden">Details</button><p id="tp" hidden>Some details</p>
 <button type="button" id="throws" onclick="null.events.length">Show log</button>
+<form onsubmit="return false"><label>Seats <input type="number" name="n" value="40"></label><button id="deadsubmit">Refresh enrolment</button></form>
+<form onsubmit="return false"><label>Name <input name="q" required></label><button id="blocked">Go</button></form>
+<form onsubmit="event.preventDefault(); fetch('/api')"><label>Title <input name="a" value="1"></label><button id="fetchsubmit">Save</button></form>
+<form method="post" action="/slow"><label>Note <input name="b" value="1"></label><button id="navsubmit">Send</button></form>
 </main></body></html>`))
 	}))
 	defer app.Close()
@@ -119,6 +130,9 @@ func TestCollectorDeadControl(t *testing.T) {
 		{Action: browser.ActDblclick, Target: "#toggle"},
 		{Action: browser.ActClick, Target: "#throws"},
 		{Action: browser.ActClick, Target: "#dead"},
+		{Action: browser.ActClick, Target: "#deadsubmit"},
+		{Action: browser.ActClick, Target: "#blocked"},
+		{Action: browser.ActClick, Target: "#fetchsubmit"},
 	} {
 		r := s.Do(ctx, in)
 		require.True(t, r.OK, r.Error)
@@ -131,10 +145,13 @@ func TestCollectorDeadControl(t *testing.T) {
 	for _, f := range collector.PageFindings(raw) {
 		if f.Kind == collector.FindDeadControl {
 			dead = append(dead, cssFor(f.Evidence))
-			sel = f.Selector
+			if sel == "" {
+				sel = f.Selector
+			}
 		}
 	}
-	assert.Equal(t, []string{`button[id="dead"]`}, dead)
+	assert.Equal(t, []string{`button[id="dead"]`, `button[id="deadsubmit"]`}, dead,
+		"a valid form's submit that does nothing is dead; one the browser's validation stops, or that sends a request, is not")
 
 	// The team waits for the recorder's judgement, not a fixed time: once
 	// awaitJudgement returns, no click is undecided and a dead one's
@@ -183,6 +200,17 @@ func TestCollectorDeadControl(t *testing.T) {
 	assert.Zero(t, outlinePixels(t, after.Screenshot), "and the outline is gone afterwards")
 	assert.False(t, mr.outline(ctx, "#no-such-element", true))
 	assert.False(t, mr.outline(ctx, "::not a selector", true))
+
+	// A form sent the usual way to a slow server is under way, not dead,
+	// though the page shows nothing new within the watch.
+	r := s.Do(ctx, browser.Intent{Action: browser.ActClick, Target: "#navsubmit"})
+	require.True(t, r.OK, r.Error)
+	navFindings := r.Findings
+	time.Sleep(1500 * time.Millisecond)
+	navFindings = append(navFindings, s.TakeFindings()...)
+	for _, f := range collector.PageFindings(navFindings) {
+		assert.NotEqual(t, collector.FindDeadControl, f.Kind, "a navigating submit reported dead: %s", f.Evidence)
+	}
 }
 
 // outlinePixels counts the pixels of a PNG in the outline colour.
