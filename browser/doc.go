@@ -105,4 +105,11 @@
 //     Session.Evaluate runs JavaScript in the page and returns its result,
 //     with ErrPageGone when a navigation destroyed the document. Neither is
 //     recorded on the tape; findings stay pending for the next Do.
+//   - JavaScript coverage (jscoverage.go, Chromium only):
+//     Session.StartJSCoverage opens a CDP session on the page and starts
+//     V8's block coverage; TakeJSCoverage reports, per script URL (a
+//     document's inline scripts as its URL + "#inline"), the source size
+//     and how much of it ran, accumulated across navigations; scripts
+//     without an http(s) URL (the engine's own evaluations) and
+//     JSCoverageOptions.ExcludePaths are left out. StopJSCoverage ends it.
 package browser
