@@ -164,10 +164,12 @@ type coverage struct {
 	// catSteps counts the mission's steps spent on the catalogue (its
 	// submissions and the trips back to its forms); catTrips marks the
 	// trips taken for its share (catalogueDue), one per form and count of
-	// submissions there; catDone holds the forms with no class left.
+	// submissions there. (A form whose catalogue looked done once is not
+	// marked so: a form sent back shows a state whose classes may all
+	// have been played, while the form's own have not; a trip that finds
+	// nothing burns its count's key, and no other trip follows.)
 	catSteps int
 	catTrips map[string]bool
-	catDone  map[string]bool
 	// buttonPages are pages with buttons of their own (noteButtons).
 	buttonPages []string
 	gen         int // bumped when the session is dropped
@@ -179,7 +181,7 @@ type coverage struct {
 func newCoverage() *coverage {
 	return &coverage{visited: map[string]bool{}, visitedT: map[string]int{}, known: map[string]bool{}, formSig: map[string]string{},
 		multiField: map[string]bool{}, lastRows: map[string]bool{}, catalogued: map[string]int{}, seenOn: map[string]string{},
-		catTrips: map[string]bool{}, catDone: map[string]bool{}}
+		catTrips: map[string]bool{}}
 }
 
 // tag is a number for free text that no earlier value of the mission
@@ -389,7 +391,7 @@ func (m *member) pendingOwn(c *coverage) int {
 func (c *coverage) takes(t Trick, f string) bool {
 	switch t {
 	case TrickCatalogue:
-		return c.multiField[f] && !c.catDone[f]
+		return c.multiField[f]
 	case TrickDouble:
 		return c.multiField[f]
 	}
@@ -792,7 +794,6 @@ func (m *member) plan(t Trick, v *view) []step {
 		macro, done := v.Sweep.formClass(m, v, catalogueOrder)
 		if done {
 			m.tried[key] = true
-			v.Cov.catDone[urlx.Path(v.URL)] = true
 		}
 		return macro
 	case TrickDouble:
@@ -1213,11 +1214,7 @@ func (m *member) catalogueDue(v *view) (step, bool) {
 	}
 	here := urlx.Path(v.URL)
 	if c.takes(TrickCatalogue, here) && !hasPassword(v.Els) {
-		macro, done := v.Sweep.formClass(m, v, catalogueOrder)
-		if done {
-			c.catDone[here] = true
-		}
-		if len(macro) > 0 {
+		if macro, _ := v.Sweep.formClass(m, v, catalogueOrder); len(macro) > 0 {
 			for i := range macro {
 				macro[i].cat = true
 			}
