@@ -315,10 +315,11 @@ type member struct {
 	// turn goes on for that one, or another persona would move the
 	// browser away first.
 	lead bool
-	// leadCat: that step was a trip back for the catalogue.
-	leadCat bool
-	creds   Credentials
-	hold    func()
+	// leadCat: that step was a trip back for the catalogue; lastCat: it
+	// was the catalogue's.
+	leadCat, lastCat bool
+	creds            Credentials
+	hold             func()
 	// acct is the account the member acts as (nil: the one session of a
 	// run without Config.Users).
 	acct *userRun
@@ -931,6 +932,7 @@ func (m *member) next(v *view) (step, bool) {
 	st, ok := m.decide(v)
 	m.lead = ok && st.lead
 	m.leadCat = m.lead && st.cat
+	m.lastCat = ok && st.cat
 	return st, ok
 }
 
@@ -1197,6 +1199,9 @@ func formSig(v *view) string {
 const (
 	catalogueShare = 0.3
 	catalogueFrom  = 0.15
+	// catalogueSlack is the share's allowance for going on with the next
+	// class on a form the last submission was sent back to.
+	catalogueSlack = 0.1
 )
 
 // catalogueDue is the catalogue's next step when its share is owed: any
@@ -1206,13 +1211,19 @@ const (
 // goes back to the record form the catalogue played least on.
 func (m *member) catalogueDue(v *view) (step, bool) {
 	c := v.Cov
-	if v.Sweep == nil || c == nil || v.Spent < catalogueFrom || float64(c.catSteps) >= catalogueShare*float64(v.Steps) || m.pendingOwn(c) > 0 ||
+	here := urlx.Path(v.URL)
+	share := catalogueShare
+	if m.lastCat && c != nil && c.takes(TrickCatalogue, here) {
+		// Its submission was sent back to the form, which is loaded and
+		// filled: the next class here costs least now.
+		share += catalogueSlack
+	}
+	if v.Sweep == nil || c == nil || v.Spent < catalogueFrom || float64(c.catSteps) >= share*float64(v.Steps) || m.pendingOwn(c) > 0 ||
 		m.lead && !m.leadCat {
 		// (A member that just came back to a form for another trick
 		// plays that trick there first.)
 		return step{}, false
 	}
-	here := urlx.Path(v.URL)
 	if c.takes(TrickCatalogue, here) && !hasPassword(v.Els) {
 		if macro, _ := v.Sweep.formClass(m, v, catalogueOrder); len(macro) > 0 {
 			for i := range macro {

@@ -1441,11 +1441,13 @@ func (sw *sweep) again(v *view) (step, bool) {
 // classes in: the values a form must take and that most often break what
 // stores them (text longer than a column, quotes, letters outside
 // Latin-1) first, as each is one submission for every text field of the
-// form; then emptiness and number boundaries, which a form may refuse
-// and so go one field at a time; then the rarer format classes.
+// form; then the number boundaries (one past the maximum, zero, below
+// zero: where a column's range or a division breaks) and emptiness, which
+// a form may refuse and so go one field at a time; then the rarer format
+// classes.
 var catalogueOrder = []personas.InputClass{
-	personas.ClassLong256, personas.ClassQuotes, personas.ClassNonLatin, personas.ClassEmpty, personas.ClassZero,
-	personas.ClassNegative, personas.ClassAboveMax, personas.ClassHuge, personas.ClassWhitespace, personas.ClassBelowMin,
+	personas.ClassLong256, personas.ClassQuotes, personas.ClassNonLatin, personas.ClassAboveMax, personas.ClassZero,
+	personas.ClassNegative, personas.ClassEmpty, personas.ClassHuge, personas.ClassWhitespace, personas.ClassBelowMin,
 	personas.ClassMalformed, personas.ClassDecimal, personas.ClassInvalidDate,
 }
 

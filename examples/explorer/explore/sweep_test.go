@@ -1095,9 +1095,17 @@ func TestCatalogueDueShare(t *testing.T) {
 	cov.catSteps = 30
 	_, ok = newUser.catalogueDue(other)
 	assert.False(t, ok, "its share had")
+	form.Spent, form.Steps = 0.5, 100
+	newUser.lastCat = true
+	sw.observe(form.URL, form.Els)
+	st, ok := newUser.catalogueDue(form)
+	require.True(t, ok, "on the form its last submission was sent back to, a little more")
+	assert.True(t, st.cat)
+	sw.pend, newUser.q, newUser.lastCat = nil, nil, false
+	cov.catalogued["/things/new"] = 0
 	cov.catSteps = 10
 
-	st, ok := newUser.catalogueDue(other)
+	st, ok = newUser.catalogueDue(other)
 	require.True(t, ok)
 	assert.Equal(t, "/things/new", st.in.URL)
 	assert.True(t, st.cat && st.lead)
