@@ -101,6 +101,12 @@ func (s *Session) Do(ctx context.Context, in Intent) Result {
 	if _, ok := actionSpecs[in.Action]; !ok {
 		return s.finish(in, start, Result{Action: in.Action, Error: (&IntentError{Msg: fmt.Sprintf("unknown action %q; allowed actions: %s", in.Action, actionList())}).Error()})
 	}
+	if mayLeave(in.Action) {
+		// V8 forgets a document's coverage once the page left it, and
+		// cannot be asked while the navigation runs: what ran so far is
+		// merged first (one CDP call when coverage is on).
+		_ = s.flushJSCoverage(ctx)
+	}
 	res := s.do(ctx, in)
 	res.Action = in.Action
 	switch in.Action {
@@ -127,6 +133,15 @@ func (s *Session) Do(ctx context.Context, in Intent) Result {
 		res.Findings = append(res.Findings, Finding{Kind: FindUnresponsive, Message: pre.Error, URL: res.URL})
 	}
 	return s.finish(in, start, res)
+}
+
+// mayLeave: the action may take the page to another document.
+func mayLeave(a Action) bool {
+	switch a {
+	case ActNavigate, ActClick, ActDblclick, ActPress, ActSelectOption, ActCheck, ActUncheck, ActGoBack, ActReload, ActDrag:
+		return true
+	}
+	return false
 }
 
 func (s *Session) finish(in Intent, start time.Time, res Result) Result {

@@ -109,7 +109,9 @@
 //     Session.StartJSCoverage opens a CDP session on the page and starts
 //     V8's block coverage; TakeJSCoverage reports, per script URL (a
 //     document's inline scripts as its URL + "#inline"), the source size
-//     and how much of it ran, accumulated across navigations; scripts
-//     without an http(s) URL (the engine's own evaluations) and
-//     JSCoverageOptions.ExcludePaths are left out. StopJSCoverage ends it.
+//     and how much of it ran, accumulated over takes, so a document the
+//     page left counts as of the last merge before it left (Do merges
+//     before every action that may leave the page); scripts without an http(s) URL (the
+//     engine's own evaluations) and JSCoverageOptions.ExcludePaths are left
+//     out. StopJSCoverage ends it.
 package browser

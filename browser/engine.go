@@ -275,6 +275,9 @@ type Session struct {
 	loadWaits pending      // the page's load-state waits still running (bounded.go)
 	lastNet   atomic.Int64 // unix nanos of the last request start/end
 	blocked   sync.Map     // URLs the engine aborted (not request failures)
+
+	jsMu  sync.Mutex // guards jsCov
+	jsCov *jsCov     // the JavaScript coverage, once started (jscoverage.go)
 }
 
 // inflight is the set of the page's requests that have started and not
