@@ -749,6 +749,21 @@ func (m *Model) Transition(from StateID, action ActionKey, to StateID, newEndpoi
 	m.NEdges++
 }
 
+// Credit adds n to the yield of action's target in state from (and to
+// the state's): what the action found besides a new state or endpoint
+// (code that had not run before, say), so the targets that find things
+// are preferred. Unknown states and targets are ignored.
+func (m *Model) Credit(from StateID, action ActionKey, n int) {
+	fs := m.States[from]
+	if fs == nil || n <= 0 {
+		return
+	}
+	if i := fs.target(action); i >= 0 {
+		fs.Targets[i].Yield += n
+		fs.Yield += n
+	}
+}
+
 func (m *Model) addEntry(u string, to StateID, lim Limits) {
 	u = clip(localURL(u), 2000)
 	for i, e := range m.Entries {

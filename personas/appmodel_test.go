@@ -433,6 +433,16 @@ func TestNextPrefersNewAndFruitfulStates(t *testing.T) {
 			m.Transition(b, `click button "P"`, b, 3)
 			return b
 		}},
+		{"a state whose action ran new code (Credit), endpoints unchanged", func(m *Model, a, b, _ StateID) StateID {
+			m.Transition(a, `click button "X"`, a, 0)
+			m.Transition(b, `click button "P"`, b, 0)
+			before := m.Endpoints
+			m.Credit(b, `click button "P"`, 2)
+			m.Credit(b, `click button "nope"`, 5) // no such target
+			m.Credit("no-such-state", `click button "P"`, 5)
+			assert.Equal(t, before, m.Endpoints)
+			return b
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

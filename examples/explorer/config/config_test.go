@@ -31,7 +31,7 @@ func TestFieldsRoundTrip(t *testing.T) {
 		assert.Equal(t, f.Get(&d), f.Get(&s), f.Key)
 		assert.NotEmpty(t, f.Usage, f.Key)
 	}
-	assert.Len(t, Fields(), 32)
+	assert.Len(t, Fields(), 33)
 }
 
 func TestPrecedence(t *testing.T) {

@@ -166,6 +166,9 @@ type Config struct {
 	// NoDiscovery turns that off: the mission explores only what the
 	// start page's links lead to.
 	NoDiscovery bool
+	// NoJSCoverage turns off the JavaScript coverage of the app (CDP
+	// precise coverage, Chromium only): one more DevTools call per step.
+	NoJSCoverage bool
 	// SlowThreshold marks slower responses as findings (3s).
 	SlowThreshold time.Duration
 	// Seed makes the offline personas' choices reproducible (1).

@@ -109,4 +109,13 @@ func TestExploreListApp(t *testing.T) {
 	require.NotNil(t, m.Coverage)
 	assert.NotEmpty(t, m.Coverage.Stopped)
 	assert.Positive(t, m.Coverage.Tried)
+
+	// The app's script is inline: one entry, most of it run by a team
+	// that added, completed, edited, filtered and deleted.
+	js := m.Coverage.JS
+	require.NotNil(t, js, "JavaScript coverage collected")
+	t.Logf("javascript: %s", js)
+	assert.Equal(t, 1, js.Scripts, "the page's inline script, the collector's own left out")
+	assert.LessOrEqual(t, js.Executed, js.Bytes)
+	assert.Greater(t, js.Percent, 50.0)
 }

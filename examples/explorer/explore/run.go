@@ -470,6 +470,7 @@ type missionRun struct {
 	// cur is the user whose context mr.sess is (users.go, crossuser.go).
 	accounts     []*userRun
 	sessions     map[string]*userSession
+	js           jsTally // the app's JavaScript coverage (jscov.go)
 	cur          *userRun
 	xu           *crossUser
 	start        string
@@ -698,6 +699,8 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	r.Coverage = mr.sw.coverage(mr.stopWhy)
 	if r.Coverage != nil {
 		r.Coverage.Entries = mr.cov.entries
+		mr.takeJS(ctx)
+		r.Coverage.JS = mr.jsReport()
 	}
 	if c := r.Coverage; c != nil && mr.cfg.Progress != nil {
 		prefix := ""
@@ -1081,6 +1084,7 @@ func (mr *missionRun) openSession(ctx context.Context, statePath string) error {
 			_ = e.Close()
 			return nil, fmt.Errorf("browser context: %w", err)
 		}
+		mr.startJS(ctx, s)
 		return &userSession{engine: e, sess: s}, nil
 	}
 	switch {

@@ -90,6 +90,17 @@ type sweep struct {
 	double bool
 	// opened: the latest action opened a page by its address (opens).
 	opened bool
+	// code: code ran during the macro under way that had not run before
+	// (newCode); its transition yields one more.
+	code bool
+}
+
+// newCode notes that code ran that no earlier step had run: the target
+// of the macro under way yields one more.
+func (sw *sweep) newCode() {
+	if sw != nil && sw.pend != nil {
+		sw.code = true
+	}
 }
 
 // opens: the action opens a page by a GET of its own address: a
@@ -300,7 +311,11 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 	if p := sw.pend; p != nil && p.left <= 0 {
 		if id != "" {
 			sw.model.Transition(p.from, p.key, id, 0)
+			if sw.code {
+				sw.model.Credit(p.from, p.key, 1)
+			}
 		}
+		sw.code = false
 		sw.markDone(p.from, p.key)
 		sw.pend = nil
 		sw.settleAlso(p, id)
@@ -929,6 +944,8 @@ type Coverage struct {
 	// Entries are the pages discovery found outside the app's links
 	// (sitemaps, robots.txt, conventional and configured paths).
 	Entries []string `json:"entries,omitempty"`
+	// JS is the app's JavaScript the mission ran (nil: not collected).
+	JS *JSCoverage `json:"js,omitempty"`
 }
 
 // coverage reports the model at the end of a mission.
@@ -944,7 +961,7 @@ func (c *Coverage) summary() *Coverage {
 	if c == nil {
 		return nil
 	}
-	return &Coverage{Stats: c.Stats, Stopped: c.Stopped, Entries: c.Entries}
+	return &Coverage{Stats: c.Stats, Stopped: c.Stopped, Entries: c.Entries, JS: c.JS}
 }
 
 // markdown is c as test_report.md's Coverage section.
@@ -957,6 +974,9 @@ func (c *Coverage) markdown() string {
 	}
 	if len(c.Entries) > 0 {
 		fmt.Fprintf(&b, "- Entry points found outside the app's links: %s\n", strings.Join(c.Entries, ", "))
+	}
+	if c.JS != nil {
+		fmt.Fprintf(&b, "- JavaScript executed: %s\n", c.JS)
 	}
 	if len(c.Untried) > 0 {
 		b.WriteString("\n### Untried targets\n\n")

@@ -465,6 +465,11 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 	if st.cat && mr.cov != nil {
 		mr.cov.catSteps++
 	}
+	if mr.takeJS(ctx) {
+		// Code ran that had not run before: the action's target found
+		// something new.
+		mr.sw.newCode()
+	}
 	entry, ok := mr.lastEntry()
 	if !ok {
 		entry = browser.Entry{Time: time.Now(), Action: st.in.Action, Params: st.in, OK: res.OK, URL: res.URL, Error: res.Error}

@@ -1,0 +1,109 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
+	"github.com/agentgraph/agentgraph/personas"
+)
+
+// JavaScript coverage. Each of a mission's browser sessions collects the
+// block coverage of the app's scripts (browser.Session.StartJSCoverage;
+// the collector's own scripts left out), and the team takes it after
+// every action: an action after which code ran that had not run before
+// found something new, and its target's yield in the app model says so
+// (newCode). The mission's figure is per script the most any take saw,
+// the inline scripts of all pages of one URL template counted once (a
+// record's page and the next record's run the same inline code).
+
+// JSCoverage is the mission's JavaScript coverage in the report.
+type JSCoverage struct {
+	// Scripts counts the app's scripts seen (the inline scripts of one
+	// page template are one).
+	Scripts int `json:"scripts"`
+	// Bytes is their source size, Executed the part that ran.
+	Bytes    int     `json:"bytes"`
+	Executed int     `json:"executed"`
+	Percent  float64 `json:"percent"`
+}
+
+// jsTally is what the mission's takes saw, per script key.
+type jsTally struct {
+	on      bool
+	scripts map[string]browser.ScriptCoverage
+}
+
+// startJS starts the session's JavaScript coverage, unless the run turned
+// it off; a browser without CDP leaves it off (traced, not an error).
+func (mr *missionRun) startJS(ctx context.Context, s *browser.Session) {
+	if mr.cfg.NoJSCoverage || s == nil {
+		return
+	}
+	if err := s.StartJSCoverage(ctx, browser.JSCoverageOptions{ExcludePaths: []string{collector.Prefix}}); err != nil {
+		mr.trace.Info("js coverage off", "err", err)
+		return
+	}
+	mr.js.on = true
+}
+
+// takeJS merges the current session's coverage into the tally and says
+// whether code ran that no take had seen run.
+func (mr *missionRun) takeJS(ctx context.Context) bool {
+	if !mr.js.on || mr.sess == nil {
+		return false
+	}
+	c, err := mr.sess.TakeJSCoverage(ctx)
+	if err != nil {
+		return false
+	}
+	if mr.js.scripts == nil {
+		mr.js.scripts = map[string]browser.ScriptCoverage{}
+	}
+	grew := false
+	for _, sc := range c.Scripts {
+		k := jsKey(sc.URL)
+		prev := mr.js.scripts[k]
+		if sc.Executed > prev.Executed {
+			grew = true
+		}
+		mr.js.scripts[k] = browser.ScriptCoverage{URL: k, Bytes: max(prev.Bytes, sc.Bytes), Executed: max(prev.Executed, min(sc.Executed, max(prev.Bytes, sc.Bytes)))}
+	}
+	return grew
+}
+
+// jsKey is a script's key in the tally: its URL's path and query, or for
+// a page's inline scripts the page's URL template.
+func jsKey(u string) string {
+	if page, ok := strings.CutSuffix(u, "#inline"); ok {
+		return personas.URLTemplate(urlx.Path(page)) + "#inline"
+	}
+	return urlx.PathQuery(u)
+}
+
+// jsReport is the tally's figures, nil when coverage was off.
+func (mr *missionRun) jsReport() *JSCoverage {
+	if !mr.js.on {
+		return nil
+	}
+	out := &JSCoverage{Scripts: len(mr.js.scripts)}
+	for _, sc := range mr.js.scripts {
+		out.Bytes += sc.Bytes
+		out.Executed += sc.Executed
+	}
+	if out.Bytes > 0 {
+		out.Percent = float64(int(1000*float64(out.Executed)/float64(out.Bytes))) / 10
+	}
+	return out
+}
+
+// String is the figure as the report and the progress line say it.
+func (c *JSCoverage) String() string {
+	if c == nil {
+		return "not collected"
+	}
+	return fmt.Sprintf("%.1f%% of %d bytes in %d scripts", c.Percent, c.Bytes, c.Scripts)
+}
