@@ -60,17 +60,24 @@ func (mr *missionRun) takeJS(ctx context.Context) bool {
 	if err != nil {
 		return false
 	}
-	if mr.js.scripts == nil {
-		mr.js.scripts = map[string]browser.ScriptCoverage{}
+	return mr.js.merge(c)
+}
+
+// merge adds a take to the tally: per key the most any take saw. It
+// says whether an entry's executed part grew.
+func (t *jsTally) merge(c browser.JSCoverage) bool {
+	if t.scripts == nil {
+		t.scripts = map[string]browser.ScriptCoverage{}
 	}
 	grew := false
 	for _, sc := range c.Scripts {
 		k := jsKey(sc.URL)
-		prev := mr.js.scripts[k]
+		prev := t.scripts[k]
 		if sc.Executed > prev.Executed {
 			grew = true
 		}
-		mr.js.scripts[k] = browser.ScriptCoverage{URL: k, Bytes: max(prev.Bytes, sc.Bytes), Executed: max(prev.Executed, min(sc.Executed, max(prev.Bytes, sc.Bytes)))}
+		n := max(prev.Bytes, sc.Bytes)
+		t.scripts[k] = browser.ScriptCoverage{URL: k, Bytes: n, Executed: min(max(prev.Executed, sc.Executed), n)}
 	}
 	return grew
 }

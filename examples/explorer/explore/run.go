@@ -707,8 +707,12 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 		if mr.cfg.TTY {
 			prefix = "\r\033[K"
 		}
-		fmt.Fprintf(mr.cfg.Progress, "%s[%d/%d %s] ended after %d steps: %s; %d states, %d of %d targets tried\n", prefix, mr.index+1, mr.total,
-			mr.m.ThreadID, out.Steps, c.Stopped, c.States, c.Tried+c.Failed, c.Targets)
+		js := ""
+		if c.JS != nil {
+			js = "; JavaScript " + c.JS.String()
+		}
+		fmt.Fprintf(mr.cfg.Progress, "%s[%d/%d %s] ended after %d steps: %s; %d states, %d of %d targets tried%s\n", prefix, mr.index+1, mr.total,
+			mr.m.ThreadID, out.Steps, c.Stopped, c.States, c.Tried+c.Failed, c.Targets, js)
 	}
 	r.Bugs = mr.laterCopies(append(out.Bugs, late.Bugs...))
 	r.Explored = out.Explored
