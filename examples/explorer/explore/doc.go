@@ -64,6 +64,13 @@
 // model rides in State.AppModel, is written to app_model.json, and its
 // figures, untried targets and Mermaid state graph go to the reports.
 //
+// jscov.go collects the app's JavaScript coverage (each session's
+// browser.Session.StartJSCoverage, taken after every action): an action
+// after which new code ran credits its target (personas.Model.Credit), and
+// Coverage.JS says how much of the app's script bytes ran (a page
+// template's inline scripts counted once). Config.NoJSCoverage turns it
+// off.
+//
 // # Entry points
 //
 // Before its first step a mission looks for pages the app's links may not
