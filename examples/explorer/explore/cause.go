@@ -10,7 +10,6 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
-	"github.com/agentgraph/agentgraph/memory"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -158,18 +157,6 @@ func rootCause(f browser.Finding, page string) string {
 	}
 	return string(f.Kind) + "|" + personas.URLTemplate(urlx.Path(page)) + "|" + norm(f.Message, 160)
 }
-
-// causeFingerprint is the memory's identity of a bug of kind with the
-// given cause. The cause is normalised already (norm); memory's
-// normalisation would also turn every quoted value into one placeholder,
-// and a cause's quoted values tell causes apart (the script in a stack
-// trace's File "app/views/list.py", the attribute of 'display_name'):
-// their quotes go, so two causes are never one bug in memory.
-func causeFingerprint(kind, cause string) string {
-	return memory.Fingerprint(kind, "", reQuoteMark.ReplaceAllString(cause, ""))
-}
-
-var reQuoteMark = regexp.MustCompile("[\"'`\u2018\u2019\u201c\u201d]")
 
 // reFrame reads a stack frame: V8's "at fn (url:line:col)" or
 // "at url:line:col", and Firefox's and Safari's "fn@url:line:col".

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentgraph/agentgraph/memory"
 )
 
 // Merging the report directories of shards (explorer merge-reports).
@@ -169,7 +171,7 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 			nb := rebase(b, m.dest)
 			fp := b.Fingerprint
 			if fp == "" && b.Cause != "" {
-				fp = causeFingerprint(b.Kind, b.Cause)
+				fp = memory.Fingerprint(b.Kind, "", b.Cause)
 			}
 			cur, ok := byFP[fp]
 			if !ok || fp == "" {
