@@ -230,7 +230,7 @@ func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.
 		UsersShareData:  s.UsersShareData,
 		EntryPaths:      splitList(s.EntryPaths),
 		NoDiscovery:     s.NoDiscovery,
-		NoJSCoverage:    s.NoJSCoverage,
+		JSCoverage:      s.JSCoverage,
 		Seed:            s.Seed,
 		Headed:          s.Headed,
 		PRURL:           s.PRURL,

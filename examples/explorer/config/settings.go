@@ -49,7 +49,7 @@ type Settings struct {
 	UsersShareData  bool
 	EntryPaths      string
 	NoDiscovery     bool
-	NoJSCoverage    bool
+	JSCoverage      bool
 	// Users are the accounts to explore as: the users: list of the file,
 	// or --account and --storage-state (UsersKey). No Field: a list.
 	Users []explore.Account
@@ -177,7 +177,7 @@ func Fields() []Field {
 		{Key: "users_share_data", Usage: "the users (users: or --account) see each other's data by design: no cross-user leak findings", ptr: boo(func(s *Settings) *bool { return &s.UsersShareData })},
 		{Key: "entry_paths", Usage: "comma-separated paths to look for pages at besides the sitemaps, robots.txt and the conventional ones (deep links the app's own links may not reach)", ptr: str(func(s *Settings) *string { return &s.EntryPaths })},
 		{Key: "no_discovery", Usage: "explore only what the start page's links lead to: no sitemaps, robots.txt or conventional paths", ptr: boo(func(s *Settings) *bool { return &s.NoDiscovery })},
-		{Key: "no_js_coverage", Usage: "do not collect the app's JavaScript coverage (Chromium's precise coverage, one DevTools call per step)", ptr: boo(func(s *Settings) *bool { return &s.NoJSCoverage })},
+		{Key: "js_coverage", Usage: "collect the app's JavaScript coverage (Chromium's precise coverage: DevTools calls on every step, slower)", ptr: boo(func(s *Settings) *bool { return &s.JSCoverage })},
 		{Key: "seed", Usage: "seed of the offline personas", ptr: func(s *Settings) any { return &s.Seed }},
 		{Key: "headed", Usage: "show the browser", ptr: boo(func(s *Settings) *bool { return &s.Headed })},
 		{Key: "pr_url", Usage: "missions from a GitHub pull request (https://github.com/OWNER/REPO/pull/N)", ptr: str(func(s *Settings) *string { return &s.PRURL }), check: checkPRURL},

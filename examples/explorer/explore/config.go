@@ -166,9 +166,11 @@ type Config struct {
 	// NoDiscovery turns that off: the mission explores only what the
 	// start page's links lead to.
 	NoDiscovery bool
-	// NoJSCoverage turns off the JavaScript coverage of the app (CDP
-	// precise coverage, Chromium only): one more DevTools call per step.
-	NoJSCoverage bool
+	// JSCoverage collects the JavaScript coverage of the app (CDP precise
+	// coverage, Chromium only). Off by default: its DevTools calls on
+	// every step, and before every action that may leave the page, slowed
+	// the demo app's main job (see the README's "JavaScript coverage").
+	JSCoverage bool
 	// SlowThreshold marks slower responses as findings (3s).
 	SlowThreshold time.Duration
 	// Seed makes the offline personas' choices reproducible (1).

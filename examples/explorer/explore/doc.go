@@ -68,8 +68,8 @@
 // browser.Session.StartJSCoverage, taken after every action): an action
 // after which new code ran credits its target (personas.Model.Credit), and
 // Coverage.JS says how much of the app's script bytes ran (a page
-// template's inline scripts counted once). Config.NoJSCoverage turns it
-// off.
+// template's inline scripts counted once). Config.JSCoverage turns it
+// on.
 //
 // # Entry points
 //

@@ -37,10 +37,10 @@ type jsTally struct {
 	scripts map[string]browser.ScriptCoverage
 }
 
-// startJS starts the session's JavaScript coverage, unless the run turned
-// it off; a browser without CDP leaves it off (traced, not an error).
+// startJS starts the session's JavaScript coverage when the run asks for
+// it (Config.JSCoverage); a browser without CDP leaves it off (traced, not an error).
 func (mr *missionRun) startJS(ctx context.Context, s *browser.Session) {
-	if mr.cfg.NoJSCoverage || s == nil {
+	if !mr.cfg.JSCoverage || s == nil {
 		return
 	}
 	if err := s.StartJSCoverage(ctx, browser.JSCoverageOptions{ExcludePaths: []string{collector.Prefix}}); err != nil {

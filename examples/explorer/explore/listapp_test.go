@@ -90,7 +90,7 @@ func TestExploreListApp(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Target: app.URL, Budget: 80, ReportDir: t.TempDir(), Browser: testBrowser, MinimizeReplays: -1,
+	res, err := Run(ctx, Config{Target: app.URL, Budget: 80, ReportDir: t.TempDir(), Browser: testBrowser, MinimizeReplays: -1, JSCoverage: true,
 		Missions: []Mission{{ThreadID: "lists", Prompt: "Explore the list app"}}})
 	require.NoError(t, err)
 	require.Len(t, res.Missions, 1)

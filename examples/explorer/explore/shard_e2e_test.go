@@ -43,7 +43,7 @@ func TestShardedDemoRun(t *testing.T) {
 	first := DefaultMission()
 	first.Budget = 80
 	missions := []Mission{first,
-		{ThreadID: "checkout", Prompt: "Sign in, create a project and go through its pages as a power user.", Budget: 50}}
+		{ThreadID: "checkout", Prompt: "Sign in, create a project and go through its pages as a power user.", Budget: 80}}
 	require.Equal(t, 1, ShardOf("explore", 2))
 	require.Equal(t, 2, ShardOf("checkout", 2))
 	root := t.TempDir()
@@ -80,7 +80,7 @@ func TestShardedDemoRun(t *testing.T) {
 	// Through the remote browser: the collector's oracles (console,
 	// page errors, 5xx bodies, slow answers) and the in-page ones (axe-core,
 	// which the collector injects; XSS probes) each find a seeded bug. Which
-	// ones depends on where 50 steps lead, so the test asks for one of each
+	// ones depends on where 80 steps lead, so the test asks for one of each
 	// kind.
 	sees := func(ids ...demoapp.BugID) bool {
 		return slices.ContainsFunc(ids, func(id demoapp.BugID) bool { return slices.Contains(remote.Demo.Found, string(id)) })
