@@ -360,25 +360,19 @@ func (m *member) revisitKey(t Trick, f string, c *coverage) string {
 }
 
 // pendingForms counts the form tricks the member has not played yet.
-func (m *member) pendingForms(c *coverage) int {
-	n := 0
-	for _, f := range c.forms {
-		for _, t := range formTricks {
-			if m.has(t) && c.takes(t, f) && !m.tried[string(t)+":"+c.formSig[f]] && !m.tried[m.revisitKey(t, f, c)] {
-				n++
-			}
-		}
-	}
-	return n
-}
+func (m *member) pendingForms(c *coverage) int { return m.pendingTricks(c, "") }
 
 // pendingOwn counts the form tricks other than the catalogue the member
 // has not played yet: what it does before the catalogue's share.
-func (m *member) pendingOwn(c *coverage) int {
+func (m *member) pendingOwn(c *coverage) int { return m.pendingTricks(c, TrickCatalogue) }
+
+// pendingTricks counts the (form, trick) pairs the member has not played
+// yet, trick skip aside.
+func (m *member) pendingTricks(c *coverage, skip Trick) int {
 	n := 0
 	for _, f := range c.forms {
 		for _, t := range formTricks {
-			if t != TrickCatalogue && m.has(t) && c.takes(t, f) && !m.tried[string(t)+":"+c.formSig[f]] && !m.tried[m.revisitKey(t, f, c)] {
+			if t != skip && m.has(t) && c.takes(t, f) && !m.tried[string(t)+":"+c.formSig[f]] && !m.tried[m.revisitKey(t, f, c)] {
 				n++
 			}
 		}
