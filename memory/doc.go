@@ -68,7 +68,11 @@
 //     UUIDs, hex and numbers masked; whitespace collapsed; capped at
 //     MaxEvidenceKey runes). An entry keeps a seen count, first and last seen,
 //     bounded samples, the latest tape index and screenshot. A fixed bug seen
-//     again reopens (BugRecorded.Reopened).
+//     again reopens (BugRecorded.Reopened). A report with a Cause (the
+//     explorer's root cause of a finding) is keyed by CauseFingerprint(kind,
+//     cause) instead: NormalizeCause keeps a quoted name's text (a script's
+//     path, an attribute), so two causes that differ only there stay two
+//     bugs, while quoted free text is masked as in evidence.
 //   - Prioritisation: PageRisks and HighRiskPages(n) score pages from open
 //     bugs (weighted by severity and kind), quirks, selector failures and
 //     recency (see RiskWeights). SupervisorContext(ctx, maxChars) is the

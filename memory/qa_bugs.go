@@ -142,7 +142,7 @@ func (q *QA) RecordBug(ctx context.Context, r BugReport) (BugRecorded, error) {
 	}
 	fp := Fingerprint(kind, page, r.Evidence)
 	if r.Cause != "" {
-		fp = Fingerprint(kind, "", r.Cause)
+		fp = CauseFingerprint(kind, r.Cause)
 	}
 	sample := qaTruncateRunes(strings.TrimSpace(r.Evidence), maxEvidenceSample)
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -158,6 +159,59 @@ func Fingerprint(kind, page, evidence string) string {
 	h.Write([]byte(NormalizeEvidence(evidence)))
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
+
+// CauseFingerprint is the identity of a bug known by its root cause (a
+// BugReport's Cause): RecordBug keys such a bug by it, whatever the page or
+// the evidence of a sighting. It differs from Fingerprint(kind, "", cause)
+// in one way: a quoted value that reads as a name (see NormalizeCause)
+// keeps its text, because in a cause it is what tells two causes apart (the
+// script of a stack frame, File "app/views/list.py"; the attribute of
+// 'owner'), while free text in quotes (what a user typed, echoed by an
+// error) still becomes one placeholder.
+func CauseFingerprint(kind, cause string) string {
+	h := sha256.New()
+	h.Write([]byte(strings.ToLower(strings.TrimSpace(kind))))
+	h.Write([]byte{0, 'c', 0})
+	h.Write([]byte(NormalizeCause(cause)))
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// NormalizeCause is NormalizeEvidence for a root cause: a quoted value of
+// at most 64 characters made of letters, digits and _ . / - : only (an
+// identifier, a dotted or a path name) keeps its text, lower-cased, with
+// its numbers as <n>; every other quoted value is "<q>", and the rest
+// follows NormalizeEvidence's rules.
+func NormalizeCause(s string) string {
+	s = strings.ToLower(s)
+	keep := func(q string) string {
+		inner := q[1 : len(q)-1]
+		if qaCauseName.MatchString(inner) {
+			return "\u00ab" + qaEvNumber.ReplaceAllString(inner, "<n>") + "\u00bb"
+		}
+		return `"<q>"`
+	}
+	s = qaEvQuoted.ReplaceAllStringFunc(s, keep)
+	var b strings.Builder
+	last := 0
+	for _, m := range qaEvSingle.FindAllStringIndex(s, -1) {
+		open := m[0] + strings.IndexByte(s[m[0]:m[1]], '\'')
+		b.WriteString(s[last:open])
+		if r, _ := utf8.DecodeRuneInString(s[m[1]:]); unicode.IsLetter(r) || unicode.IsDigit(r) {
+			// The closing quote is an apostrophe ('o'brien & co'): the
+			// value is free text, masked whole by NormalizeEvidence.
+			b.WriteString(s[open:m[1]])
+		} else {
+			b.WriteString(keep(s[open:m[1]]))
+		}
+		last = m[1]
+	}
+	s = b.String() + s[last:]
+	// The kept names are between « and », which NormalizeEvidence's
+	// quote rules leave.
+	return NormalizeEvidence(s)
+}
+
+var qaCauseName = regexp.MustCompile(`^[a-z_][a-z0-9_./:-]{0,63}$`)
 
 // qaHash is a short stable hash used for store keys derived from free text.
 func qaHash(parts ...string) string {

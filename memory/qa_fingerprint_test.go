@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
@@ -134,4 +135,37 @@ func TestNormalizeOriginAndAppID(t *testing.T) {
 	assert.Equal(t, AppID("http://a.test"), AppID("http://a.test"))
 	assert.NotEqual(t, AppID("http://a.test"), AppID("http://b.test"))
 	assert.Len(t, AppID("http://a.test"), 12)
+}
+
+func TestCauseFingerprint(t *testing.T) {
+	list := `server_error|/things|get /things → #; attributeerror: 'nonetype' object has no attribute 'owner' file "app/views/list.py", in render`
+	view := strings.Replace(list, "list.py", "view.py", 1)
+	assert.NotEqual(t, CauseFingerprint("server_error", list), CauseFingerprint("server_error", view),
+		"two scripts failing with one message are two causes")
+	assert.Equal(t, Fingerprint("server_error", "", list), Fingerprint("server_error", "", view),
+		"evidence fingerprints still mask every quoted value")
+
+	// Free text in quotes (what a user typed, echoed) is one placeholder.
+	typed1 := `server_error|/notes|valueerror: could not convert 'qa note 41' to a note`
+	typed2 := `server_error|/notes|valueerror: could not convert 'ÅØ 日本 مرحبا' to a note`
+	assert.Equal(t, CauseFingerprint("server_error", typed1), CauseFingerprint("server_error", typed2))
+	assert.Contains(t, NormalizeCause(`x 'o'brien & co' y`), `"<q>"brien`, "an apostrophe does not close a name")
+	long := "'" + strings.Repeat("a", 80) + "'"
+	assert.Equal(t, `error «x» "<q>"`, NormalizeCause(`Error 'x' `+long))
+
+	// Numbers inside a kept name are masked; case and kind are folded.
+	assert.Equal(t, CauseFingerprint("Server_Error", `File "app/v2/items.py" line 41`), CauseFingerprint("server_error", `file "app/v3/items.py" line 9`))
+	assert.NotEqual(t, CauseFingerprint("server_error", "x"), Fingerprint("server_error", "", "x"), "the two keys never collide")
+}
+
+func TestRecordBugUsesCauseFingerprint(t *testing.T) {
+	ctx := context.Background()
+	q, err := NewQA(NewInMemoryStore(), "http://app.test")
+	require.NoError(t, err)
+	a, err := q.RecordBug(ctx, BugReport{Kind: "server_error", Severity: "high", URL: "http://app.test/things/3", Evidence: "500", Cause: `x|"app/views/view.py"`})
+	require.NoError(t, err)
+	b, err := q.RecordBug(ctx, BugReport{Kind: "server_error", Severity: "high", URL: "http://app.test/things", Evidence: "500", Cause: `x|"app/views/list.py"`})
+	require.NoError(t, err)
+	assert.True(t, a.New && b.New, "two causes, two bugs")
+	assert.Equal(t, CauseFingerprint("server_error", `x|"app/views/view.py"`), a.Entry.Fingerprint)
 }

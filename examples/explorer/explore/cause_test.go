@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/memory"
 )
 
 func TestRootCause(t *testing.T) {
@@ -27,6 +29,22 @@ func TestRootCause(t *testing.T) {
 	p1 := browser.Finding{Kind: browser.FindPageError, Message: "TypeError: Cannot read properties of null (reading 'x')\n    at http://127.0.0.1:4000/a:12:5"}
 	p2 := browser.Finding{Kind: browser.FindPageError, Message: "TypeError: Cannot read properties of null (reading 'x')\n    at http://127.0.0.1:5111/b:99:1"}
 	assert.Equal(t, rootCause(p1, ""), rootCause(p2, ""))
+
+	// Two handlers failing with one message are two causes, and two bugs
+	// in memory too: the quoted script names tell them apart.
+	v1 := browser.Finding{Kind: browser.FindServerError, URL: "http://x/things/3", Evidence: `GET /things/3 → 500; body: AttributeError: 'NoneType' object has no attribute 'owner' File "app/views/view.py", line 41, in render`}
+	v2 := v1
+	v2.URL, v2.Evidence = "http://x/things", `GET /things → 500; body: AttributeError: 'NoneType' object has no attribute 'owner' File "app/views/list.py", line 41, in render`
+	b1, ok1 := findingBug(v1, "")
+	b2, ok2 := findingBug(v2, "")
+	require.True(t, ok1 && ok2)
+	assert.NotEqual(t, b1.Cause, b2.Cause)
+	assert.NotEqual(t, b1.Fingerprint, b2.Fingerprint, "one fingerprint for two causes merges them")
+	assert.Equal(t, memory.CauseFingerprint(b1.Kind, b1.Cause), b1.Fingerprint, "the explorer keys a bug as memory.RecordBug does")
+	v3 := v1
+	v3.URL, v3.Evidence = "http://x/things/9", strings.Replace(v1.Evidence, "/things/3", "/things/9", 1)
+	b3, _ := findingBug(v3, "")
+	assert.Equal(t, b1.Fingerprint, b3.Fingerprint, "one handler on another record is one bug")
 
 	n1 := browser.Finding{Kind: browser.FindNotFound, URL: "http://x/archive/7"}
 	n2 := browser.Finding{Kind: browser.FindNotFound, URL: "http://x/archive/9"}

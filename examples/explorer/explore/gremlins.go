@@ -653,7 +653,7 @@ func findingBug(f browser.Finding, pageURL string) (Bug, bool) {
 	}
 	evidence := bugEvidence(f)
 	cause := rootCause(f, page)
-	return Bug{Fingerprint: memory.Fingerprint(string(f.Kind), "", cause), Cause: cause, Kind: string(f.Kind), Severity: severityOf(string(f.Kind)),
+	return Bug{Fingerprint: memory.CauseFingerprint(string(f.Kind), cause), Cause: cause, Kind: string(f.Kind), Severity: severityOf(string(f.Kind)),
 		Title: title + " on " + urlx.Path(page) + ": " + clip.String(f.Message, 120), URL: page, Evidence: evidence, New: true, SeenCount: 1}, true
 }
 

@@ -171,7 +171,7 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 			nb := rebase(b, m.dest)
 			fp := b.Fingerprint
 			if fp == "" && b.Cause != "" {
-				fp = memory.Fingerprint(b.Kind, "", b.Cause)
+				fp = memory.CauseFingerprint(b.Kind, b.Cause)
 			}
 			cur, ok := byFP[fp]
 			if !ok || fp == "" {
