@@ -979,19 +979,22 @@ func (m *member) decide(v *view) (step, bool) {
 	if st, ok := v.Sweep.followUp(v); ok {
 		return st, true
 	}
-	if st, ok := m.catalogueDue(v); ok {
-		return st, true
-	}
-	if st, ok := v.Sweep.here(m, v); ok {
-		return st, true
-	}
 	// A control the screen repeats on its rows (a row's button, shown
 	// on hover) on its other rows, before the list's last row takes the
 	// browser elsewhere.
 	if st, ok := v.Sweep.again(v); ok {
 		return st, true
 	}
+	// The list's last row (one step per list page) before the
+	// catalogue's share takes the browser back to a form: a list met
+	// only while the share is owed would never have it opened.
 	if st, ok := lastRow(v); ok {
+		return st, true
+	}
+	if st, ok := m.catalogueDue(v); ok {
+		return st, true
+	}
+	if st, ok := v.Sweep.here(m, v); ok {
 		return st, true
 	}
 	for _, t := range m.p.Tricks {

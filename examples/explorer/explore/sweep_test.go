@@ -1142,6 +1142,22 @@ func TestCatalogueDueShare(t *testing.T) {
 	st, ok = newUser.catalogueDue(other)
 	require.True(t, ok, "a new trip once the form had a submission")
 	assert.Equal(t, "/things/new", st.in.URL)
+
+	// A list met while the share is owed has its last row opened first
+	// (one step), then the share takes the browser back to a form.
+	cov.catSteps, cov.catalogued["/things/new"] = 0, 2
+	list := &view{URL: "http://app.test/things", Cov: cov, Rand: form.Rand, Start: "/", Sweep: sw, Spent: 0.5, Steps: 100, Els: []personas.Element{
+		{Role: "link", Name: "Gamma", Ref: "e2", URL: "/things/3", InMain: true},
+		{Role: "link", Name: "Beta", Ref: "e3", URL: "/things/2", InMain: true},
+		{Role: "link", Name: "Alpha", Ref: "e4", URL: "/things/1", InMain: true},
+	}}
+	sw.observe(list.URL, list.Els)
+	st, ok = newUser.next(list)
+	require.True(t, ok)
+	assert.Equal(t, "e4", st.in.Target, "the list's last row: %s", st.why)
+	st, ok = newUser.next(list)
+	require.True(t, ok)
+	assert.True(t, st.cat, "then the catalogue's share: %s", st.why)
 }
 
 // A page opened by a link (or by its address) is one the model may open
