@@ -27,11 +27,14 @@ type Result struct {
 	// FocusLocator is the field focused first to reveal a focus-only control.
 	FocusLocator string `json:"focus_locator,omitempty"`
 	// DropLocator is the Playwright Test locator a drag dropped on.
-	DropLocator string        `json:"drop_locator,omitempty"`
-	URL         string        `json:"url"`
-	Title       string        `json:"title"`
-	Findings    []Finding     `json:"findings,omitempty"`
-	Duration    time.Duration `json:"duration"`
+	DropLocator string `json:"drop_locator,omitempty"`
+	// Locators are the Playwright Test locators of the fields a fill_form
+	// did, in order (fewer than its fields when one failed).
+	Locators []string      `json:"locators,omitempty"`
+	URL      string        `json:"url"`
+	Title    string        `json:"title"`
+	Findings []Finding     `json:"findings,omitempty"`
+	Duration time.Duration `json:"duration"`
 	// Screenshot holds the PNG of a screenshot action.
 	Screenshot []byte `json:"-"`
 	// Snapshot is set by the snapshot action.
@@ -157,6 +160,16 @@ func (s *Session) finish(in Intent, start time.Time, res Result) Result {
 	if s.fillRec != nil {
 		in.Value, s.fillRec = s.fillRec, nil
 	}
+	if s.formRec != nil {
+		// in.Fields is the caller's slice, or RedactIntent's copy.
+		in.Fields = slices.Clone(in.Fields)
+		for i, v := range s.formRec {
+			if i < len(in.Fields) && in.Fields[i].kind() == FieldFill {
+				in.Fields[i].Value = v
+			}
+		}
+		s.formRec = nil
+	}
 	if sec.Len() > 0 {
 		res.Error, res.Output, res.Title, res.URL = sec.Redact(res.Error), sec.Redact(res.Output), sec.Redact(res.Title), sec.Redact(res.URL)
 		for i := range res.Findings {
@@ -166,7 +179,7 @@ func (s *Session) finish(in Intent, start time.Time, res Result) Result {
 	}
 	e := Entry{
 		Seq: s.e.seq.Add(1), Time: start.UTC(), User: s.user, Action: in.Action, Params: in,
-		Locator: res.Locator, HoverLocator: res.HoverLocator, FocusLocator: res.FocusLocator, DropLocator: res.DropLocator, OK: res.OK, DurationMS: res.Duration.Milliseconds(),
+		Locator: res.Locator, HoverLocator: res.HoverLocator, FocusLocator: res.FocusLocator, DropLocator: res.DropLocator, Locators: res.Locators, OK: res.OK, DurationMS: res.Duration.Milliseconds(),
 		Result: clip(res.Output, 1000), Error: res.Error, URL: res.URL, Title: res.Title, Findings: res.Findings,
 	}
 	s.e.window.Add(e)
@@ -381,6 +394,8 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 			res.Error = fmt.Sprintf("%s on %s failed: %s", in.Action, r.js, oneLine(err))
 		}
 		return res
+	case ActFillForm:
+		return s.fillForm(ctx, in)
 	case ActPress:
 		if in.Target == "" {
 			if err := s.call(ctx, "press", func() error { return s.page.Keyboard().Press(in.Key) }); err != nil {
@@ -575,6 +590,76 @@ func (s *Session) do(ctx context.Context, in Intent) Result {
 		return Result{}
 	}
 	return fail(fmt.Errorf("action %q is not implemented", in.Action))
+}
+
+// fillForm does fill_form: each field in order is resolved and acted on
+// as fill, select_option or check would, each bounded by the action
+// timeout. It stops at the first field that fails; the fields before it
+// stay done (Result.Locators lists them). Values typed into fields are
+// recorded as fill records them (Session.fillValue).
+func (s *Session) fillForm(ctx context.Context, in Intent) Result {
+	if msg := checkFields(in.Fields); msg != "" {
+		return Result{Error: (&IntentError{Action: in.Action, Param: "fields", Msg: msg}).Error()}
+	}
+	s.formRec = make([]string, 0, len(in.Fields))
+	var res Result
+	var out []string
+	for i, f := range in.Fields {
+		kind := f.kind()
+		msg, err := s.fillField(ctx, f, &res)
+		if err != nil {
+			res.Error = fmt.Sprintf("fill_form stopped at fields[%d] (%s %q, field %d of %d): %s", i, kind, clip(f.Target, 100), i+1, len(in.Fields), oneLine(err))
+			switch {
+			case i == 1:
+				res.Error += "; fields[0] before it was done"
+			case i > 1:
+				res.Error += fmt.Sprintf("; fields[0..%d] before it were done", i-1)
+			}
+			break
+		}
+		out = append(out, fmt.Sprintf("- %s %s%s", kind, res.Locators[len(res.Locators)-1], msg))
+	}
+	if len(out) > 0 {
+		res.Output = fmt.Sprintf("%d of %d fields done:\n%s", len(out), len(in.Fields), strings.Join(out, "\n"))
+	}
+	return res
+}
+
+// fillField does one field of a fill_form and appends its locator to
+// res.Locators once resolved; msg says what a select chose.
+func (s *Session) fillField(ctx context.Context, f FormField, res *Result) (msg string, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	r, err := s.resolve(f.Target, true)
+	if err != nil {
+		return "", err
+	}
+	switch f.kind() {
+	case FieldFill:
+		typed, rec := s.fillValue(ctx, r.loc, f.Value)
+		s.formRec = append(s.formRec, rec)
+		err = s.call(ctx, "fill", func() error { return r.loc.Fill(typed) })
+	case FieldSelect:
+		s.formRec = append(s.formRec, f.Value)
+		v := []string{f.Value}
+		var got []string
+		got, err = bounded(ctx, s.e.cfg.ActionTimeout+callSlack, "select_option", func() ([]string, error) {
+			return r.loc.SelectOption(playwright.SelectOptionValues{ValuesOrLabels: &v})
+		})
+		if timedOut(err) {
+			s.suspect = true
+		}
+		msg = ": selected " + strings.Join(got, ", ")
+	case FieldCheck:
+		s.formRec = append(s.formRec, "")
+		err = s.call(ctx, "check", func() error { return r.loc.Check() })
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s on %s failed: %s", f.kind(), r.js, oneLine(err))
+	}
+	res.Locators = append(res.Locators, r.js)
+	return msg, nil
 }
 
 func safeName(s string) string {

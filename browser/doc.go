@@ -35,9 +35,13 @@
 //     name, labels, text, plain ids; no XPath or positional CSS). Besides
 //     navigation, click, fill, select_option, hover, waits and reads, the
 //     actions cover dblclick, focus, check/uncheck, press on an element
-//     (key names checked), drag (target → to) and set_input_files (a small
+//     (key names checked), drag (target → to), set_input_files (a small
 //     generated file from file_name, file_content and mime_type; never a
-//     file of the host).
+//     file of the host) and fill_form (up to 50 fields in one action, in
+//     order, each a fill, a select or a check; it stops at the first field
+//     that fails, names it, and leaves the fields before it done; the
+//     Result and the Entry list each done field's locator in Locators,
+//     and a spec replays one line per field).
 //   - Session.Do/Run executes an intent, waits for the page to settle
 //     (bounded), collects page-health Findings (page errors, console errors,
 //     failed requests, HTTP ≥ 500, same-origin 404 navigations, visible error

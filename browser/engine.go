@@ -263,6 +263,7 @@ type Session struct {
 	suspect      bool                   // a call of the current action timed out (under mu)
 	ctx          context.Context        // the context of the action in progress (under mu)
 	fillRec      *string                // the value a fill records, when it differs from the intent's (under mu)
+	formRec      []string               // the values a fill_form records, by field (fill fields: as fillValue says; under mu)
 	navBlocked   atomic.Pointer[string] // the latest navigation the origin guard refused
 	popupBlocked atomic.Pointer[string] // the latest popup refused or closed for leaving the origins
 

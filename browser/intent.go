@@ -41,12 +41,15 @@ const (
 	// page's local and session storage: the session ends as if it had
 	// expired (the page stays; navigate or reload next).
 	ActClearSiteData Action = "clear_site_data"
+	// ActFillForm fills several fields of a form in one action, in order
+	// (Intent.Fields): text into inputs, an option of a select, a tick.
+	ActFillForm Action = "fill_form"
 )
 
 // Intent is one browser action as an agent emits it (JSON). Which fields are
 // allowed and required depends on Action; ParseIntent checks that.
 type Intent struct {
-	Action Action `json:"action" jsonschema:"description=what to do,enum=navigate,enum=click,enum=fill,enum=press,enum=select_option,enum=hover,enum=wait_for,enum=scroll,enum=extract_text,enum=snapshot,enum=check_page_health,enum=screenshot,enum=go_back,enum=reload,enum=dblclick,enum=focus,enum=check,enum=uncheck,enum=drag,enum=set_input_files,enum=clear_site_data"`
+	Action Action `json:"action" jsonschema:"description=what to do,enum=navigate,enum=click,enum=fill,enum=press,enum=select_option,enum=hover,enum=wait_for,enum=scroll,enum=extract_text,enum=snapshot,enum=check_page_health,enum=screenshot,enum=go_back,enum=reload,enum=dblclick,enum=focus,enum=check,enum=uncheck,enum=drag,enum=set_input_files,enum=clear_site_data,enum=fill_form"`
 	// Target is a snapshot ref (e12) or a stable selector (see ParseTarget).
 	Target string `json:"target,omitempty" jsonschema:"description=a snapshot ref such as e12 or a stable selector: [data-testid=\"…\"]\\, role=button[name=\"…\"]\\, label=…\\, text=…\\, #id"`
 	// URL for navigate: absolute within the allowed origins, or a path.
@@ -75,6 +78,56 @@ type Intent struct {
 	FileName    string `json:"file_name,omitempty" jsonschema:"description=set_input_files: the file's name such as notes.txt (default agentgraph-upload.txt)"`
 	FileContent string `json:"file_content,omitempty" jsonschema:"description=set_input_files: the file's text (at most 65536 bytes; default a short line)"`
 	MimeType    string `json:"mime_type,omitempty" jsonschema:"description=set_input_files: the MIME type (default from the name's extension)"`
+	// Fields for fill_form: the fields to fill, in order.
+	Fields []FormField `json:"fields,omitempty" jsonschema:"description=fill_form: the fields to fill\\, in order (at most 50)"`
+}
+
+// FormField is one field of a fill_form intent.
+type FormField struct {
+	// Target is a snapshot ref or a stable selector, as Intent.Target.
+	Target string `json:"target" jsonschema:"description=a snapshot ref such as e12 or a stable selector"`
+	// Value is the text (fill) or the option's value or label (select);
+	// check ignores it.
+	Value string `json:"value" jsonschema:"description=fill: the text; select: the option's value or label; check: ignored (may be empty)"`
+	// Kind is FieldFill (default), FieldSelect or FieldCheck.
+	Kind string `json:"kind,omitempty" jsonschema:"description=fill (default: replace the text of an input or textarea)\\, select (choose an option of a select) or check (tick a checkbox or radio button),enum=fill,enum=select,enum=check"`
+}
+
+// The kinds of a FormField.
+const (
+	FieldFill   = "fill"
+	FieldSelect = "select"
+	FieldCheck  = "check"
+)
+
+// MaxFormFields is the most fields one fill_form takes.
+const MaxFormFields = 50
+
+// Typed lists the texts the intent types into fields: a fill's value, or
+// the values of a fill_form's fill fields in order (nil for other
+// actions; options chosen and boxes ticked are not typed).
+func (in Intent) Typed() []string {
+	switch in.Action {
+	case ActFill:
+		return []string{in.ValueOrEmpty()}
+	case ActFillForm:
+		var out []string
+		for _, f := range in.Fields {
+			if f.kind() == FieldFill {
+				out = append(out, f.Value)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// kind is the field's kind, FieldFill when unset.
+func (f FormField) kind() string {
+	if f.Kind == "" {
+		return FieldFill
+	}
+	return f.Kind
 }
 
 // Defaults of set_input_files.
@@ -179,6 +232,7 @@ const (
 	kString paramKind = iota
 	kInt
 	kBool
+	kFields // fill_form's array of field objects
 )
 
 func (k paramKind) String() string {
@@ -187,6 +241,8 @@ func (k paramKind) String() string {
 		return "an integer"
 	case kBool:
 		return "a boolean"
+	case kFields:
+		return "an array of field objects"
 	default:
 		return "a string"
 	}
@@ -264,13 +320,15 @@ var actionSpecs = map[Action]actionSpec{
 	ActGoBack:        {help: "go back in history", params: nil},
 	ActReload:        {help: "reload the page", params: nil},
 	ActClearSiteData: {help: "clear the site's cookies and storage, as when a session expires", params: nil},
+	ActFillForm: {help: "fill several fields of a form in one action, in order (stops at the first field that fails)", params: []param{{name: "fields", kind: kFields, required: true,
+		help: `1 to 50 objects {"target", "value", "kind"}: target as for fill; kind "fill" (default: replace the text of an input or textarea with value), "select" (choose the option whose value or label is value) or "check" (tick a checkbox or radio button; no value), e.g. [{"target":"e3","value":"Ada"},{"target":"label=Plan","value":"Pro","kind":"select"},{"target":"e9","kind":"check"}]`}}},
 }
 
 // Actions lists the allowed actions in a fixed order.
 func Actions() []Action {
 	return []Action{ActNavigate, ActClick, ActFill, ActPress, ActSelectOption, ActHover, ActWaitFor,
 		ActScroll, ActExtractText, ActSnapshot, ActCheckHealth, ActScreenshot, ActGoBack, ActReload,
-		ActDblclick, ActFocus, ActCheck, ActUncheck, ActDrag, ActSetFiles, ActClearSiteData}
+		ActDblclick, ActFocus, ActCheck, ActUncheck, ActDrag, ActSetFiles, ActClearSiteData, ActFillForm}
 }
 
 // IntentError says why an intent was refused, in words meant for the model.
@@ -406,6 +464,12 @@ func assignParam(in *Intent, p param, v json.RawMessage) string {
 			return fmt.Sprintf("parameter %q must be true or false, got %s", p.name, describeJSON(v))
 		}
 		in.FullPage = b
+	case kFields:
+		fields, msg := parseFields(v)
+		if msg != "" {
+			return msg
+		}
+		in.Fields = fields
 	default:
 		var s string
 		if err := json.Unmarshal(v, &s); err != nil {
@@ -440,6 +504,103 @@ func assignParam(in *Intent, p param, v json.RawMessage) string {
 			in.FileContent = s
 		case "mime_type":
 			in.MimeType = s
+		}
+	}
+	return ""
+}
+
+// parseFields decodes and checks fill_form's "fields": a non-empty array
+// of at most MaxFormFields objects with the keys target, value and kind.
+// A check field's value is ignored and dropped.
+func parseFields(v json.RawMessage) ([]FormField, string) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(v, &raws); err != nil || raws == nil {
+		return nil, fmt.Sprintf(`parameter "fields" must be an array of objects such as {"target":"e3","value":"Ada"}, got %s`, describeJSON(v))
+	}
+	switch {
+	case len(raws) == 0:
+		return nil, `parameter "fields" must not be empty`
+	case len(raws) > MaxFormFields:
+		return nil, fmt.Sprintf(`parameter "fields" has %d fields; at most %d in one fill_form`, len(raws), MaxFormFields)
+	}
+	out := make([]FormField, 0, len(raws))
+	for i, raw := range raws {
+		raw = bytes.TrimSpace(raw)
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &keys); err != nil || keys == nil {
+			return nil, fmt.Sprintf(`fields[%d] must be an object such as {"target":"e3","value":"Ada"}, got %s`, i, describeJSON(raw))
+		}
+		names := make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		var f FormField
+		hasValue := false
+		for _, k := range names {
+			var dst *string
+			switch k {
+			case "target":
+				dst = &f.Target
+			case "value":
+				dst, hasValue = &f.Value, true
+			case "kind":
+				dst = &f.Kind
+			default:
+				return nil, fmt.Sprintf(`fields[%d]: unexpected key %q; a field takes "target", "value" and "kind"`, i, clip(k, 40))
+			}
+			kv := bytes.TrimSpace(keys[k])
+			if len(kv) == 0 || kv[0] != '"' || json.Unmarshal(kv, dst) != nil {
+				return nil, fmt.Sprintf(`fields[%d].%s must be a string, got %s`, i, k, describeJSON(kv))
+			}
+		}
+		if msg := checkField(i, f); msg != "" {
+			return nil, msg
+		}
+		if !hasValue && f.kind() != FieldCheck {
+			return nil, fmt.Sprintf(`fields[%d] (%s %q) needs "value"`, i, f.kind(), clip(f.Target, 60))
+		}
+		if f.kind() == FieldCheck {
+			f.Value = ""
+		}
+		out = append(out, f)
+	}
+	return out, ""
+}
+
+// checkField checks one field of a fill_form (i is its index): a target
+// under the selector policy, a known kind. Controls shown only on hover
+// or focus (hN refs) need a step of their own first, so fill_form refuses
+// them.
+func checkField(i int, f FormField) string {
+	if strings.TrimSpace(f.Target) == "" {
+		return fmt.Sprintf(`fields[%d] needs a non-empty "target"`, i)
+	}
+	t, err := ParseTarget(f.Target)
+	if err != nil {
+		return fmt.Sprintf("fields[%d].target: %s", i, err.Error())
+	}
+	if t.Kind == TargetRef && t.Ref[0] == 'h' {
+		return fmt.Sprintf(`fields[%d].target %s is shown only on hover or focus; use fill, select_option or check for it`, i, t.Ref)
+	}
+	if !slices.Contains([]string{FieldFill, FieldSelect, FieldCheck}, f.kind()) {
+		return fmt.Sprintf(`fields[%d].kind must be "fill", "select" or "check", got %q`, i, clip(f.Kind, 40))
+	}
+	return ""
+}
+
+// checkFields checks the fields of a fill_form intent built without
+// ParseIntent (what Session.Do and Entry.Validate are given).
+func checkFields(fields []FormField) string {
+	switch {
+	case len(fields) == 0:
+		return `fill_form needs at least one field in "fields"`
+	case len(fields) > MaxFormFields:
+		return fmt.Sprintf(`"fields" has %d fields; at most %d in one fill_form`, len(fields), MaxFormFields)
+	}
+	for i, f := range fields {
+		if msg := checkField(i, f); msg != "" {
+			return msg
 		}
 	}
 	return ""

@@ -42,13 +42,15 @@ func TestParseIntentValid(t *testing.T) {
 		{`{"action":"drag","target":"e1","to":"testid=bin"}`, Intent{Action: ActDrag, Target: "e1", To: "testid=bin"}},
 		{`{"action":"set_input_files","target":"#up"}`, Intent{Action: ActSetFiles, Target: "#up"}},
 		{`{"action":"set_input_files","target":"#up","file_name":"a b.csv","file_content":"","mime_type":"text/csv"}`, Intent{Action: ActSetFiles, Target: "#up", FileName: "a b.csv", MimeType: "text/csv"}},
+		{`{"action":"fill_form","fields":[{"target":"e3","value":"Ada"},{"target":"label=Plan","value":"pro","kind":"select"},{"target":"e9","kind":"check"}]}`,
+			Intent{Action: ActFillForm, Fields: []FormField{{Target: "e3", Value: "Ada"}, {Target: "label=Plan", Value: "pro", Kind: "select"}, {Target: "e9", Kind: "check"}}}},
 	}
 	for _, tc := range tests {
 		got, err := ParseIntent([]byte(tc.in))
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, got, tc.in)
 	}
-	assert.Len(t, Actions(), 21)
+	assert.Len(t, Actions(), 22)
 	assert.Len(t, actionSpecs, len(Actions()), "every action is listed")
 }
 
@@ -185,7 +187,8 @@ func TestCompactAndCap(t *testing.T) {
 
 func FuzzParseIntent(f *testing.F) {
 	for _, s := range []string{`{"action":"click","target":"e1"}`, `{"action":"fill","target":"#a","value":"x"}`, `{"action":"wait_for","text":"a","timeout_ms":5}`,
-		`{"action":"scroll","pixels":-1}`, `{}`, `[]`, `{"action":"navigate","url":"file:///"}`, `{"action":"press","key":"Enter","target":"//x"}`, "\x00", `{"action":"screenshot","full_page":1}`} {
+		`{"action":"scroll","pixels":-1}`, `{}`, `[]`, `{"action":"fill_form","fields":[{"target":"e1","value":"a"},{"target":"#p","value":"x","kind":"select"},{"target":"e2","kind":"check","value":"on"}]}`,
+		`{"action":"fill_form","fields":[{"target":"e1","value":"a","name":"x"}]}`, `{"action":"fill_form","fields":[[]]}`, `{"action":"navigate","url":"file:///"}`, `{"action":"press","key":"Enter","target":"//x"}`, "\x00", `{"action":"screenshot","full_page":1}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -242,7 +245,115 @@ func TestCommandToolListsEveryAction(t *testing.T) {
 		assert.Contains(t, schema, `"`+string(a)+`"`, "schema enum")
 		assert.Contains(t, desc, "\n- "+string(a)+" (", "description")
 	}
-	for _, p := range []string{"to", "file_name", "file_content", "mime_type"} {
+	for _, p := range []string{"to", "file_name", "file_content", "mime_type", "fields", "kind"} {
 		assert.Contains(t, schema, `"`+p+`"`)
 	}
+}
+
+// TestParseFillForm: fill_form's fields, valid and hostile. Every bad
+// input is a *IntentError on "fields" that names the field; none panics.
+func TestParseFillForm(t *testing.T) {
+	valid := []struct {
+		in   string
+		want []FormField
+	}{
+		{`[{"target":"e1","value":""}]`, []FormField{{Target: "e1"}}},
+		{`[{"target":"e1","value":"x","kind":"fill"}]`, []FormField{{Target: "e1", Value: "x", Kind: "fill"}}},
+		{`[{"kind":"check","target":"label=I agree","value":"ignored"}]`, []FormField{{Target: "label=I agree", Kind: "check"}}},
+		{`[{"target":"e1","value":"${SECRET_1}"},{"target":"#plan","value":"Pro","kind":"select"}]`, []FormField{{Target: "e1", Value: "${SECRET_1}"}, {Target: "#plan", Value: "Pro", Kind: "select"}}},
+		{` [ {"target" : "e1" , "value" : "\u00e9\n"} ] `, []FormField{{Target: "e1", Value: "é\n"}}},
+		{`[{"target":"e1","value":"a","value":"b"}]`, []FormField{{Target: "e1", Value: "b"}}}, // the last duplicate wins, as encoding/json decides
+		{"[" + strings.Repeat(`{"target":"e1","value":"v"},`, 49) + `{"target":"e1","value":"v"}]`, slicesRepeat(FormField{Target: "e1", Value: "v"}, 50)},
+	}
+	for _, tc := range valid {
+		in, err := ParseIntent([]byte(`{"action":"fill_form","fields":` + tc.in + `}`))
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, in.Fields, tc.in)
+		again, err := ParseIntent([]byte(in.JSON()))
+		require.NoError(t, err, "round trip of %s", in.JSON())
+		assert.Equal(t, in, again)
+	}
+	bad := []struct{ fields, want string }{
+		{`"e1"`, `"fields" must be an array of objects`},
+		{`{"target":"e1","value":"x"}`, `must be an array of objects such as {"target":"e3","value":"Ada"}, got an object`},
+		{`null`, `"fields" must be an array of field objects, got null`},
+		{`7`, `got the number 7`},
+		{`true`, `got a boolean`},
+		{`[]`, `"fields" must not be empty`},
+		{"[" + strings.Repeat(`{"target":"e1","value":"v"},`, 50) + `{"target":"e1","value":"v"}]`, `has 51 fields; at most 50`},
+		{`[{"target":"e1","value":"v"},"e2"]`, `fields[1] must be an object`},
+		{`[null]`, `fields[0] must be an object`},
+		{`[[{"target":"e1"}]]`, `fields[0] must be an object such as`},
+		{`[{"target":"e1","value":"v","name":"Email"}]`, `fields[0]: unexpected key "name"; a field takes "target", "value" and "kind"`},
+		{`[{"ref":"e1","value":"v"}]`, `unexpected key "ref"`},
+		{`[{"value":"v"}]`, `fields[0] needs a non-empty "target"`},
+		{`[{"target":"","value":"v"}]`, `fields[0] needs a non-empty "target"`},
+		{`[{"target":"  ","value":"v"}]`, `fields[0] needs a non-empty "target"`},
+		{`[{"target":"e1","value":"v"},{"target":"//input[@id='q']","value":"v"}]`, `fields[1].target: `},
+		{`[{"target":"div > input","value":"v"}]`, `only stable selectors`},
+		{`[{"target":"h3","value":"v"}]`, `fields[0].target h3 is shown only on hover or focus`},
+		{`[{"target":"e1","value":"v","kind":"radio"}]`, `fields[0].kind must be "fill", "select" or "check", got "radio"`},
+		{`[{"target":"e1","value":"v","kind":""}]`, ``}, // "" is fill: valid, see below
+		{`[{"target":"e1"}]`, `fields[0] (fill "e1") needs "value"`},
+		{`[{"target":"e1","kind":"select"}]`, `fields[0] (select "e1") needs "value"`},
+		{`[{"target":7,"value":"v"}]`, `fields[0].target must be a string, got the number 7`},
+		{`[{"target":"e1","value":null}]`, `fields[0].value must be a string, got null`},
+		{`[{"target":"e1","value":{"x":1}}]`, `fields[0].value must be a string, got an object`},
+		{`[{"target":"e1","value":"v","kind":["fill"]}]`, `fields[0].kind must be a string, got an array`},
+		{`[{"target":"e1","value":"v"}`, `an intent is a JSON object`},                          // broken JSON
+		{strings.Repeat("[", 20000) + strings.Repeat("]", 20000), `an intent is a JSON object`}, // deeper than encoding/json goes
+		{strings.Repeat("[", 5000) + strings.Repeat("]", 5000), `fields[0] must be an object`},
+		{`[{"target":"e1","value":"v","kind":{"a":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}}]`, `fields[0].kind must be a string, got an object`},
+	}
+	for _, tc := range bad {
+		raw := `{"action":"fill_form","fields":` + tc.fields + `}`
+		name := tc.fields
+		if len(name) > 60 {
+			name = name[:60]
+		}
+		t.Run(name, func(t *testing.T) {
+			in, err := ParseIntent([]byte(raw))
+			if tc.want == "" && err == nil {
+				assert.Equal(t, []FormField{{Target: "e1", Value: "v"}}, in.Fields)
+				return
+			}
+			var ie *IntentError
+			require.True(t, errors.As(err, &ie), "want *IntentError, got %v", err)
+			if tc.want == "" {
+				return // refused, whatever the words
+			}
+			assert.Contains(t, err.Error(), tc.want)
+			if !strings.HasPrefix(tc.want, "an intent") {
+				assert.Equal(t, ActFillForm, ie.Action)
+				assert.Equal(t, "fields", ie.Param)
+			}
+		})
+	}
+	for _, raw := range []string{
+		`{"action":"fill_form"}`,
+		`{"action":"fill_form","fields":[{"target":"e1","value":"v"}],"target":"e1"}`,
+		`{"action":"fill","target":"e1","value":"v","fields":[{"target":"e1","value":"v"}]}`,
+	} {
+		_, err := ParseIntent([]byte(raw))
+		var ie *IntentError
+		require.True(t, errors.As(err, &ie), raw)
+	}
+	assert.Contains(t, Usage(ActFillForm), `"fields" (an array of field objects, required`)
+}
+
+func slicesRepeat(f FormField, n int) []FormField {
+	out := make([]FormField, n)
+	for i := range out {
+		out[i] = f
+	}
+	return out
+}
+
+func TestIntentTyped(t *testing.T) {
+	assert.Equal(t, []string{"a"}, Intent{Action: ActFill, Value: ptr("a")}.Typed())
+	assert.Equal(t, []string{""}, Intent{Action: ActFill}.Typed())
+	assert.Equal(t, []string{"x", "y"}, Intent{Action: ActFillForm, Fields: []FormField{{Target: "e1", Value: "x"}, {Target: "e2", Value: "pro", Kind: FieldSelect},
+		{Target: "e3", Kind: FieldCheck}, {Target: "e4", Value: "y", Kind: FieldFill}}}.Typed())
+	assert.Nil(t, Intent{Action: ActSelectOption, Target: "e1", Value: ptr("pro")}.Typed())
+	assert.Nil(t, Intent{Action: ActClick, Target: "e1"}.Typed())
 }

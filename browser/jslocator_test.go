@@ -102,6 +102,11 @@ var tamperedLines = []struct{ line, want string }{
 	{`{"seq":9,"action":"navigate","ok":true,"params":{"action":"navigate","url":"http://a b/%zz"}}`, "params.url"},
 	{`{"seq":10,"action":"click","ok":true,"locator":"getByTestId('x')","params":{"action":"click","target":"//div"}}`, "params.target"},
 	{`{"seq":11,"action":"scroll","ok":true,"params":{"action":"scroll","pixels":-5}}`, "params.pixels"},
+	{`{"seq":12,"action":"fill_form","ok":true,"locators":["getByTestId('x'); require('fs')"],"params":{"action":"fill_form","fields":[{"target":"e1","value":"v"}]}}`, "locators[0]"},
+	{`{"seq":13,"action":"fill_form","ok":false,"locators":["getByTestId('x')","getByTestId('y')"],"params":{"action":"fill_form","fields":[{"target":"e1","value":"v"}]}}`, "2 locators for 1 fields"},
+	{`{"seq":14,"action":"fill_form","ok":false,"locators":["getByTestId('x')"],"params":{"action":"fill_form","fields":[{"target":"e1","value":"v","kind":"eval()"}]}}`, "params.fields[0].kind"},
+	{`{"seq":15,"action":"click","ok":true,"locator":"getByTestId('x')","locators":["getByTestId('x')"]}`, "locators on a click entry"},
+	{`{"seq":16,"action":"fill_form","ok":true,"locators":["getByTestId('x')"],"params":{"action":"fill_form","fields":[{"target":"//input","value":"v"}]}}`, "params.fields[0].target"},
 }
 
 func TestReadTapeRefusesTamperedEntries(t *testing.T) {

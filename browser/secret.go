@@ -174,8 +174,8 @@ const secretFieldJS = `(el, sels) => {
 // fillValue is what a fill intent types and records: typed is the value
 // for the page (a reference resolved), recorded the value for the tape (a
 // reference when the field or the value is secret). The caller holds s.mu;
-// loc is the field. Intents that type into fields (fill, and any later
-// action such as a form fill) use it for every value.
+// loc is the field. Intents that type into fields (fill, and fill_form's
+// fill fields) use it for every value.
 func (s *Session) fillValue(ctx context.Context, loc playwright.Locator, value string) (typed, recorded string) {
 	sec := s.e.secrets
 	typed, _ = sec.Resolve(value)
@@ -206,6 +206,13 @@ func (s *Secrets) RedactIntent(in Intent) Intent {
 	}
 	in.Text = s.Redact(in.Text)
 	in.FileContent = s.Redact(in.FileContent)
+	if in.Fields != nil {
+		fields := slices.Clone(in.Fields)
+		for i := range fields {
+			fields[i].Value = s.Redact(fields[i].Value)
+		}
+		in.Fields = fields
+	}
 	return in
 }
 

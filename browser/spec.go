@@ -291,6 +291,16 @@ func (w *stepWriter) steps(entries []Entry, fail bool) error {
 			continue
 		}
 		if !e.OK {
+			if e.Action == ActFillForm && len(e.Locators) > 0 {
+				// The fields done before the one that failed changed the
+				// page: they are replayed.
+				if err := e.Validate(); err != nil {
+					return fmt.Errorf("entry %d (seq %d): %w", i+1, e.Seq, err)
+				}
+				expectFail()
+				w.n++
+				writeLines(b, formSteps(e))
+			}
 			b.WriteString("  // failed in the recorded session: " + comment(describeEntry(e)) + " — " + comment(e.Error) + "\n")
 			continue
 		}
@@ -492,6 +502,9 @@ func stepFor(e Entry, locJS, hover, drop string, base *url.URL) (string, bool) {
 		return pre + "await " + loc + ".press(" + jsString(p.Key) + ");", e.Locator != ""
 	case ActSelectOption:
 		return pre + "await " + loc + ".selectOption(" + jsString(p.ValueOrEmpty()) + ");", e.Locator != ""
+	case ActFillForm:
+		lines := formSteps(e)
+		return strings.Join(lines, "\n"), len(lines) > 0
 	case ActHover:
 		return pre + "await " + loc + ".hover();", e.Locator != ""
 	case ActDblclick:
@@ -541,6 +554,28 @@ func stepFor(e Entry, locJS, hover, drop string, base *url.URL) (string, bool) {
 		return "", false
 	}
 	return "unsupported action " + string(e.Action), false
+}
+
+// formSteps are the lines of a validated fill_form entry: one per field
+// done (Entry.Locators), in order.
+func formSteps(e Entry) []string {
+	var lines []string
+	for i, l := range e.Locators {
+		loc := renderLocator(l)
+		if i >= len(e.Params.Fields) || loc == "" {
+			break // unreachable after Entry.Validate
+		}
+		f := e.Params.Fields[i]
+		switch f.kind() {
+		case FieldFill:
+			lines = append(lines, "await page."+loc+".fill("+fillValueTS(f.Value)+");")
+		case FieldSelect:
+			lines = append(lines, "await page."+loc+".selectOption("+jsString(f.Value)+");")
+		case FieldCheck:
+			lines = append(lines, "await page."+loc+".check();")
+		}
+	}
+	return lines
 }
 
 func gotoTarget(asked, landed string, base *url.URL) string {

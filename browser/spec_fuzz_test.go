@@ -164,6 +164,10 @@ func vocabularyEntries() []Entry {
 		mk(ActUncheck, "getByText('a')", Intent{Target: "e1"}),
 		mk(ActSetFiles, "getByText('a')", Intent{Target: "e1", FileName: "a.csv", FileContent: "x"}),
 		{Action: ActDrag, OK: true, Locator: "getByText('a')", DropLocator: "getByText('b')", Params: Intent{Action: ActDrag, Target: "e1", To: "e2"}},
+		{Action: ActFillForm, OK: true, Locators: []string{"getByLabel('a')", "getByLabel('b')", "getByLabel('c')", "getByLabel('d')"}, URL: "http://app.test/x",
+			Params: Intent{Action: ActFillForm, Fields: []FormField{{Target: "e1", Value: "v"}, {Target: "e2", Value: "v"}, {Target: "e3", Value: "v", Kind: FieldSelect}, {Target: "e4", Kind: FieldCheck}}}},
+		{Action: ActFillForm, OK: false, Error: "e", Locators: []string{"getByLabel('a')"},
+			Params: Intent{Action: ActFillForm, Fields: []FormField{{Target: "e1", Value: "v"}, {Target: "e2", Value: "v"}}}},
 	}
 	for _, st := range []string{"", "visible", "hidden", "attached", "detached"} {
 		ents = append(ents, mk(ActWaitFor, "getByTestId('a')", Intent{Target: "e1", State: st}))
@@ -226,6 +230,10 @@ func fuzzSeedTapes() [][]byte {
 			{Action: ActDrag, OK: true, Locator: JSLocator(p), DropLocator: JSLocator(testIDSelector(p))},
 			{Action: ActSetFiles, OK: true, Locator: JSLocator(p), Params: Intent{Action: ActSetFiles, FileContent: p, MimeType: p, FileName: p}},
 			{Action: ActSetFiles, OK: true, Locator: JSLocator(p), Params: Intent{Action: ActSetFiles, FileContent: p}},
+			{Action: ActFillForm, OK: true, Locators: []string{JSLocator(testIDSelector(p)), JSLocator(p), JSLocator(p)},
+				Params: Intent{Action: ActFillForm, Fields: []FormField{{Target: "e1", Value: p}, {Target: "e2", Value: p, Kind: FieldSelect}, {Target: "e3", Value: p, Kind: FieldCheck}}}},
+			{Action: ActFillForm, OK: false, Error: p, Locators: []string{JSLocator(p)},
+				Params: Intent{Action: ActFillForm, Fields: []FormField{{Target: p, Value: p}, {Target: p, Value: p, Kind: p}}}},
 		}
 		var b bytes.Buffer
 		for _, e := range ents {
@@ -266,7 +274,7 @@ func FuzzTapeToSpec(f *testing.F) {
 			return
 		}
 		for _, e := range ents {
-			for _, l := range []string{e.Locator, e.HoverLocator} {
+			for _, l := range append([]string{e.Locator, e.HoverLocator}, e.Locators...) {
 				if l == "" {
 					continue
 				}

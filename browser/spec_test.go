@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +94,50 @@ func TestTranslateNewActions(t *testing.T) {
 	} {
 		assert.Contains(t, src, want)
 	}
+}
+
+// TestTranslateFillForm: a fill_form entry is one line per field, in
+// order; a failed one replays the fields it did, then its failure as a
+// comment; the expected failure of a bug spec comes before the first.
+func TestTranslateFillForm(t *testing.T) {
+	fields := []FormField{{Target: "e1", Value: "Ada"}, {Target: "e2", Value: "${SECRET_2}"}, {Target: "e3", Value: "Pro", Kind: FieldSelect}, {Target: "e4", Kind: FieldCheck}, {Target: "label=Bio", Value: "x', y"}}
+	locs := []string{"getByLabel('Name')", "getByLabel('Password')", "getByLabel('Plan')", "getByRole('checkbox', { name: 'Agree' })", "getByLabel('Bio')"}
+	ents := []Entry{
+		{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "/form"}, URL: "http://app.test/form"},
+		{Action: ActFillForm, OK: true, Params: Intent{Action: ActFillForm, Fields: fields}, Locators: locs, URL: "http://app.test/form"},
+		{Action: ActFillForm, OK: false, Params: Intent{Action: ActFillForm, Fields: fields[:3]}, Locators: locs[:1], Error: `fill_form stopped at fields[1] (fill "e2", field 2 of 3): ref e2 is stale`},
+		{Action: ActFillForm, OK: false, Params: Intent{Action: ActFillForm, Fields: []FormField{{Target: "e9", Value: "never"}}}, Error: "fill_form stopped at fields[0]"},
+	}
+	src, err := Translate([]Reproduction{{Name: "form", Entries: ents, Bug: true}}, SpecOptions{BaseURL: "http://app.test"})
+	require.NoError(t, err)
+	assert.Contains(t, src, `  await visit(page, '/form');
+  // The app answered (an unreachable app fails above, not as the expected failure).
+  // test.fail() makes this spec pass while the bug exists; it fails once the bug is fixed.
+  test.fail();
+  await page.getByLabel('Name').fill('Ada');
+  await page.getByLabel('Password').fill(secret('SECRET_2'));
+  await page.getByLabel('Plan').selectOption('Pro');
+  await page.getByRole('checkbox', { name: 'Agree' }).check();
+  await page.getByLabel('Bio').fill('x\', y');
+  await page.getByLabel('Name').fill('Ada');
+  // failed in the recorded session: fill_form — fill_form stopped at fields[1] (fill "e2", field 2 of 3): ref e2 is stale
+  // failed in the recorded session: fill_form — fill_form stopped at fields[0]
+`, src)
+	assert.Contains(t, src, "function secret(name: string)")
+	assert.NotContains(t, src, "never")
+
+	// Only the failed, partial fill_form: its fields still come after the
+	// expected failure.
+	src, err = Translate([]Reproduction{{Name: "partial", Entries: ents[2:3], Bug: true}}, SpecOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, src, "  test.fail();\n  await page.getByLabel('Name').fill('Ada');\n  // failed in the recorded session")
+	assert.NotContains(t, src, "no replayable actions")
+
+	// A successful entry with more locators than fields is refused.
+	bad := ents[1]
+	bad.Locators = append(slices.Clone(locs), "getByLabel('extra')")
+	_, err = Translate([]Reproduction{{Name: "bad", Entries: []Entry{bad}}}, SpecOptions{})
+	assert.ErrorContains(t, err, "6 locators for 5 fields")
 }
 
 func TestJSLocator(t *testing.T) {

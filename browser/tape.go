@@ -35,14 +35,17 @@ type Entry struct {
 	// control shown only while it has focus.
 	FocusLocator string `json:"focus_locator,omitempty"`
 	// DropLocator is where a drag dropped the element.
-	DropLocator string    `json:"drop_locator,omitempty"`
-	OK          bool      `json:"ok"`
-	DurationMS  int64     `json:"duration_ms"`
-	Result      string    `json:"result,omitempty"`
-	Error       string    `json:"error,omitempty"`
-	URL         string    `json:"url,omitempty"`
-	Title       string    `json:"title,omitempty"`
-	Findings    []Finding `json:"findings,omitempty"`
+	DropLocator string `json:"drop_locator,omitempty"`
+	// Locators are the locators of the fields a fill_form did, in the
+	// order of Params.Fields (fewer when a field failed).
+	Locators   []string  `json:"locators,omitempty"`
+	OK         bool      `json:"ok"`
+	DurationMS int64     `json:"duration_ms"`
+	Result     string    `json:"result,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	URL        string    `json:"url,omitempty"`
+	Title      string    `json:"title,omitempty"`
+	Findings   []Finding `json:"findings,omitempty"`
 }
 
 // Tape is an append-only JSONL file of entries. Each Append writes one line
@@ -203,6 +206,20 @@ func (e Entry) Validate() error {
 			return fmt.Errorf("%s: %w", l.name, err)
 		}
 	}
+	for i, l := range e.Locators {
+		if _, err := ParseLocator(l); err != nil {
+			return fmt.Errorf("locators[%d]: %w", i, err)
+		}
+	}
+	if len(e.Locators) > 0 && e.Action != ActFillForm {
+		return fmt.Errorf("locators on a %s entry (only fill_form has them)", clip(string(e.Action), 60))
+	}
+	if len(e.Locators) > len(e.Params.Fields) {
+		return fmt.Errorf("%d locators for %d fields", len(e.Locators), len(e.Params.Fields))
+	}
+	if err := validFields(e.Params.Fields, len(e.Locators), e.OK); err != nil {
+		return err
+	}
 	for _, u := range []struct{ name, v string }{{"url", e.URL}, {"params.url", e.Params.URL}} {
 		if _, err := url.Parse(u.v); err != nil {
 			return fmt.Errorf("%s does not parse: %w", u.name, err)
@@ -228,6 +245,27 @@ func (e Entry) Validate() error {
 		if e.OK && tg.v != "" {
 			if _, err := ParseTarget(tg.v); err != nil {
 				return fmt.Errorf("params.%s: %w", tg.name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// validFields checks a recorded fill_form's fields: the kinds of the
+// fields done (the first `done`, which a spec replays) and, on a
+// successful entry, every field's kind and target (selector policy) and
+// their number. A refused intent is recorded as it was asked.
+func validFields(fields []FormField, done int, ok bool) error {
+	if ok && len(fields) > MaxFormFields {
+		return fmt.Errorf("params.fields: %d fields, at most %d", len(fields), MaxFormFields)
+	}
+	for i, f := range fields {
+		if (ok || i < done) && !slices.Contains([]string{FieldFill, FieldSelect, FieldCheck}, f.kind()) {
+			return fmt.Errorf("params.fields[%d].kind %q is not fill, select or check", i, clip(f.Kind, 60))
+		}
+		if ok {
+			if _, err := ParseTarget(f.Target); err != nil {
+				return fmt.Errorf("params.fields[%d].target: %w", i, err)
 			}
 		}
 	}
