@@ -48,6 +48,47 @@ type Entry struct {
 	Findings   []Finding `json:"findings,omitempty"`
 }
 
+// Filled is one field an entry typed into or chose an option of.
+type Filled struct {
+	Kind    string // FieldFill, FieldSelect or FieldCheck
+	Target  string // as the intent named it
+	Locator string // the Playwright Test locator it resolved to ("" when not recorded)
+	Value   string // the text typed or the option chosen ("" for a tick)
+}
+
+// Filled lists the fields e acted on: a fill's or a select_option's
+// target (when it succeeded), or each field of a fill_form that was done
+// (all of them when it succeeded, those with a recorded locator when it
+// stopped part-way). Nil for any other entry.
+func (e Entry) Filled() []Filled {
+	switch e.Action {
+	case ActFill, ActSelectOption:
+		if !e.OK {
+			return nil
+		}
+		k := FieldFill
+		if e.Action == ActSelectOption {
+			k = FieldSelect
+		}
+		return []Filled{{Kind: k, Target: e.Params.Target, Locator: e.Locator, Value: e.Params.ValueOrEmpty()}}
+	case ActFillForm:
+		n := len(e.Params.Fields)
+		if !e.OK {
+			n = min(n, len(e.Locators))
+		}
+		out := make([]Filled, 0, n)
+		for i, f := range e.Params.Fields[:n] {
+			fl := Filled{Kind: f.kind(), Target: f.Target, Value: f.Value}
+			if i < len(e.Locators) {
+				fl.Locator = e.Locators[i]
+			}
+			out = append(out, fl)
+		}
+		return out
+	}
+	return nil
+}
+
 // Tape is an append-only JSONL file of entries. Each Append writes one line
 // and fsyncs it, so a crash loses at most the line being written. Safe for
 // concurrent use.

@@ -129,3 +129,22 @@ func TestWindowBound(t *testing.T) {
 }
 
 var _ = context.Background
+
+func TestEntryFilled(t *testing.T) {
+	v := "Ada"
+	fill := Entry{Action: ActFill, OK: true, Params: Intent{Action: ActFill, Target: "e3", Value: &v}, Locator: "getByLabel('Name')"}
+	assert.Equal(t, []Filled{{Kind: FieldFill, Target: "e3", Locator: "getByLabel('Name')", Value: "Ada"}}, fill.Filled())
+	fill.OK = false
+	assert.Nil(t, fill.Filled(), "a fill that failed typed nothing")
+
+	form := Entry{Action: ActFillForm, OK: true, Params: Intent{Action: ActFillForm, Fields: []FormField{
+		{Target: "e1", Value: "x"}, {Target: "e2", Value: "Red", Kind: FieldSelect}, {Target: "e3", Kind: FieldCheck}}},
+		Locators: []string{"a", "b", "c"}}
+	got := form.Filled()
+	require.Len(t, got, 3)
+	assert.Equal(t, Filled{Kind: FieldSelect, Target: "e2", Locator: "b", Value: "Red"}, got[1])
+	assert.Equal(t, FieldCheck, got[2].Kind)
+	form.OK, form.Locators = false, []string{"a"}
+	assert.Equal(t, []Filled{{Kind: FieldFill, Target: "e1", Locator: "a", Value: "x"}}, form.Filled(), "only the fields done before it stopped")
+	assert.Nil(t, Entry{Action: ActClick, OK: true}.Filled())
+}

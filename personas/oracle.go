@@ -170,12 +170,16 @@ func (xssOracle) Check(_ context.Context, o Observation) []Finding {
 
 // payloadFor finds the fill that typed the token, in this action or earlier.
 func payloadFor(o Observation, token string) string {
-	if v := o.Intent.ValueOrEmpty(); strings.Contains(v, token) {
-		return v
+	for _, v := range append(o.Intent.Typed(), o.Intent.ValueOrEmpty()) {
+		if strings.Contains(v, token) {
+			return v
+		}
 	}
 	for i := len(o.Tape) - 1; i >= 0; i-- {
-		if v := o.Tape[i].Params.ValueOrEmpty(); o.Tape[i].Action == browser.ActFill && strings.Contains(v, XSSMarker+token) {
-			return v
+		for _, f := range o.Tape[i].Filled() {
+			if f.Kind == browser.FieldFill && strings.Contains(f.Value, XSSMarker+token) {
+				return f.Value
+			}
 		}
 	}
 	return XSSMarker + token

@@ -299,8 +299,10 @@ func (d *driver) screenshot(ctx context.Context, idx int) string {
 func lastInput(tape []browser.Entry) string {
 	for i := len(tape) - 1; i >= 0; i-- {
 		switch tape[i].Action {
-		case browser.ActFill:
-			return tape[i].Params.ValueOrEmpty()
+		case browser.ActFill, browser.ActFillForm:
+			if typed := tape[i].Params.Typed(); len(typed) > 0 {
+				return typed[len(typed)-1]
+			}
 		case browser.ActNavigate, browser.ActReload, browser.ActGoBack:
 			return ""
 		}

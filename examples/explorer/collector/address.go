@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
@@ -82,6 +83,18 @@ func (a *Addresser) Entry(e browser.Entry) browser.Entry {
 	if e.Params.Value != nil {
 		v := a.Text(*e.Params.Value)
 		e.Params.Value = &v
+	}
+	if len(e.Locators) > 0 {
+		e.Locators = slices.Clone(e.Locators)
+		for i, l := range e.Locators {
+			e.Locators[i] = a.Text(l)
+		}
+	}
+	if len(e.Params.Fields) > 0 {
+		e.Params.Fields = slices.Clone(e.Params.Fields)
+		for i, f := range e.Params.Fields {
+			e.Params.Fields[i].Target, e.Params.Fields[i].Value = a.Text(f.Target), a.Text(f.Value)
+		}
 	}
 	e.Findings = a.Findings(e.Findings)
 	return e

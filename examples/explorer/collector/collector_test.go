@@ -44,6 +44,13 @@ func TestAddresser(t *testing.T) {
 	assert.Equal(t, "see https://shop.example/app/s", *pub.Params.Value)
 	assert.Equal(t, "see http://127.0.0.1:4100/s", typed, "the original value is left as it is")
 
+	e = browser.Entry{Locators: []string{"getByLabel('http://127.0.0.1:4100/s')"}, Params: browser.Intent{Action: browser.ActFillForm,
+		Fields: []browser.FormField{{Target: "e2", Value: "http://127.0.0.1:4100/t"}}}}
+	pub = a.Entry(e)
+	assert.Equal(t, "getByLabel('https://shop.example/app/s')", pub.Locators[0])
+	assert.Equal(t, "https://shop.example/app/t", pub.Params.Fields[0].Value)
+	assert.Equal(t, "http://127.0.0.1:4100/t", e.Params.Fields[0].Value, "the original fields are left as they are")
+
 	var buf bytes.Buffer
 	slog.New(slog.NewTextHandler(a.Writer(&buf), nil)).Info("look", "url", "http://127.0.0.1:4100/z")
 	assert.Contains(t, buf.String(), "url=https://shop.example/app/z")

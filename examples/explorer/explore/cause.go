@@ -49,6 +49,9 @@ var (
 	reSpace      = regexp.MustCompile(`\s+`)
 	reStartTagEv = regexp.MustCompile(`<[a-zA-Z][^>]*>`)
 	reStyleAttr  = regexp.MustCompile(`\s+style=("[^"]*"|'[^']*')`)
+	// reValueAttr is a field's value in a start tag: data (typed, or the
+	// record's), not what tells one element from another.
+	reValueAttr = regexp.MustCompile(`\s+value=("[^"]*"|'[^']*'|[^\s>]*)`)
 	reLoadEcho   = regexp.MustCompile(`(?i)^failed to load resource: (the server responded with a status of \d+|net::err_)`)
 	// reErrorSign marks text that reports a failure, not a validation.
 	reErrorSign = regexp.MustCompile(`(?i)exception|traceback|stack|\bat [\w.$<>]+ ?\(|\bsql|sqlstate|syntax error|unexpected|undefined|null\b|nil\b|panic|fatal|internal|(?:status|error|http|code)\W{0,3}5\d\d\b|\b5\d\d (?:internal|server|bad gateway|service)|errno|failed|failure|crash`)
@@ -71,7 +74,7 @@ func norm(s string, n int) string {
 // out.
 func elementSig(evidence string) string {
 	if t := reStartTagEv.FindString(evidence); t != "" {
-		return norm(reStyleAttr.ReplaceAllString(t, ""), 200)
+		return norm(reValueAttr.ReplaceAllString(reStyleAttr.ReplaceAllString(t, ""), ""), 200)
 	}
 	return norm(evidence, 120)
 }
@@ -102,7 +105,7 @@ func rootCause(f browser.Finding, page string) string {
 	switch f.Kind {
 	case browser.FindServerError:
 		if _, body, ok := strings.Cut(f.Evidence, "body:"); ok && strings.TrimSpace(body) != "" {
-			return "5xx|" + norm(withoutRequest(body, firstNonEmpty(f.URL, page)), 160)
+			return "5xx|" + norm(errorPart(withoutRequest(body, firstNonEmpty(f.URL, page))), 160)
 		}
 		return "5xx|" + norm(f.Message, 160)
 	case browser.FindPageError, browser.FindConsoleError:
@@ -211,6 +214,29 @@ func payloadParams(rawURL string) string {
 	slices.Sort(names)
 	return strings.Join(names, ",")
 }
+
+// errorPart is the part of an error page's text that says what failed:
+// the first of its parts (split where the page repeats its status, and at
+// separators and sentence ends) that reads like an error. The rest is the
+// page's chrome, which shows data (the signed-in user's name, a count)
+// that differs from one sighting of the cause to the next. A text with no
+// such part is kept whole.
+func errorPart(text string) string {
+	parts := reSegment.Split(reStatusPhrase.ReplaceAllString(text, "\n"), -1)
+	for _, p := range parts {
+		if reErrorWords.MatchString(p) {
+			return strings.TrimSpace(p)
+		}
+	}
+	return text
+}
+
+var (
+	// reStatusPhrase is an error page's status line: its code and reason.
+	reStatusPhrase = regexp.MustCompile(`(?i)\b(?:http\s*)?5\d\d\b|\b(?:internal\s+)?server\s+error\b|\bbad\s+gateway\b|\bservice\s+(?:temporarily\s+)?unavailable\b|\bgateway\s+time-?out\b|\bsomething\s+went\s+wrong\b`)
+	reSegment      = regexp.MustCompile(`\n|\s[·|•—–]\s|\.\s`)
+	reErrorWords   = regexp.MustCompile(`(?i)error|exception|traceback|panic|fatal|fault|violat|constraint|too long|overflow|undefined|\bnull\b|\bnil\b|invalid|failed|cannot|can't|unable|division|refused|denied|out of range|not found`)
+)
 
 // withoutRequest takes the failing request's own path (as sent, and as
 // its route template) out of an error text: an error that quotes the

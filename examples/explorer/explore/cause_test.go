@@ -26,6 +26,29 @@ func TestRootCause(t *testing.T) {
 	s2.Evidence = "GET /x → 500; body: ZeroDivisionError: division by zero"
 	assert.NotEqual(t, rootCause(s1, ""), rootCause(s2, ""))
 
+	// An error page inside the app's chrome: the chrome shows data (the
+	// signed-in user's name) that differs between sightings; the part
+	// that reads like an error is the cause.
+	chrome := func(user, msg string) browser.Finding {
+		return browser.Finding{Kind: browser.FindServerError, Message: "server error 500 on POST /things/4",
+			Evidence: "POST /things/4 → 500; body: Internal Server Error · Shop Skip to content Shop Home Orders " + user + " Sign out 500 Internal Server Error " + msg + " Back to the start page Shop · Help"}
+	}
+	long := "value too long for column title (character varying(100)): got 256 characters"
+	assert.Equal(t, rootCause(chrome("Demo User", long), ""), rootCause(chrome("Lorem ipsum dolor sit amet consectetur", long), ""),
+		"one cause whoever is signed in")
+	assert.NotEqual(t, rootCause(chrome("Demo User", long), ""), rootCause(chrome("Demo User", "division by zero in total"), ""))
+	assert.Contains(t, rootCause(chrome("Demo User", long), ""), "value too long for column title")
+	assert.Equal(t, "Oops, try later", errorPart("Oops, try later"), "no part reads like an error: the text whole")
+	assert.Equal(t, `File "app/views/list.py", line 41, in render AttributeError: 'NoneType' object has no attribute 'owner'`,
+		errorPart(`Traceback (most recent call last): File "app/views/list.py", line 41, in render AttributeError: 'NoneType' object has no attribute 'owner'`)[len("Traceback (most recent call last): "):],
+		"a trace is one part")
+
+	// A field's value is data: one element, whatever it holds.
+	l1 := browser.Finding{Kind: collector.FindA11y, Message: "Form elements must have labels (rule label)", Evidence: `<input id="tz" name="timezone" type="text" value="UTC">`}
+	l2 := l1
+	l2.Evidence = `<input id="tz" name="timezone" type="text" value="Lorem ipsum dolor si...">`
+	assert.Equal(t, rootCause(l1, "/settings"), rootCause(l2, "/settings"))
+
 	p1 := browser.Finding{Kind: browser.FindPageError, Message: "TypeError: Cannot read properties of null (reading 'x')\n    at http://127.0.0.1:4000/a:12:5"}
 	p2 := browser.Finding{Kind: browser.FindPageError, Message: "TypeError: Cannot read properties of null (reading 'x')\n    at http://127.0.0.1:5111/b:99:1"}
 	assert.Equal(t, rootCause(p1, ""), rootCause(p2, ""))

@@ -261,7 +261,9 @@ func (mr *missionRun) crossUserRepro(b Bug, tl []TimelineEntry) (browser.Reprodu
 		}
 	}
 	fill := slices.IndexFunc(mine, func(e browser.Entry) bool {
-		return e.Action == browser.ActFill && strings.TrimSpace(e.Params.ValueOrEmpty()) == l.Marker
+		return slices.ContainsFunc(e.Filled(), func(f browser.Filled) bool {
+			return f.Kind == browser.FieldFill && strings.TrimSpace(f.Value) == l.Marker
+		})
 	})
 	if fill < 0 {
 		return browser.Reproduction{}, false

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -301,6 +302,14 @@ func reportBrief(r MissionResult) string {
 	return clip.String(b.String(), 24000)
 }
 
+// at is xs[i], or "" past its end.
+func at(xs []string, i int) string {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return ""
+}
+
 func describeEntry(e browser.Entry) string {
 	s := string(e.Action)
 	switch {
@@ -311,6 +320,12 @@ func describeEntry(e browser.Entry) string {
 	}
 	if v := e.Params.ValueOrEmpty(); v != "" {
 		s += fmt.Sprintf(" value %q", clip.String(v, 60))
+	}
+	for i, f := range e.Params.Fields {
+		s += fmt.Sprintf("; %s %s", cmp.Or(f.Kind, browser.FieldFill), cmp.Or(at(e.Locators, i), f.Target))
+		if f.Value != "" {
+			s += fmt.Sprintf(" value %q", clip.String(f.Value, 60))
+		}
 	}
 	if e.Params.Key != "" {
 		s += " key " + e.Params.Key

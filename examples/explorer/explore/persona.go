@@ -160,6 +160,11 @@ type coverage struct {
 	multiField map[string]bool
 	signin     string          // URL of the sign-in page
 	lastRows   map[string]bool // list pages whose last row was opened
+	// seenAt is the step of the latest look at each page (path?query);
+	// destroyedAt the step of the latest action on a control named to
+	// delete (see gone).
+	seenAt      map[string]int
+	destroyedAt int
 	catalogued map[string]int  // form page -> the catalogue's submissions there
 	// catSteps counts the mission's steps spent on the catalogue (its
 	// submissions and the trips back to its forms); catTrips marks the
@@ -180,7 +185,7 @@ type coverage struct {
 
 func newCoverage() *coverage {
 	return &coverage{visited: map[string]bool{}, visitedT: map[string]int{}, known: map[string]bool{}, formSig: map[string]string{},
-		multiField: map[string]bool{}, lastRows: map[string]bool{}, catalogued: map[string]int{}, seenOn: map[string]string{},
+		multiField: map[string]bool{}, lastRows: map[string]bool{}, seenAt: map[string]int{}, catalogued: map[string]int{}, seenOn: map[string]string{},
 		catTrips: map[string]bool{}}
 }
 
@@ -924,10 +929,62 @@ func sortFirst(els []personas.Element) []personas.Element {
 // next picks the member's next step, or false when it has nothing to do.
 func (m *member) next(v *view) (step, bool) {
 	st, ok := m.decide(v)
+	if ok {
+		var n int
+		if st, n = m.batch(st); n > 0 {
+			v.Sweep.merged(n)
+		}
+	}
 	m.lead = ok && st.lead
 	m.leadCat = m.lead && st.cat
 	m.lastCat = ok && st.cat
 	return st, ok
+}
+
+// batch merges a macro's fills and choices on one screen (st and the
+// steps queued after it) into one fill_form intent, as a person fills a
+// form before sending it: one step of the budget and one look at the page,
+// not one per field. It returns how many queued steps it took in.
+func (m *member) batch(st step) (step, int) {
+	f, ok := formField(st)
+	if !ok {
+		return st, 0
+	}
+	fields, whys := []browser.FormField{f}, []string{st.why}
+	n := 0
+	for ; n < len(m.q) && len(fields) < browser.MaxFormFields; n++ {
+		g, ok := formField(m.q[n])
+		if !ok {
+			break
+		}
+		fields, whys = append(fields, g), append(whys, m.q[n].why)
+		st.cat = st.cat || m.q[n].cat
+	}
+	if n == 0 {
+		return st, 0
+	}
+	m.q = m.q[n:]
+	st.in = browser.Intent{Action: browser.ActFillForm, Fields: fields}
+	st.why = strings.Join(whys, "; ")
+	return st, n
+}
+
+// formField is a step as a field of fill_form: a fill, a choice of an
+// option or a tick that goes on its own (no hold before it, no watch
+// after it, not chained to the previous step).
+func formField(st step) (browser.FormField, bool) {
+	if st.before != nil || st.chain || st.watch > 0 || st.lead {
+		return browser.FormField{}, false
+	}
+	switch st.in.Action {
+	case browser.ActFill:
+		return browser.FormField{Target: st.in.Target, Value: st.in.ValueOrEmpty()}, true
+	case browser.ActSelectOption:
+		return browser.FormField{Target: st.in.Target, Value: st.in.ValueOrEmpty(), Kind: browser.FieldSelect}, true
+	case browser.ActCheck:
+		return browser.FormField{Target: st.in.Target, Kind: browser.FieldCheck}, true
+	}
+	return browser.FormField{}, false
 }
 
 // decide is next's choice.
@@ -1061,6 +1118,17 @@ func (m *member) decide(v *view) (step, bool) {
 		return v.Sweep.next(m, v)
 	}
 	return step{}, false
+}
+
+// reDestroy names a control that deletes what it stands for.
+var reDestroy = regexp.MustCompile(`(?i)\b(delete|remove|destroy|archive|discard|erase|trash)\b`)
+
+// gone reports whether page (path?query) answered when the team looked at
+// it and a control named to delete was used since: a 404 there now is
+// what the mission did (the record it deleted), not a broken link.
+func (c *coverage) gone(page string) bool {
+	at, ok := c.seenAt[page]
+	return ok && c.destroyedAt > at
 }
 
 // minRows is how many links of one URL template make a list.

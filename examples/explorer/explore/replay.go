@@ -253,8 +253,10 @@ func (mr *missionRun) traceRepros(ctx context.Context, r *MissionResult, minimiz
 // value is a ${SECRET_n} reference).
 func typesSecret(entries []browser.Entry) bool {
 	for _, e := range entries {
-		if strings.Contains(e.Params.ValueOrEmpty(), "${SECRET_") {
-			return true
+		for _, v := range append(e.Params.Typed(), e.Params.ValueOrEmpty()) {
+			if strings.Contains(v, "${SECRET_") {
+				return true
+			}
 		}
 	}
 	return false

@@ -240,8 +240,10 @@ func (mr *missionRun) retype(es []TimelineEntry) {
 		return
 	}
 	for _, t := range es {
-		if t.Entry.Action == browser.ActFill && t.Entry.OK {
-			mr.sw.typed.add(t.Entry.Params.ValueOrEmpty())
+		for _, f := range t.Entry.Filled() {
+			if f.Kind == browser.FieldFill {
+				mr.sw.typed.add(f.Value)
+			}
 		}
 	}
 }

@@ -889,6 +889,12 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 		mr.trace.Info("observation: another user's page answers 404 to this user", "url", urlx.PathQuery(mr.public(firstNonEmpty(f.URL, e.URL))), "user", mr.cur.Name)
 		return Bug{}, false
 	}
+	if u := urlx.PathQuery(mr.public(firstNonEmpty(f.URL, e.URL))); f.Kind == browser.FindNotFound && e.Action == browser.ActNavigate && mr.cov.gone(u) {
+		// The team opened by its address a page it had seen, after it
+		// deleted something: the record is gone, no link is broken.
+		mr.trace.Info("observation: a page seen before answers 404 after a delete", "url", u)
+		return Bug{}, false
+	}
 	if f.Kind == collector.FindDuplicateRow && mr.sw != nil && mr.sw.typed.ownRepeat(f.Evidence) {
 		// Two records the explorer made with the same values: no bug.
 		mr.trace.Info("duplicate row of the explorer's own values", "evidence", clip.String(f.Evidence, 200))

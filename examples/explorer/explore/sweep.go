@@ -44,6 +44,9 @@ type sweep struct {
 	// after the submission needs no revisit).
 	revisit []string
 	since   map[string]bool
+	// revisitCat: the revisits queued are (also) the input catalogue's,
+	// and count in its share of the mission (coverage.catSteps).
+	revisitCat bool
 	// typed counts what the mission typed.
 	typed typedValues
 	// made is set when the latest action submitted a form that took the
@@ -249,6 +252,9 @@ type pendingTarget struct {
 	left int
 	// revisit: the pages to open if the macro's form made a record.
 	revisit []string
+	// cat: the macro is the input catalogue's (formClass); so are the
+	// revisits it queues (see sweep.revisitCat).
+	cat bool
 	// also are the targets of the same input class on the form's other
 	// fields that the macro filled in the same submission (see widen);
 	// they count as tried with key unless the form sent the submission
@@ -323,6 +329,7 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 			if to, ok := sw.model.State(id); ok && to.Template != from.Template {
 				// A form took the browser elsewhere: a record was made.
 				sw.queueRevisit(p.revisit)
+				sw.revisitCat = sw.revisitCat || p.cat
 			}
 		}
 	}
@@ -400,6 +407,7 @@ const maxRevisit = 4
 func (sw *sweep) queueRevisit(pages []string) {
 	if len(sw.revisit) == 0 {
 		sw.since = map[string]bool{}
+		sw.revisitCat = false
 	}
 	for _, l := range pages {
 		if !slices.Contains(sw.revisit, l) && len(sw.revisit) < maxRevisit {
@@ -423,6 +431,14 @@ func (sw *sweep) acted(ok bool) bool {
 	sw.markDone(sw.pend.from, sw.pend.key)
 	sw.pend = nil
 	return true
+}
+
+// merged accounts for n steps of the pending macro that member.batch
+// played within one.
+func (sw *sweep) merged(n int) {
+	if sw != nil && sw.pend != nil {
+		sw.pend.left -= n
+	}
 }
 
 // work is the supervisor's coverage signal: 1 while untried targets
@@ -856,9 +872,9 @@ func fillOthersWith(v *view, el personas.Element, at int, wide map[string]string
 			macro = append(macro, step{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name})
 		case e.Role == "radio" && f.Required && !radioDone && !e.Has("checked"):
 			radioDone = true
-			macro = append(macro, step{in: clickRef(e.Ref), why: "choose " + e.Name})
+			macro = append(macro, step{in: browser.Intent{Action: browser.ActCheck, Target: e.Ref}, why: "choose " + e.Name})
 		case e.Role == "checkbox" && f.Required && !e.Has("checked"):
-			macro = append(macro, step{in: clickRef(e.Ref), why: "tick " + e.Name})
+			macro = append(macro, step{in: browser.Intent{Action: browser.ActCheck, Target: e.Ref}, why: "tick " + e.Name})
 		}
 	}
 	return macro
@@ -1182,7 +1198,7 @@ func (sw *sweep) followUp(v *view) (step, bool) {
 		l := sw.revisit[0]
 		sw.revisit = sw.revisit[1:]
 		if l != urlx.PathQuery(v.URL) && !sw.since[l] {
-			return step{in: nav(l), why: "see the submitted record where the app lists it"}, true
+			return step{in: nav(l), why: "see the submitted record where the app lists it", cat: sw.revisitCat}, true
 		}
 	}
 	return step{}, false
@@ -1517,7 +1533,7 @@ func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) (mac
 			if v.Cov != nil {
 				v.Cov.catalogued[urlx.Path(v.URL)]++
 			}
-			sw.pend = &pendingTarget{from: sw.cur, key: a.Key(), left: len(macro), also: also, strict: strict, class: c}
+			sw.pend = &pendingTarget{from: sw.cur, key: a.Key(), left: len(macro), also: also, strict: strict, class: c, cat: true}
 			if c == personas.ClassQuotes || c == personas.ClassNonLatin {
 				sw.pend.revisit = listPages(v) // shown where the app lists it
 			}

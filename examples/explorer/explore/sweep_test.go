@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/personas"
@@ -246,6 +247,20 @@ func TestSweepRevisitOnce(t *testing.T) {
 	assert.Equal(t, "/", st.in.URL, "the list already seen is skipped: %s", st.why)
 	_, ok = sw.followUp(rec)
 	assert.False(t, ok, "nothing left to revisit")
+	assert.False(t, st.cat, "a record's revisits are not the catalogue's")
+
+	// The revisits a catalogue submission queues (a payload class shown
+	// where the app lists it) count in the catalogue's share.
+	sw.observe(v.URL, v.Els)
+	sw.pend = &pendingTarget{from: sw.cur, key: "k", revisit: []string{"/things", "/"}, cat: true}
+	sw.observe("http://app.test/things/43", nil)
+	st, ok = sw.followUp(&view{URL: "http://app.test/things/43", Cov: v.Cov})
+	require.True(t, ok)
+	assert.True(t, st.cat, "%s", st.why)
+	sw.revisit = nil
+	sw.queueRevisit([]string{"/"})
+	assert.False(t, sw.revisitCat, "a new batch starts uncounted")
+	sw.revisit = nil
 
 	// A second record of the same form is not looked for again (its
 	// payloads queue their own revisits); a double submission is, and a
@@ -485,7 +500,7 @@ func TestBackToFormLeads(t *testing.T) {
 	assert.True(t, m.lead)
 	st, ok = m.next(form)
 	require.True(t, ok)
-	assert.Equal(t, browser.ActFill, st.in.Action, "the trick, on the form")
+	assert.Equal(t, browser.ActFillForm, st.in.Action, "the trick, on the form")
 	assert.False(t, m.lead)
 }
 
@@ -1050,16 +1065,18 @@ func TestFlowBeforeQueuedVisits(t *testing.T) {
 	sw.observe(v1.URL, step1)
 	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}, Credentials{}, nil)
 	var played []step
-	for range 3 {
+	for range 2 {
 		st, ok := m.next(v1)
 		require.True(t, ok)
 		played = append(played, st)
 	}
-	require.Equal(t, `{"action":"click","target":"e4"}`, played[2].in.JSON(), "%v", intents(played))
+	require.Equal(t, browser.ActFillForm, played[0].in.Action, "both fields in one step: %v", intents(played))
+	require.Len(t, played[0].in.Fields, 2)
+	require.Equal(t, `{"action":"click","target":"e4"}`, played[1].in.JSON(), "%v", intents(played))
 	require.NotEmpty(t, m.q)
 	require.Equal(t, browser.ActNavigate, m.q[0].in.Action, "the probe's visits are queued")
 
-	sw.submitted(played[2].in, true, v1, v1.URL)
+	sw.submitted(played[1].in, true, v1, v1.URL)
 	sw.observe(v1.URL, step2)
 	v2 := &view{URL: v1.URL, Els: step2, Cov: cov, Rand: v1.Rand, Start: "/", Sweep: sw}
 	st, ok := m.next(v2)
@@ -1233,4 +1250,53 @@ func TestDropSessionOnAPageWithButtons(t *testing.T) {
 	assert.Equal(t, "/login", macro[len(macro)-1].in.URL)
 	assert.True(t, cov.dropped)
 	assert.Nil(t, m.plan(TrickDropSession, stock), "once")
+}
+
+// A macro's fills and choices on one screen go as one fill_form step: one
+// step of the budget; what must go alone (a held or watched click, a
+// chained one, a step that leads elsewhere) stays a step of its own.
+func TestBatchFillsAForm(t *testing.T) {
+	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	red := "Red"
+	m.q = []step{
+		{in: fillRef("e3", "b"), why: "fill B", cat: true},
+		{in: browser.Intent{Action: browser.ActSelectOption, Target: "e4", Value: &red}, why: "choose Colour"},
+		{in: browser.Intent{Action: browser.ActCheck, Target: "e5"}, why: "tick Terms"},
+		{in: clickRef("e6"), why: "submit", watch: 400 * time.Millisecond},
+	}
+	sw := newSweep()
+	sw.pend = &pendingTarget{left: 5}
+	v := &view{URL: "http://app.test/things/new", Cov: newCoverage(), Sweep: sw}
+	m.q = append([]step{{in: fillRef("e2", "a"), why: "fill A"}}, m.q...)
+	st, ok := m.next(v)
+	require.True(t, ok)
+	require.Equal(t, browser.ActFillForm, st.in.Action)
+	assert.Equal(t, []browser.FormField{{Target: "e3", Value: "b"}, {Target: "e4", Value: "Red", Kind: browser.FieldSelect}, {Target: "e5", Kind: browser.FieldCheck}}, st.in.Fields[1:])
+	assert.Equal(t, "e2", st.in.Fields[0].Target)
+	assert.True(t, st.cat, "a catalogue field makes the step the catalogue's")
+	assert.Contains(t, st.why, "choose Colour")
+	assert.Equal(t, 2, sw.pend.left, "the macro's steps played within one")
+	require.Len(t, m.q, 1)
+	assert.Equal(t, browser.ActClick, m.q[0].in.Action)
+
+	// One fill alone stays a fill; a held step is never merged.
+	m.q = []step{{in: fillRef("e2", "a")}, {in: fillRef("e3", "b"), before: func() {}}}
+	st, _ = m.next(v)
+	assert.Equal(t, browser.ActFill, st.in.Action)
+	assert.Len(t, m.q, 1)
+}
+
+// A page seen before that answers 404 after the team used a control named
+// to delete is the record it deleted, not a broken link.
+func TestCoverageGone(t *testing.T) {
+	c := newCoverage()
+	c.seenAt["/things/7/edit"] = 10
+	assert.False(t, c.gone("/things/7/edit"), "nothing deleted")
+	c.destroyedAt = 8
+	assert.False(t, c.gone("/things/7/edit"), "deleted before the page was seen")
+	c.destroyedAt = 12
+	assert.True(t, c.gone("/things/7/edit"))
+	assert.False(t, c.gone("/things/8"), "a page never seen")
+	assert.True(t, reDestroy.MatchString("Delete project"))
+	assert.False(t, reDestroy.MatchString("Save"))
 }

@@ -408,6 +408,9 @@ func (mr *missionRun) snapshot(ctx context.Context, out *State) (browser.Snapsho
 func (mr *missionRun) observe(ctx context.Context, snap browser.Snapshot, out *State) *view {
 	els := personas.ParseElements(snap)
 	here := urlx.PathQuery(snap.URL)
+	if !strings.HasPrefix(here, collector.Prefix) {
+		mr.cov.seenAt[here] = mr.steps
+	}
 	if !strings.HasPrefix(here, collector.Prefix) && mr.cov.visit(here) {
 		mr.freshPage = true
 		out.Explored = append(out.Explored, here)
@@ -440,10 +443,17 @@ func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) (
 	if st.before != nil {
 		st.before()
 	}
+	if v := mr.lastView; v != nil && st.in.Target != "" {
+		if i := indexOf(v.Els, st.in.Target); i >= 0 && reDestroy.MatchString(v.Els[i].Name) {
+			mr.cov.destroyedAt = mr.steps + 1
+		}
+	}
 	res := mr.sess.Do(ctx, st.in)
-	if mr.sw != nil && st.in.Action == browser.ActFill && res.OK {
-		mr.sw.typed.add(st.in.ValueOrEmpty())
-		mr.noteTyped(st.in.ValueOrEmpty())
+	if mr.sw != nil && res.OK {
+		for _, typed := range st.in.Typed() {
+			mr.sw.typed.add(typed)
+			mr.noteTyped(typed)
+		}
 	}
 	if mr.sw != nil && res.OK && mr.sw.pend == nil {
 		mr.sw.credit(mr.lastView, st.in)

@@ -67,10 +67,11 @@ func (mr *missionRun) rememberRepro(ctx context.Context, b Bug, entries []browse
 // secrets (or the environment) cannot resolve; "" when there is none.
 func unknownSecret(steps []browser.Entry, secrets *browser.Secrets) string {
 	for _, e := range steps {
-		v := e.Params.ValueOrEmpty()
-		if name, ok := browser.SecretRef(v); ok {
-			if _, known := secrets.Resolve(v); !known {
-				return name
+		for _, v := range append(e.Params.Typed(), e.Params.ValueOrEmpty()) {
+			if name, ok := browser.SecretRef(v); ok {
+				if _, known := secrets.Resolve(v); !known {
+					return name
+				}
 			}
 		}
 	}

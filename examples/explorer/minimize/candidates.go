@@ -167,13 +167,18 @@ func FormSteps(full []browser.Entry, i int) []browser.Entry {
 	for k > 0 && urlx.Path(full[k-1].URL) == page {
 		k--
 	}
-	if !slices.ContainsFunc(full[k+1:i], func(e browser.Entry) bool { return e.Action == browser.ActFill }) {
+	if !slices.ContainsFunc(full[k+1:i], typedSomething) {
 		return nil
 	}
 	if full[k].Action == browser.ActNavigate {
 		return slices.Clone(full[k : i+1])
 	}
 	return append([]browser.Entry{jumpTo(full[k], full[k+1])}, full[k+1:i+1]...)
+}
+
+// typedSomething: e typed text into a field (a fill, or a fill_form's).
+func typedSomething(e browser.Entry) bool {
+	return slices.ContainsFunc(e.Filled(), func(f browser.Filled) bool { return f.Kind == browser.FieldFill })
 }
 
 // makersFor are the steps that create, in tape order, the records c names
@@ -257,7 +262,9 @@ var rePasswordField = regexp.MustCompile(`(?i)passw|passphrase|pwd`)
 func signIn(tape []browser.Entry) []browser.Entry {
 	for i := len(tape) - 1; i >= 0; i-- {
 		e := tape[i]
-		if e.Action != browser.ActFill || !rePasswordField.MatchString(e.Locator+" "+e.Params.Target) {
+		if !slices.ContainsFunc(e.Filled(), func(f browser.Filled) bool {
+			return f.Kind == browser.FieldFill && rePasswordField.MatchString(f.Locator+" "+f.Target)
+		}) {
 			continue
 		}
 		end := -1

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -130,6 +131,25 @@ func ReplayIntents(e browser.Entry, recorded, origin string) ([]browser.Intent, 
 		in.URL = origin + strings.TrimPrefix(in.URL, recorded)
 	}
 	var out []browser.Intent
+	if len(in.Fields) > 0 {
+		// A fill_form: each field's ref from its recorded locator.
+		in.Fields = slices.Clone(in.Fields)
+		for i, f := range in.Fields {
+			t, err := browser.ParseTarget(f.Target)
+			if err != nil {
+				return nil, err
+			}
+			if t.Kind != browser.TargetRef {
+				continue
+			}
+			if i >= len(e.Locators) || e.Locators[i] == "" {
+				return nil, fmt.Errorf("%s fields[%d] %s: no locator recorded", e.Action, i, f.Target)
+			}
+			if in.Fields[i].Target, err = targetOf(e.Locators[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if in.Target != "" {
 		t, err := browser.ParseTarget(in.Target)
 		if err != nil {

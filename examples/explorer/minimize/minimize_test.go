@@ -451,6 +451,20 @@ func TestReplayIntents(t *testing.T) {
 
 	_, err = ReplayIntents(browser.Entry{Action: browser.ActClick, Params: browser.Intent{Action: browser.ActClick, Target: "e3"}}, "", "")
 	assert.ErrorContains(t, err, "no locator recorded")
+
+	// A fill_form: each field's ref from its own recorded locator.
+	form := browser.Entry{Action: browser.ActFillForm, Params: browser.Intent{Action: browser.ActFillForm, Fields: []browser.FormField{
+		{Target: "e2", Value: "Ada"}, {Target: "#colour", Value: "Red", Kind: browser.FieldSelect}, {Target: "e4", Kind: browser.FieldCheck}}},
+		Locators: []string{"getByLabel('Name')", "locator('#colour')", "getByTestId('terms')"}}
+	ins, err = ReplayIntents(form, "", "")
+	require.NoError(t, err)
+	require.Len(t, ins, 1)
+	assert.Equal(t, []browser.FormField{{Target: "label=Name", Value: "Ada"}, {Target: "#colour", Value: "Red", Kind: browser.FieldSelect},
+		{Target: `[data-testid="terms"]`, Kind: browser.FieldCheck}}, ins[0].Fields)
+	assert.Equal(t, "e2", form.Params.Fields[0].Target, "the entry is left as it is")
+	form.Locators = form.Locators[:1]
+	_, err = ReplayIntents(form, "", "")
+	assert.ErrorContains(t, err, "fields[2] e4: no locator recorded")
 }
 
 func TestFindingSig(t *testing.T) {
@@ -559,4 +573,26 @@ func TestCandidatesRecords(t *testing.T) {
 	for _, c := range append(plain, signed...) {
 		assert.Less(t, len(c), len(full), "no longer than the tape")
 	}
+}
+
+// A form filled by one fill_form is a form's steps and a sign-in as a
+// form of fills is.
+func TestFillFormSteps(t *testing.T) {
+	pw := "${SECRET_1}"
+	tape := []browser.Entry{
+		{Action: browser.ActNavigate, Params: browser.Intent{Action: browser.ActNavigate, URL: "/login"}, URL: "http://a/login", OK: true},
+		{Action: browser.ActFillForm, OK: true, URL: "http://a/login", Params: browser.Intent{Action: browser.ActFillForm, Fields: []browser.FormField{
+			{Target: "e2", Value: "qa"}, {Target: "e3", Value: pw}}}, Locators: []string{"getByLabel('User')", "getByLabel('Password')"}},
+		{Action: browser.ActClick, OK: true, URL: "http://a/home", Params: browser.Intent{Action: browser.ActClick, Target: "e4"}, Locator: "getByRole('button', { name: 'Sign in' })"},
+		{Action: browser.ActClick, OK: true, URL: "http://a/things/new", Params: browser.Intent{Action: browser.ActClick, Target: "e9"}},
+	}
+	in := signIn(tape)
+	require.Len(t, in, 3, "navigation, the form, its submit")
+	assert.Equal(t, browser.ActFillForm, in[1].Action)
+	assert.Len(t, FormSteps(tape, 2), 3)
+
+	// A fill_form of ticks and choices types nothing.
+	tape[1].Params.Fields = []browser.FormField{{Target: "e3", Kind: browser.FieldCheck}}
+	assert.Nil(t, FormSteps(tape, 2))
+	assert.Nil(t, signIn(tape))
 }
