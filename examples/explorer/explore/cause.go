@@ -52,7 +52,7 @@ var (
 	// reValueAttr is a field's value in a start tag: data (typed, or the
 	// record's), not what tells one element from another.
 	reValueAttr = regexp.MustCompile(`\s+value=("[^"]*"|'[^']*'|[^\s>]*)`)
-	reLoadEcho   = regexp.MustCompile(`(?i)^failed to load resource: (the server responded with a status of \d+|net::err_)`)
+	reLoadEcho  = regexp.MustCompile(`(?i)^failed to load resource: (the server responded with a status of \d+|net::err_)`)
 	// reErrorSign marks text that reports a failure, not a validation.
 	reErrorSign = regexp.MustCompile(`(?i)exception|traceback|stack|\bat [\w.$<>]+ ?\(|\bsql|sqlstate|syntax error|unexpected|undefined|null\b|nil\b|panic|fatal|internal|(?:status|error|http|code)\W{0,3}5\d\d\b|\b5\d\d (?:internal|server|bad gateway|service)|errno|failed|failure|crash`)
 	// reValidation marks the wording of a validation message.

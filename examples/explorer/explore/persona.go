@@ -165,7 +165,7 @@ type coverage struct {
 	// delete (see gone).
 	seenAt      map[string]int
 	destroyedAt int
-	catalogued map[string]int  // form page -> the catalogue's submissions there
+	catalogued  map[string]int // form page -> the catalogue's submissions there
 	// catSteps counts the mission's steps spent on the catalogue (its
 	// submissions and the trips back to its forms); catTrips marks the
 	// trips taken for its share (catalogueDue), one per form and count of
