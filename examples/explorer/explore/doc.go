@@ -45,7 +45,11 @@
 // catalogue trick (formClass) plays a form's classes in catalogueOrder the
 // same way before the sweep gets there, and from 15% of the budget on any
 // member that has played its own form tricks keeps it at 30% of the
-// mission's steps (catalogueDue). A choice inside a form (a select's
+// mission's steps (catalogueDue; the list pages a payload class is looked
+// for on afterwards count in it), after a list page's last row (lastRow).
+// A macro's fills, choices and ticks on one screen go as one fill_form
+// intent (member.batch): a submission is two steps of the budget, the
+// fields and then the submit. A choice inside a form (a select's
 // option, a box) is submitted with the form, with an untried option of each
 // of the form's other selects (widenOptions); sweep.here, each visit's own
 // controls, plays only choices outside forms, buttons that send no fields
