@@ -163,9 +163,16 @@ func (s *Session) finish(in Intent, start time.Time, res Result) Result {
 	if s.formRec != nil {
 		// in.Fields is the caller's slice, or RedactIntent's copy.
 		in.Fields = slices.Clone(in.Fields)
-		for i, v := range s.formRec {
-			if i < len(in.Fields) && in.Fields[i].kind() == FieldFill {
-				in.Fields[i].Value = v
+		for i := range in.Fields {
+			if in.Fields[i].kind() != FieldFill {
+				continue
+			}
+			if i < len(s.formRec) {
+				in.Fields[i].Value = s.formRec[i]
+			} else {
+				// Never typed (an earlier field failed): its value,
+				// perhaps a password no secret names, is not recorded.
+				in.Fields[i].Value = ""
 			}
 		}
 		s.formRec = nil

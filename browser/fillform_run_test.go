@@ -236,6 +236,7 @@ func TestFillFormStopsAtFailingField(t *testing.T) {
 	assert.False(t, failed[0].OK)
 	assert.Len(t, failed[0].Locators, 2)
 	assert.Equal(t, "${SECRET_1}", failed[0].Params.Fields[1].Value)
+	assert.Equal(t, "", failed[0].Params.Fields[3].Value, "a field never reached keeps no value on the tape")
 	src, err := browser.Translate([]browser.Reproduction{{Name: "partial", Entries: ents}}, browser.SpecOptions{BaseURL: srv.URL})
 	require.NoError(t, err)
 	assert.Contains(t, src, strings.Join([]string{

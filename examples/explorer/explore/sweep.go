@@ -1071,10 +1071,12 @@ func (tv typedValues) ownRepeat(evidence string) bool {
 			continue
 		}
 		n := tv[cell]
-		if n == 0 && len(cell) >= 12 {
+		if cut := strings.TrimRight(strings.TrimSuffix(cell, "…"), ". "); n == 0 && len(cut) >= 12 {
+			// A cell the app cut: every value typed that starts so (two
+			// long texts of one opening are two records).
 			for v, c := range tv {
-				if strings.HasPrefix(v, cell) {
-					n = max(n, c)
+				if strings.HasPrefix(v, cut) {
+					n += c
 				}
 			}
 		}

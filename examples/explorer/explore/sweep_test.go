@@ -1300,3 +1300,22 @@ func TestCoverageGone(t *testing.T) {
 	assert.True(t, reDestroy.MatchString("Delete project"))
 	assert.False(t, reDestroy.MatchString("Save"))
 }
+
+// Two rows the mission made with the same values are no duplicate record
+// of the app's; a row whose value was typed once and shows twice is. Two
+// long texts of one opening, cut alike by the list, are two records.
+func TestOwnRepeat(t *testing.T) {
+	long1 := "Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor"
+	long2 := long1 + " incididunt ut labore et dolore magna aliqua"
+	tv := typedValues{}
+	for _, v := range []string{long1, long2, "1000", "1000", "Ada Lovelace 7"} {
+		tv.add(v)
+	}
+	row := func(name, n string) string {
+		return `<tr><td><a href="/events/4">` + name + `</a></td><td>` + n + `</td><td>2024-06-15</td></tr>`
+	}
+	assert.True(t, tv.ownRepeat(row("Lorem ipsum dolor sit amet consectetur adipiscing elit sed d", "1000")), "two records of one opening")
+	assert.True(t, tv.ownRepeat(row("Lorem ipsum dolor sit amet consectetur…", "1000")), "cut with an ellipsis")
+	assert.False(t, tv.ownRepeat(row("Ada Lovelace 7", "1000")), "typed once, shown twice: the app's duplicate")
+	assert.False(t, tv.ownRepeat(row("Someone else", "5")), "nothing the mission typed")
+}
