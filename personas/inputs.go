@@ -701,6 +701,12 @@ func (f Field) numberInputs() []Input {
 		out = append(out,
 			Input{Class: ClassMax, Value: fmtNum(n.max), Valid: true, Note: "max"},
 			Input{Class: ClassAboveMax, Value: fmtNum(n.max + n.step), Valid: false, Note: "max+1"})
+	} else {
+		// No maximum the page states: the app may keep one to itself (a
+		// column's range, a business rule). One past a signed 32-bit
+		// integer is above any such maximum and still a number every
+		// parser reads (Huge is not).
+		out = append(out, Input{Class: ClassAboveMax, Value: "2147483648", Valid: false, Lenient: true, Note: "past a 32-bit integer: above a maximum the page does not state"})
 	}
 	bounded := n.hasMin || n.hasMax
 	out = append(out, Input{Class: ClassZero, Value: "0", Valid: n.in(0), Lenient: !bounded})

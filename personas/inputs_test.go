@@ -88,13 +88,13 @@ func TestCatalogueClassesPerKind(t *testing.T) {
 		{"phone by label", Field{Kind: FieldText, Name: "Mobile phone"},
 			[]InputClass{ClassValid, ClassEmpty, ClassWhitespace, ClassPadded, ClassMalformed, ClassQuotes, ClassMarkup, ClassLong256, ClassNonLatin}},
 		{"number unbounded", Field{Kind: FieldNumber, Name: "Value"},
-			[]InputClass{ClassValid, ClassEmpty, ClassZero, ClassNegative, ClassHuge, ClassDecimal}},
+			[]InputClass{ClassValid, ClassEmpty, ClassAboveMax, ClassZero, ClassNegative, ClassHuge, ClassDecimal}},
 		{"number bounded", Field{Kind: FieldNumber, Min: "1", Max: "10"},
 			[]InputClass{ClassValid, ClassEmpty, ClassBelowMin, ClassMin, ClassMax, ClassAboveMax, ClassZero, ClassNegative, ClassHuge, ClassDecimal}},
 		{"number with decimal step", Field{Kind: FieldNumber, Step: "0.5"},
-			[]InputClass{ClassValid, ClassEmpty, ClassZero, ClassNegative, ClassHuge}},
+			[]InputClass{ClassValid, ClassEmpty, ClassAboveMax, ClassZero, ClassNegative, ClassHuge}},
 		{"quantity in a text box", Field{Kind: FieldText, Name: "Quantity"},
-			[]InputClass{ClassValid, ClassEmpty, ClassWhitespace, ClassZero, ClassNegative, ClassHuge, ClassDecimal, ClassMalformed, ClassQuotes, ClassMarkup}},
+			[]InputClass{ClassValid, ClassEmpty, ClassWhitespace, ClassAboveMax, ClassZero, ClassNegative, ClassHuge, ClassDecimal, ClassMalformed, ClassQuotes, ClassMarkup}},
 		{"native date", Field{Kind: FieldDate, Min: "2024-01-01", Max: "2024-12-31"},
 			[]InputClass{ClassValid, ClassEmpty, ClassBelowMin, ClassMin, ClassMax, ClassAboveMax, ClassHuge}},
 		{"date in a text box", Field{Kind: FieldText, Name: "Due date"},
@@ -118,6 +118,15 @@ func TestCatalogueClassesPerKind(t *testing.T) {
 				seen[k] = true
 			}
 		})
+	}
+
+	// A number with no stated maximum still gets one past a maximum the
+	// app may keep to itself: a number every parser reads.
+	for _, in := range Catalogue(Field{Kind: FieldNumber, Name: "Copies", Min: "1"}) {
+		if in.Class == ClassAboveMax {
+			assert.Equal(t, "2147483648", in.Value)
+			assert.True(t, in.Lenient, "the app may take it or refuse it")
+		}
 	}
 }
 

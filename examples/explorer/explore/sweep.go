@@ -1480,11 +1480,12 @@ func (sw *sweep) again(v *view) (step, bool) {
 // stores them (text longer than a column, quotes, letters outside
 // Latin-1) first, as each is one submission for every text field of the
 // form; then the number boundaries (one past the maximum, zero, below
-// zero: where a column's range or a division breaks) and emptiness, which
-// a form may refuse and so go one field at a time; then the rarer format
-// classes.
+// zero: where a column's range or a division breaks), with text past the
+// next common limit (1001 characters: a long text's column) between them,
+// and emptiness, which a form may refuse and so go one field at a time;
+// then the rarer format classes.
 var catalogueOrder = []personas.InputClass{
-	personas.ClassLong256, personas.ClassQuotes, personas.ClassNonLatin, personas.ClassAboveMax, personas.ClassZero,
+	personas.ClassLong256, personas.ClassQuotes, personas.ClassNonLatin, personas.ClassAboveMax, personas.ClassLong1001, personas.ClassZero,
 	personas.ClassNegative, personas.ClassEmpty, personas.ClassHuge, personas.ClassWhitespace, personas.ClassBelowMin,
 	personas.ClassMalformed, personas.ClassDecimal, personas.ClassInvalidDate,
 }
