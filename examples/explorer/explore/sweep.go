@@ -1081,7 +1081,10 @@ func (tv typedValues) ownRepeat(evidence string) bool {
 			}
 		}
 		switch {
-		case n == 1:
+		case n == 1 && len(cell) >= 6 && strings.ContainsFunc(cell, unicode.IsLetter):
+			// Typed once, shown twice: the app stored it twice. (A
+			// short value, a number, says nothing of which record it
+			// came from: a count of 3 is on many rows.)
 			return false
 		case n > 1:
 			many = true

@@ -1318,4 +1318,7 @@ func TestOwnRepeat(t *testing.T) {
 	assert.True(t, tv.ownRepeat(row("Lorem ipsum dolor sit amet consectetur…", "1000")), "cut with an ellipsis")
 	assert.False(t, tv.ownRepeat(row("Ada Lovelace 7", "1000")), "typed once, shown twice: the app's duplicate")
 	assert.False(t, tv.ownRepeat(row("Someone else", "5")), "nothing the mission typed")
+	tv.add("3")
+	assert.True(t, tv.ownRepeat(`<tr><td>Lorem ipsum dolor sit amet consectetur adipiscing elit sed d</td><td>1000</td><td>3</td></tr>`),
+		"a short number typed once tells nothing")
 }
