@@ -75,7 +75,12 @@ func (s *Session) Run(ctx context.Context, raw json.RawMessage) Result {
 		if errors.As(err, &ie) {
 			act = ie.Action
 		}
-		return s.finish(Intent{Action: act}, time.Now(), Result{Action: act, Error: err.Error()})
+		start := time.Now()
+		// finish reads the page and the values a running fill records:
+		// it holds the session's lock, as Do does.
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.finish(Intent{Action: act}, start, Result{Action: act, Error: err.Error()})
 	}
 	return s.Do(ctx, in)
 }
@@ -147,6 +152,7 @@ func mayLeave(a Action) bool {
 	return false
 }
 
+// finish records the action: s.mu must be held.
 func (s *Session) finish(in Intent, start time.Time, res Result) Result {
 	res.OK = res.Error == ""
 	res.URL = s.page.URL()

@@ -248,3 +248,60 @@ func TestFillFormStopsAtFailingField(t *testing.T) {
 	assert.NotContains(t, src, "never")
 	assert.NotContains(t, src, password)
 }
+
+// TestMalformedIntentDuringFillForm: a malformed intent recorded while
+// another goroutine's fill_form with a password runs takes the session's
+// lock, so it neither races with the values the fill_form records (the
+// race detector sees it) nor takes them: the tape never holds the
+// password, and the malformed entries record no fields.
+func TestMalformedIntentDuringFillForm(t *testing.T) {
+	const password = "Pl4in-Sesame-77"
+	srv, _, tapePath, tape, _, s := formUser(t)
+	ctx := context.Background()
+	r := s.Run(ctx, json.RawMessage(fmt.Sprintf(`{"action":"navigate","url":%q}`, srv.URL+"/")))
+	require.True(t, r.OK, r.Error)
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 3 {
+			r := s.Run(ctx, json.RawMessage(fmt.Sprintf(`{"action":"fill_form","fields":[{"target":"label=Name","value":"Ada"},{"target":"label=Password","value":%q}]}`, password)))
+			assert.True(t, r.OK, r.Error)
+		}
+	}()
+	bad := 0
+	for {
+		select {
+		case <-done:
+		default:
+			r := s.Run(ctx, json.RawMessage(`{"action":"fill_form","fields":"not a list"}`))
+			assert.False(t, r.OK)
+			bad++
+			continue
+		}
+		break
+	}
+	require.NoError(t, tape.Close())
+	raw, err := os.ReadFile(tapePath)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), password, "the tape never holds the password")
+	ents, _, err := browser.ReadTapeFile(tapePath)
+	require.NoError(t, err)
+	fills, malformed := 0, 0
+	for _, e := range ents {
+		if e.Action != browser.ActFillForm {
+			continue
+		}
+		if e.OK {
+			fills++
+			require.Len(t, e.Params.Fields, 2)
+			assert.NotEmpty(t, e.Params.Fields[1].Value, "the password's reference is recorded")
+			continue
+		}
+		malformed++
+		assert.Empty(t, e.Params.Fields, "a malformed intent records no fields")
+	}
+	assert.Equal(t, 3, fills)
+	assert.Equal(t, bad, malformed)
+	assert.Positive(t, bad)
+}
