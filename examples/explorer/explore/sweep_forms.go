@@ -1,0 +1,431 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
+	"github.com/agentgraph/agentgraph/personas"
+)
+
+// targetMacro is the steps that play action a (with input in) on the
+// page v: empty fields before a submit filled validly, the target's own
+// steps, and for a field the form's submit (its button, else Enter).
+func targetMacro(m *member, v *view, a personas.Action, in personas.Input) []step {
+	return targetMacroWith(m, v, a, in, nil)
+}
+
+// targetMacroWith is targetMacro with the form's other fields filled with
+// wide's values (by element ref) where it has one.
+func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, wide map[string]string) []step {
+	el, ok := personas.Locate(a, v.Els)
+	if !ok {
+		return nil
+	}
+	what := a.String()
+	switch a.Kind {
+	case personas.ActionFill:
+		i := indexOf(v.Els, el.Ref)
+		macro := fillOthersWith(v, el, i, wide)
+		val := in.Value
+		if in.Class == personas.ClassValid {
+			val = validFor(el, v) // free text made unique: records stay apart
+		}
+		macro = append(macro, step{in: fillRef(el.Ref, val), why: fmt.Sprintf("coverage: %s (%s)", what, clip.String(val, 40))})
+		last := i
+		for j := i + 1; j < len(v.Els); j++ {
+			e := v.Els[j]
+			if e.InMain == el.InMain && submitLike(e) {
+				break // the form's own submit: what follows is another form
+			}
+			if e.InMain == el.InMain && formControl(e) {
+				last = j
+			}
+		}
+		if b, ok := submitButton(v.Els, last+1); ok && el.InMain {
+			return append(macro, step{in: clickRef(b.Ref), why: "submit " + b.Name})
+		}
+		return append(macro, step{in: browser.Intent{Action: browser.ActPress, Target: el.Ref, Key: "Enter"}, why: "submit with Enter"})
+	case personas.ActionPress:
+		var macro []step
+		if el.Fillable() && el.Value == "" && a.Arg == "Enter" {
+			macro = append(macro, step{in: fillRef(el.Ref, validFor(el, v)), why: "fill " + el.Name})
+		}
+		for _, it := range a.Intents(el, in) {
+			macro = append(macro, step{in: it, why: "coverage: " + what})
+		}
+		return macro
+	case personas.ActionClick, personas.ActionDblClick:
+		var macro []step
+		if el.Role == "button" && el.InMain && submitRank(el.Name) < len(submitWords) && sendsForm(v.Els, indexOf(v.Els, el.Ref)) {
+			// A submit button: a valid form first, so the click goes
+			// through the app's own validation to what lies behind it.
+			macro = fillOthers(v, el, indexOf(v.Els, el.Ref))
+		}
+		if a.Kind == personas.ActionDblClick && len(macro) == 0 && (el.Role != "button" || submitRank(el.Name) == len(submitWords)) {
+			// Not a submit: a plain double click (to edit, to open).
+			return []step{{in: browser.Intent{Action: browser.ActDblclick, Target: el.Ref}, why: "coverage: " + what, watch: 400 * time.Millisecond}}
+		}
+		if a.Kind == personas.ActionDblClick {
+			// A submit double-clicked: two submissions a few milliseconds
+			// apart, the first answer held back as a slow network would.
+			return append(macro, step{in: browser.Intent{Action: browser.ActDblclick, Target: el.Ref}, before: m.hold,
+				why: "coverage: " + what + " (slow network)", watch: 400 * time.Millisecond})
+		}
+		return append(macro, step{in: clickRef(el.Ref), why: "coverage: " + what, watch: 400 * time.Millisecond})
+	}
+	var macro []step
+	for _, it := range a.Intents(el, in) {
+		macro = append(macro, step{in: it, why: "coverage: " + what})
+	}
+	if a.Kind == personas.ActionSelect || a.Kind == personas.ActionCheck || a.Kind == personas.ActionUncheck {
+		// A choice inside a form is a value the form sends: it is
+		// submitted, with the rest of the form valid (and the form's
+		// other choices set as wide says), or it tests nothing.
+		i := indexOf(v.Els, el.Ref)
+		if b, ok := formSubmit(v.Els, i); ok && len(macro) > 0 {
+			macro = append(fillOthers(v, el, i), macro...)
+			for _, e := range v.Els {
+				if o, ok := wide[e.Ref]; ok && e.Ref != el.Ref && e.Role == "combobox" {
+					macro = append(macro, step{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name + " (" + clip.String(o, 40) + ")"})
+				}
+			}
+			return append(macro, step{in: clickRef(b.Ref), why: "submit " + b.Name})
+		}
+	}
+	return macro
+}
+
+// inForm: the element ref sits in a form with a submit button.
+func inForm(els []personas.Element, ref string) bool {
+	_, ok := formSubmit(els, indexOf(els, ref))
+	return ok
+}
+
+// formSubmit is the submit button of the form around els[at] when it sits
+// in one: the first submit-like button of its region (main content) after
+// it, with no link between them (a link ends a form: what follows it is
+// another part of the page).
+func formSubmit(els []personas.Element, at int) (personas.Element, bool) {
+	if at < 0 || at >= len(els) || !els[at].InMain {
+		return personas.Element{}, false
+	}
+	for j := at + 1; j < len(els); j++ {
+		e := els[j]
+		if !e.InMain {
+			continue
+		}
+		if e.Role == "link" {
+			return personas.Element{}, false
+		}
+		if submitLike(e) {
+			return e, !e.Has("disabled")
+		}
+	}
+	return personas.Element{}, false
+}
+
+// widenOptions picks, for a choice target a inside a form, an untried
+// option of each other select of the form: one submission tries an option
+// of every select (options are all values the form must take), so a
+// form's choices take as many submissions as its longest select has
+// options, not as many as all its options.
+func (sw *sweep) widenOptions(v *view, a personas.Action) (map[string]string, []personas.ActionKey) {
+	st, ok := sw.model.State(sw.cur)
+	if !ok || a.Kind != personas.ActionSelect {
+		return nil, nil
+	}
+	el, ok := personas.Locate(a, v.Els)
+	if !ok {
+		return nil, nil
+	}
+	b, ok := formSubmit(v.Els, indexOf(v.Els, el.Ref))
+	if !ok {
+		return nil, nil
+	}
+	wide := map[string]string{}
+	var also []personas.ActionKey
+	for _, t := range st.Targets {
+		ta := t.Action
+		if t.Status != personas.TargetUntried || ta.Kind != personas.ActionSelect || ta.Key() == a.Key() {
+			continue
+		}
+		e, ok := personas.Locate(ta, v.Els)
+		if !ok || e.Ref == el.Ref || e.Role != "combobox" || e.Has("disabled") {
+			continue
+		}
+		if eb, ok := formSubmit(v.Els, indexOf(v.Els, e.Ref)); !ok || eb.Ref != b.Ref {
+			continue // not the same form
+		}
+		if _, dup := wide[e.Ref]; dup {
+			continue
+		}
+		wide[e.Ref] = ta.Arg
+		also = append(also, ta.Key())
+	}
+	return wide, also
+}
+
+// formControl: an element a form submits.
+func formControl(e personas.Element) bool {
+	return e.Fillable() || e.Role == "combobox" || e.Role == "checkbox" || e.Role == "radio"
+}
+
+// fillOthers fills, with valid values, the empty fields of el's region
+// (main content or not) that come before the submit button after el: the
+// rest of the form, so the one value under test is the only odd one.
+func fillOthers(v *view, el personas.Element, at int) []step {
+	return fillOthersWith(v, el, at, nil)
+}
+
+// fillOthersWith is fillOthers with wide's values (by element ref) typed
+// into the fields it names, empty or not.
+func fillOthersWith(v *view, el personas.Element, at int, wide map[string]string) []step {
+	var macro []step
+	radioDone := false
+	for j, e := range v.Els {
+		if j == at || e.InMain != el.InMain || e.Has("disabled") {
+			continue
+		}
+		if e.Role == "button" && j > at {
+			break // the form ends at the first button after el
+		}
+		f := personas.FieldOf(e, nil)
+		if val, ok := wide[e.Ref]; ok && e.Fillable() {
+			macro = append(macro, step{in: fillRef(e.Ref, val), why: fmt.Sprintf("fill %s (%s)", e.Name, clip.String(val, 40))})
+			continue
+		}
+		switch {
+		case e.Fillable() && e.Value == "" && f.Kind != personas.FieldPassword:
+			macro = append(macro, step{in: fillRef(e.Ref, validFor(e, v)), why: "fill " + e.Name})
+		case e.Role == "combobox" && len(e.Options) > 0 && f.Required && e.Value == "":
+			o := personas.ValidValue(f)
+			macro = append(macro, step{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name})
+		case e.Role == "radio" && f.Required && !radioDone && !e.Has("checked"):
+			radioDone = true
+			macro = append(macro, step{in: browser.Intent{Action: browser.ActCheck, Target: e.Ref}, why: "choose " + e.Name})
+		case e.Role == "checkbox" && f.Required && !e.Has("checked"):
+			macro = append(macro, step{in: browser.Intent{Action: browser.ActCheck, Target: e.Ref}, why: "tick " + e.Name})
+		}
+	}
+	return macro
+}
+
+// widen extends a fill target of input class c to its whole form: every
+// other field of the form (the fields between the buttons around the
+// target's field) with an untried target of class c gets that class's
+// value in the same submission, the others valid values, so one
+// submission tries the class on every field. Only values the app must
+// accept join: one it may refuse would hide the others. A class the form
+// sent back before is not widened (see settleAlso). strict reports
+// whether the target's own value is one the app may refuse (neither
+// valid nor lenient): then a refusal says nothing of the other fields.
+func (sw *sweep) widen(v *view, a personas.Action, in personas.Input) (map[string]string, []personas.ActionKey, bool) {
+	st, ok := sw.model.State(sw.cur)
+	if !ok || in.Class == "" || in.Class == personas.ClassValid || sw.refused[refusedKey(st.Template, in.Class)] {
+		return nil, nil, false
+	}
+	el, ok := personas.Locate(a, v.Els)
+	if !ok {
+		return nil, nil, false
+	}
+	lo, hi := formSpan(v.Els, indexOf(v.Els, el.Ref))
+	wide := map[string]string{}
+	var also []personas.ActionKey
+	strict := !in.Valid && !in.Lenient
+	for _, t := range st.Targets {
+		ta := t.Action
+		if t.Status != personas.TargetUntried || ta.Kind != personas.ActionFill || ta.Class != in.Class || ta.Key() == a.Key() {
+			continue
+		}
+		e, ok := personas.Locate(ta, v.Els)
+		if !ok || e.Ref == el.Ref || e.InMain != el.InMain || !e.Fillable() {
+			continue
+		}
+		if j := indexOf(v.Els, e.Ref); j < lo || j >= hi {
+			continue
+		}
+		if _, dup := wide[e.Ref]; dup {
+			continue
+		}
+		tin, ok := sw.model.Input(personas.Target{State: sw.cur, Action: ta})
+		if !ok || !tin.Valid {
+			// Only values the app must take: one it may refuse (or
+			// the browser's own checks block, as an address with
+			// letters outside ASCII) would stop the whole submission.
+			continue
+		}
+		wide[e.Ref] = tin.Value
+		also = append(also, ta.Key())
+	}
+	if len(also) == 0 {
+		return nil, nil, false
+	}
+	return wide, also, strict
+}
+
+// refusedKey is sweep.refused's key: the page's path template (a form
+// shown again with ?error= is the same form) and the class.
+func refusedKey(template string, c personas.InputClass) string {
+	page, _, _ := strings.Cut(template, "?")
+	return page + "|" + string(c)
+}
+
+// formSpan is the index range of the form around els[at]: from after the
+// last submit-like button of its region before it to the first one after
+// it (a button inside a form that submits nothing, such as a file
+// picker's, does not end it).
+func formSpan(els []personas.Element, at int) (lo, hi int) {
+	lo, hi = 0, len(els)
+	if at < 0 || at >= len(els) {
+		return lo, hi
+	}
+	for j := at - 1; j >= 0; j-- {
+		if submitLike(els[j]) && els[j].InMain == els[at].InMain {
+			lo = j + 1
+			break
+		}
+	}
+	for j := at + 1; j < len(els); j++ {
+		if submitLike(els[j]) && els[j].InMain == els[at].InMain {
+			hi = j
+			break
+		}
+	}
+	return lo, hi
+}
+
+// submitLike: a button named like a form's submit.
+func submitLike(e personas.Element) bool {
+	return e.Role == "button" && submitRank(e.Name) < len(submitWords) && !reNotSubmit.MatchString(e.Name)
+}
+
+// cover marks as tried the current state's fill targets that a persona's
+// trick played (by element ref, the input classes its value stands
+// for), so the coverage sweep does not play them again.
+func (sw *sweep) cover(v *view, played map[string][]personas.InputClass) {
+	if sw == nil || len(played) == 0 {
+		return
+	}
+	st, ok := sw.model.State(sw.cur)
+	if !ok {
+		return
+	}
+	for _, t := range st.Targets {
+		if t.Status != personas.TargetUntried || t.Action.Kind != personas.ActionFill {
+			continue
+		}
+		e, ok := personas.Locate(t.Action, v.Els)
+		if ok && slices.Contains(played[e.Ref], t.Action.Class) {
+			sw.model.Transition(sw.cur, t.Key(), "", 0)
+			sw.markDone(sw.cur, t.Key())
+		}
+	}
+}
+
+// blocked settles a fill target of the current state whose value the
+// browser's own validation would stop (personas.BrowserBlocks): it is
+// counted as tried, with no submission spent on it.
+func (sw *sweep) blocked(v *view, t personas.Target, in personas.Input) bool {
+	if t.Action.Kind != personas.ActionFill || t.State != sw.cur {
+		return false
+	}
+	e, ok := personas.Locate(t.Action, v.Els)
+	if !ok || !personas.BrowserBlocks(personas.FieldOf(e, nil), in.Value) {
+		return false
+	}
+	sw.model.Transition(sw.cur, t.Key(), "", 0)
+	sw.markDone(sw.cur, t.Key())
+	return true
+}
+
+// catalogueOrder is the order the catalogue trick plays a form's input
+// classes in: the values a form must take and that most often break what
+// stores them (text longer than a column, quotes, letters outside
+// Latin-1) first, as each is one submission for every text field of the
+// form; then the number boundaries (one past the maximum, zero, below
+// zero: where a column's range or a division breaks), with text past the
+// next common limit (1001 characters: a long text's column) between them,
+// and emptiness, which a form may refuse and so go one field at a time;
+// then the rarer format classes.
+var catalogueOrder = []personas.InputClass{
+	personas.ClassLong256, personas.ClassQuotes, personas.ClassNonLatin, personas.ClassAboveMax, personas.ClassLong1001, personas.ClassZero,
+	personas.ClassNegative, personas.ClassEmpty, personas.ClassHuge, personas.ClassWhitespace, personas.ClassBelowMin,
+	personas.ClassMalformed, personas.ClassDecimal, personas.ClassInvalidDate,
+}
+
+// maxCatalogue bounds the catalogue trick's submissions per page
+// template; the coverage sweep plays what is left.
+const maxCatalogue = 10
+
+// formClass is the catalogue trick: on a form of at least two fields, the
+// first class of order with an untried fill target there, played as a
+// widened submission (see widen); done when none is left or the page had
+// its share (a macro of another target under way is not done: later).
+func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) (macro []step, done bool) {
+	if sw == nil {
+		return nil, true
+	}
+	if sw.pend != nil {
+		return nil, false // busy with another target: later
+	}
+	st, ok := sw.model.State(sw.cur)
+	if !ok {
+		return nil, false
+	}
+	page, _, _ := strings.Cut(st.Template, "?")
+	if sw.catN[page] >= maxCatalogue {
+		return nil, true
+	}
+	for _, c := range order {
+		for _, t := range st.Targets {
+			a := t.Action
+			if t.Status != personas.TargetUntried || a.Kind != personas.ActionFill || a.Class != c {
+				continue
+			}
+			el, ok := personas.Locate(a, v.Els)
+			if !ok || !el.InMain || formFields(v.Els, indexOf(v.Els, el.Ref)) < 2 {
+				continue
+			}
+			in, ok := sw.model.Input(t)
+			if !ok || sw.blocked(v, t, in) {
+				continue
+			}
+			wide, also, strict := sw.widen(v, a, in)
+			macro := targetMacroWith(m, v, a, in, wide)
+			if len(macro) == 0 {
+				continue
+			}
+			sw.catN[page]++
+			if v.Cov != nil {
+				v.Cov.catalogued[urlx.Path(v.URL)]++
+			}
+			sw.pend = &pendingTarget{from: sw.cur, key: a.Key(), left: len(macro), also: also, strict: strict, class: c, cat: true}
+			if c == personas.ClassQuotes || c == personas.ClassNonLatin {
+				sw.pend.revisit = listPages(v) // shown where the app lists it
+			}
+			macro[0].why = "catalogue: " + strings.TrimPrefix(macro[0].why, "coverage: ")
+			for i := range macro {
+				macro[i].cat = true
+			}
+			return macro, false
+		}
+	}
+	return nil, true
+}
+
+// formFields counts the fillable fields of the form around els[at].
+func formFields(els []personas.Element, at int) int {
+	lo, hi := formSpan(els, at)
+	n := 0
+	for _, e := range els[lo:hi] {
+		if e.Fillable() && e.InMain == els[at].InMain {
+			n++
+		}
+	}
+	return n
+}
