@@ -1,0 +1,144 @@
+package explore
+
+import (
+	"context"
+	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
+)
+
+// act runs one intent, records it and turns its findings into bugs. The
+// offline personas and the model's browser tools both act through it.
+func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) (browser.Result, []Bug) {
+	mr.use(m)
+	if st.before != nil {
+		st.before()
+	}
+	if v := mr.lastView; v != nil && st.in.Target != "" {
+		if i := indexOf(v.Els, st.in.Target); i >= 0 && reDestroy.MatchString(v.Els[i].Name) {
+			mr.cov.destroyedAt = mr.steps + 1
+		}
+	}
+	res := mr.sess.Do(ctx, st.in)
+	if mr.sw != nil && res.OK {
+		for _, typed := range st.in.Typed() {
+			mr.sw.typed.add(typed)
+			mr.noteTyped(typed)
+		}
+	}
+	if mr.sw != nil && res.OK && mr.sw.pend == nil {
+		mr.sw.credit(mr.lastView, st.in)
+	}
+	mr.sw.submitted(st.in, res.OK, mr.lastView, res.URL)
+	if mr.sw != nil && mr.sw.acted(res.OK) {
+		m.q = nil
+	}
+	bugs := mr.afterAction(ctx, m, st, res, out)
+	return res, bugs
+}
+
+// afterAction is what follows every browser action of a persona, offline or
+// model-driven: the entry goes on the mission tape and into the state, the
+// page-health findings of the engine and the collector become bugs (the new
+// ones are returned and appended to out.Bugs).
+func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res browser.Result, out *State) []Bug {
+	mr.steps++
+	if st.cat && mr.cov != nil {
+		mr.cov.catSteps++
+	}
+	if mr.takeJS(ctx) {
+		// Code ran that had not run before: the action's target found
+		// something new.
+		mr.sw.newCode()
+	}
+	entry, ok := mr.lastEntry()
+	if !ok {
+		entry = browser.Entry{Time: time.Now(), Action: st.in.Action, Params: st.in, OK: res.OK, URL: res.URL, Error: res.Error}
+	}
+	entry = mr.record(entry, m.p.Name)
+	out.Tape = append(out.Tape, entry)
+	mr.leaveHostile(st.in, res)
+	wait := st.watch
+	if wait == 0 && st.in.Action == browser.ActClick {
+		wait = 150 * time.Millisecond
+	}
+	start := time.Now()
+	if mr.judged(st.in, res) {
+		// The recorder tells a dead button deadWindow after its click;
+		// the next action must not come first (its click, or leaving the
+		// page, would leave the first one undecided).
+		mr.awaitJudgement(ctx)
+	}
+	if left := wait - time.Since(start); left > 0 {
+		mr.col.WaitQuiet(ctx, left)
+	}
+	mr.progress(m.p.Name, st, res)
+	// Findings that arrived while the page was watched (the recorder's
+	// dead-control and late a11y reports) belong to this action too.
+	fs := append(collector.PageFindings(res.Findings), collector.PageFindings(mr.sess.TakeFindings())...)
+	fs = append(fs, mr.col.Take()...)
+	fs = append(fs, mr.crossCheck(ctx, res, fs)...)
+	mr.prevActor, mr.prevEntry = m, entry
+	return mr.report(ctx, m, entry, fs, out)
+}
+
+// deadWatch is the wait after a button's click that stayed on its page:
+// longer than the in-page recorder's deadWindow (400 ms), so that a click
+// that changed nothing is reported before the next action.
+const deadWatch = 450 * time.Millisecond
+
+// awaitJudgement waits, at most deadWatch, until the in-page recorder has
+// judged every click (a click that visibly did something is judged at
+// once, a dead one when its window ends), then a moment for its report to
+// arrive.
+func (mr *missionRun) awaitJudgement(ctx context.Context) {
+	deadline := time.Now().Add(deadWatch)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		cctx, cancel := context.WithDeadline(ctx, deadline)
+		v, err := mr.sess.Evaluate(cctx, `() => typeof window.__agUndecided === 'function' ? window.__agUndecided() : -1`, nil)
+		cancel()
+		n, ok := v.(int)
+		if f, isF := v.(float64); isF {
+			n, ok = int(f), true
+		}
+		if err != nil || !ok || n < 0 {
+			// No recorder to ask (a page it is not in): the whole watch.
+			mr.col.WaitQuiet(ctx, time.Until(deadline))
+			return
+		}
+		if n == 0 {
+			mr.col.WaitQuiet(ctx, judgedReport)
+			return
+		}
+		mr.col.WaitQuiet(ctx, 50*time.Millisecond)
+	}
+}
+
+// judgedReport is the moment a recorder's report (a console message) takes
+// to arrive once the click is judged.
+const judgedReport = 60 * time.Millisecond
+
+// judged: the action clicked a button and the browser stayed on the page,
+// so the recorder is judging whether the click did anything.
+func (mr *missionRun) judged(in browser.Intent, res browser.Result) bool {
+	if !res.OK || (in.Action != browser.ActClick && in.Action != browser.ActDblclick) || mr.lastView == nil ||
+		urlx.PathQuery(res.URL) != urlx.PathQuery(mr.lastView.URL) {
+		return false
+	}
+	for _, e := range mr.lastView.Els {
+		if e.Ref == in.Target {
+			return e.Role == "button"
+		}
+	}
+	return false
+}
+
+func (mr *missionRun) lastEntry() (browser.Entry, bool) {
+	es := mr.engine.Window().Entries()
+	if len(es) == 0 {
+		return browser.Entry{}, false
+	}
+	return es[len(es)-1], true
+}
