@@ -438,10 +438,14 @@ func (m *member) decide(v *view) (step, bool) {
 		}
 	}
 	if l, ok := v.Cov.nextUnvisited(); ok && !m.tried["nav:"+l] {
-		m.tried["nav:"+l] = true
-		if w := v.Cov.way(l, urlx.PathQuery(v.URL)); w != l {
+		if w := v.Cov.way(l, urlx.PathQuery(v.URL)); w != l && !m.tried["way:"+l] {
+			// Through the page that links to it, as a user gets there;
+			// when the link is not there to follow on arrival (a click
+			// had revealed it), by its address next time.
+			m.tried["way:"+l] = true
 			return step{in: nav(w), why: "to " + w + ", which links to " + l}, true
 		}
+		m.tried["nav:"+l] = true
 		return step{in: nav(l), why: "visit " + l}, true
 	}
 	// The app model's best untried target, as this persona prefers.

@@ -90,7 +90,14 @@ type sweep struct {
 	// code: code ran during the macro under way that had not run before
 	// (newCode); its transition yields one more.
 	code bool
+	// links keeps each state's links (as last seen, at most maxLinks):
+	// a link target is preferred while the page it opens is unexplored
+	// (one a click revealed, never followed when it was new).
+	links map[personas.StateID][]personas.Element
 }
+
+// maxLinks bounds the links sweep.links keeps per state.
+const maxLinks = 200
 
 // newCode notes that code ran that no earlier step had run: the target
 // of the macro under way yields one more.
@@ -194,6 +201,9 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 		return
 	}
 	id := sw.model.Observe(url, els)
+	if id != "" {
+		sw.keepLinks(id, url, els)
+	}
 	if p := sw.pend; p != nil && p.left <= 0 {
 		if id != "" {
 			sw.model.Transition(p.from, p.key, id, 0)
@@ -244,6 +254,34 @@ func (sw *sweep) observe(url string, els []personas.Element) {
 	if sw.since != nil {
 		sw.since[urlx.PathQuery(url)] = true
 	}
+}
+
+// keepLinks records the same-origin links of state id (see sweep.links),
+// their URLs resolved against the page's.
+func (sw *sweep) keepLinks(id personas.StateID, page string, els []personas.Element) {
+	var ls []personas.Element
+	for _, e := range els {
+		if e.Role != "link" || e.URL == "" || len(ls) == maxLinks {
+			continue
+		}
+		if l, ok := resolveLink(page, e.URL); ok {
+			e.URL = l
+			ls = append(ls, e)
+		}
+	}
+	if sw.links == nil {
+		sw.links = map[personas.StateID][]personas.Element{}
+	}
+	sw.links[id] = ls
+}
+
+// linkNew: t follows a link of its state to a page cov has not explored.
+func (sw *sweep) linkNew(t personas.Target, cov *coverage) bool {
+	if cov == nil || t.Action.Kind != personas.ActionClick || t.Action.Role != "link" {
+		return false
+	}
+	e, ok := personas.Locate(t.Action, sw.links[t.State])
+	return ok && !cov.explored(e.URL)
 }
 
 // settleAlso records the widened part of a finished macro: when the form
@@ -350,8 +388,14 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 		}
 		if a := t.Action; a.Kind == personas.ActionClick && a.Role == "link" {
 			// A link's page was found by following it when it was new
-			// (see member.decide): what is left is moving about.
-			p -= 2
+			// (see member.decide): what is left is moving about. A link
+			// to a page nobody explored yet (one a click revealed, which
+			// was not there to follow) opens a new screen.
+			if sw.linkNew(t, v.Cov) {
+				p += 3
+			} else {
+				p -= 2
+			}
 		}
 		if a := t.Action; a.Kind == personas.ActionFill && a.Class != personas.ClassValid {
 			// One submission tries the class on every field of the

@@ -1189,6 +1189,7 @@ func TestSweepOpensLinkedPagesDirectly(t *testing.T) {
 		{Role: "link", Name: "Top", Ref: "e2", URL: "#top", InMain: true},
 	}}
 	sw.observe(home.URL, home.Els)
+	cov.visit("/") // as every look does
 	things := &view{URL: "http://app.test/things", Cov: cov, Rand: home.Rand, Start: "/", Sweep: sw, Els: []personas.Element{
 		{Role: "button", Name: "Refresh list", Ref: "e3", InMain: true},
 		{Role: "textbox", Name: "Title", Ref: "e4", InMain: true},
@@ -1197,6 +1198,7 @@ func TestSweepOpensLinkedPagesDirectly(t *testing.T) {
 	}}
 	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e1"}, true, home, things.URL)
 	sw.observe(things.URL, things.Els)
+	cov.visit("/things")
 	sw.submitted(browser.Intent{Action: browser.ActClick, Target: "e6"}, true, things, "http://app.test/things/added")
 	done := &view{URL: "http://app.test/things/added", Cov: cov, Rand: home.Rand, Start: "/", Sweep: sw, Els: []personas.Element{
 		{Role: "heading", Name: "Added", Ref: "e7", InMain: true},
@@ -1321,4 +1323,49 @@ func TestOwnRepeat(t *testing.T) {
 	tv.add("3")
 	assert.True(t, tv.ownRepeat(`<tr><td>Lorem ipsum dolor sit amet consectetur adipiscing elit sed d</td><td>1000</td><td>3</td></tr>`),
 		"a short number typed once tells nothing")
+}
+
+// A link to a page the team has not explored (one a click revealed, so
+// it was not there to follow when the page was new) comes before a link
+// to a page it has; the member sent to the page that links to an
+// unvisited page goes there by its address when the link is not on the
+// page on arrival.
+func TestRevealedLinksAreFollowed(t *testing.T) {
+	sw := newSweep()
+	cov := newCoverage()
+	cov.visit("/")
+	cov.visit("/seen")
+	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	home := &view{URL: "http://app.test/", Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Sweep: sw, Els: []personas.Element{
+		{Role: "link", Name: "Seen page", Ref: "e1", URL: "/seen", InMain: true},
+		{Role: "link", Name: "About us", Ref: "e2", URL: "about", InMain: true},
+	}}
+	sw.observe(home.URL, home.Els)
+	st, ok := sw.next(m, home)
+	require.True(t, ok)
+	assert.Equal(t, `{"action":"click","target":"e2"}`, st.in.JSON(), "the link to the unexplored page first: %s", st.why)
+	assert.True(t, sw.linkNew(personas.Target{State: sw.cur, Action: personas.Action{Kind: personas.ActionClick, Role: "link", Name: "About us"}}, cov))
+	cov.visit("/about")
+	assert.False(t, sw.linkNew(personas.Target{State: sw.cur, Action: personas.Action{Kind: personas.ActionClick, Role: "link", Name: "About us"}}, cov), "explored now")
+
+	// The way through the page that links to it, then the address.
+	cov2 := newCoverage()
+	cov2.visit("/")
+	cov2.visit("/x")
+	cov2.see("/hidden", "/")
+	m2 := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	x := &view{URL: "http://app.test/x", Cov: cov2, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Els: []personas.Element{{Role: "heading", Name: "X", Ref: "e1", InMain: true}}}
+	st, ok = m2.decide(x)
+	require.True(t, ok)
+	assert.Equal(t, `{"action":"navigate","url":"/"}`, st.in.JSON(), st.why)
+	h := &view{URL: "http://app.test/", Cov: cov2, Rand: x.Rand, Start: "/", Els: []personas.Element{{Role: "button", Name: "Show more", Ref: "e3", InMain: true}}}
+	h.Cov.visit("/")
+	st, ok = m2.decide(h)
+	require.True(t, ok)
+	for st.in.Action != browser.ActNavigate {
+		// the page's own control (the reveal) may come first
+		st, ok = m2.decide(h)
+		require.True(t, ok)
+	}
+	assert.Equal(t, `{"action":"navigate","url":"/hidden"}`, st.in.JSON(), st.why)
 }
