@@ -1,6 +1,8 @@
 package explore
 
 import (
+	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -262,9 +264,17 @@ const minRows = 3
 // of a list), when no page of it was opened yet. The first rows are what
 // the team meets anyway; the oldest record, at the list's end, is the
 // other boundary (the data the app was seeded with, made by another
-// version of it). Once per page.
+// version of it). On a page with a next page, its list's last page is
+// opened first (lastPage), where the last row is. Once per page.
 func lastRow(v *view) (step, bool) {
-	if v.Cov == nil || v.Cov.lastRows[urlx.PathQuery(v.URL)] || hasNextLink(v.Els) {
+	if v.Cov == nil || v.Cov.lastRows[urlx.PathQuery(v.URL)] {
+		return step{}, false
+	}
+	if hasNextLink(v.Els) {
+		v.Cov.lastRows[urlx.PathQuery(v.URL)] = true
+		if e, l, ok := lastPage(v); ok && !v.Cov.visited[l] {
+			return step{in: clickRef(e.Ref), why: "the list's last page: " + e.Name}, true
+		}
 		return step{}, false
 	}
 	rows := map[string][]personas.Element{}
@@ -298,6 +308,37 @@ func lastRow(v *view) (step, bool) {
 		}
 	}
 	return step{}, false
+}
+
+// reLastPage names a pager's link to its last page.
+var reLastPage = regexp.MustCompile(`(?i)^\s*(last( page)?|»»|⇥)\s*$`)
+
+// lastPage is the link of the page's pager to its list's last page: one
+// named so, else the page number link with the highest number, and the
+// page (path and query) it opens.
+func lastPage(v *view) (personas.Element, string, bool) {
+	best, top := -1, 0
+	for i, e := range v.Els {
+		if e.Role != "link" || e.URL == "" || !e.InMain {
+			continue
+		}
+		name := strings.TrimSpace(e.Name)
+		if reLastPage.MatchString(name) {
+			best, top = i, math.MaxInt
+			break
+		}
+		if n, err := strconv.Atoi(name); err == nil && n > top && n < 100000 {
+			best, top = i, n
+		}
+	}
+	if best < 0 || top < 2 {
+		return personas.Element{}, "", false
+	}
+	l, ok := resolveLink(v.URL, v.Els[best].URL)
+	if !ok || l == urlx.PathQuery(v.URL) {
+		return personas.Element{}, "", false
+	}
+	return v.Els[best], l, true
 }
 
 // hasNextLink: the page links to a next page of its list.

@@ -425,10 +425,34 @@ func TestLastRow(t *testing.T) {
 		return &view{URL: "http://app.test/things", Els: els, Cov: newCoverage()}
 	}
 	_, ok := lastRow(rows(true))
-	assert.False(t, ok, "not the list's end")
+	assert.False(t, ok, "not the list's end, and no pager to its last page")
+
+	// A pager: its highest page number is the list's last page, opened
+	// once; a link named "Last" wins over numbers.
+	paged := rows(true)
+	paged.Els = append(paged.Els,
+		personas.Element{Role: "link", Name: "2", Ref: "e7", URL: "/things?page=2", InMain: true},
+		personas.Element{Role: "link", Name: "3", Ref: "e8", URL: "?page=3", InMain: true})
+	st, ok := lastRow(paged)
+	require.True(t, ok)
+	assert.Equal(t, "e8", st.in.Target, st.why)
+	_, ok = lastRow(paged)
+	assert.False(t, ok, "once per page")
+	paged = rows(true)
+	paged.Els = append(paged.Els,
+		personas.Element{Role: "link", Name: "7", Ref: "e7", URL: "/things?page=7", InMain: true},
+		personas.Element{Role: "link", Name: "Last", Ref: "e8", URL: "/things?page=9", InMain: true})
+	st, ok = lastRow(paged)
+	require.True(t, ok)
+	assert.Equal(t, "e8", st.in.Target)
+	paged = rows(true)
+	paged.Cov.visit("/things?page=3")
+	paged.Els = append(paged.Els, personas.Element{Role: "link", Name: "3", Ref: "e8", URL: "/things?page=3", InMain: true})
+	_, ok = lastRow(paged)
+	assert.False(t, ok, "the last page was seen")
 
 	v := rows(false)
-	st, ok := lastRow(v)
+	st, ok = lastRow(v)
 	require.True(t, ok)
 	assert.Equal(t, "e4", st.in.Target)
 	_, ok = lastRow(v)
