@@ -349,12 +349,13 @@ func (sw *sweep) blocked(v *view, t personas.Target, in personas.Input) bool {
 // Latin-1) first, as each is one submission for every text field of the
 // form; then the number boundaries (one past the maximum, zero, below
 // zero: where a column's range or a division breaks), with text past the
-// next common limit (1001 characters: a long text's column) between them,
+// next common limits (1001 characters, and 10001 in a textarea, whose
+// column is often some thousands wide) between them,
 // and emptiness, which a form may refuse and so go one field at a time;
 // then the rarer format classes.
 var catalogueOrder = []personas.InputClass{
-	personas.ClassLong256, personas.ClassQuotes, personas.ClassNonLatin, personas.ClassAboveMax, personas.ClassLong1001, personas.ClassZero,
-	personas.ClassNegative, personas.ClassEmpty, personas.ClassHuge, personas.ClassWhitespace, personas.ClassBelowMin,
+	personas.ClassLong256, personas.ClassQuotes, personas.ClassNonLatin, personas.ClassAboveMax, personas.ClassLong1001, personas.ClassLong10001,
+	personas.ClassZero, personas.ClassNegative, personas.ClassEmpty, personas.ClassHuge, personas.ClassWhitespace, personas.ClassBelowMin,
 	personas.ClassMalformed, personas.ClassDecimal, personas.ClassInvalidDate,
 }
 
@@ -388,7 +389,7 @@ func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) (mac
 				continue
 			}
 			el, ok := personas.Locate(a, v.Els)
-			if !ok || !el.InMain || formFields(v.Els, indexOf(v.Els, el.Ref)) < 2 {
+			if !ok || !el.InMain || formFields(v.Els, indexOf(v.Els, el.Ref)) < 2 || !catalogueFits(c, el) {
 				continue
 			}
 			in, ok := sw.model.Input(t)
@@ -416,6 +417,13 @@ func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) (mac
 		}
 	}
 	return nil, true
+}
+
+// catalogueFits: the catalogue plays class c on the field el. Text of
+// 10001 characters goes into textareas only (long text's place); the
+// coverage sweep plays it in the other fields.
+func catalogueFits(c personas.InputClass, el personas.Element) bool {
+	return c != personas.ClassLong10001 || personas.FieldOf(el, nil).Kind == personas.FieldTextarea
 }
 
 // formFields counts the fillable fields of the form around els[at].

@@ -1393,3 +1393,45 @@ func TestRevealedLinksAreFollowed(t *testing.T) {
 	}
 	assert.Equal(t, `{"action":"navigate","url":"/hidden"}`, st.in.JSON(), st.why)
 }
+
+// The catalogue plays 10001 characters in a form's textarea (after 1001,
+// before the number boundaries), never in its one-line fields.
+func TestCatalogueLongTextInTextareas(t *testing.T) {
+	els := []personas.Element{
+		{Role: "textbox", Name: "Title", Ref: "e1", InMain: true, Flags: []string{"required"}},
+		{Role: "textbox", Name: "Method", Ref: "e2", InMain: true, Flags: []string{"multiline"}},
+		{Role: "spinbutton", Name: "Servings", Ref: "e3", InMain: true},
+		{Role: "button", Name: "Save recipe", Ref: "e4", InMain: true},
+	}
+	v := &view{URL: "http://app.test/recipes/new", Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
+	sw := newSweep()
+	sw.observe(v.URL, v.Els)
+	v.Sweep = sw
+	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}, Credentials{}, nil)
+	var classes []personas.InputClass
+	long := 0
+	for macro := m.plan(TrickCatalogue, v); len(macro) > 0; macro = m.plan(TrickCatalogue, v) {
+		classes = append(classes, sw.pend.class)
+		if sw.pend.class == personas.ClassLong10001 {
+			long++
+			key, err := personas.ParseActionKey(sw.pend.key)
+			require.NoError(t, err)
+			assert.Equal(t, "Method", key.Name, "in the textarea")
+			typed := false
+			for _, st := range macro {
+				typed = typed || st.in.Target == "e2" && len(st.in.ValueOrEmpty()) >= 10001
+			}
+			assert.True(t, typed, "10001 characters typed into the textarea")
+		}
+		for range macro {
+			sw.acted(true)
+		}
+		sw.observe(v.URL, v.Els)
+	}
+	assert.Equal(t, 1, long, "%v", classes)
+	assert.Less(t, slices.Index(classes, personas.ClassLong1001), slices.Index(classes, personas.ClassLong10001), "%v", classes)
+	assert.Less(t, slices.Index(classes, personas.ClassLong10001), slices.Index(classes, personas.ClassZero), "%v", classes)
+	assert.True(t, catalogueFits(personas.ClassLong10001, els[1]))
+	assert.False(t, catalogueFits(personas.ClassLong10001, els[0]))
+	assert.True(t, catalogueFits(personas.ClassLong1001, els[0]))
+}
