@@ -28,6 +28,10 @@ type coverage struct {
 	// multiField holds the pages of forms with two fields or more in the
 	// main content: the catalogue's forms (formClass).
 	multiField map[string]bool
+	// loneNumber holds the pages whose main content has a number field
+	// alone (a quantity sent by its own button): the catalogue plays its
+	// boundaries there too.
+	loneNumber map[string]bool
 	signin     string          // URL of the sign-in page
 	lastRows   map[string]bool // list pages whose last row was opened
 	// seenAt is the step of the latest look at each page (path?query);
@@ -55,7 +59,7 @@ type coverage struct {
 
 func newCoverage() *coverage {
 	return &coverage{visited: map[string]bool{}, visitedT: map[string]int{}, known: map[string]bool{}, formSig: map[string]string{},
-		multiField: map[string]bool{}, lastRows: map[string]bool{}, seenAt: map[string]int{}, catalogued: map[string]int{}, seenOn: map[string]string{},
+		multiField: map[string]bool{}, loneNumber: map[string]bool{}, lastRows: map[string]bool{}, seenAt: map[string]int{}, catalogued: map[string]int{}, seenOn: map[string]string{},
 		catTrips: map[string]bool{}}
 }
 
@@ -103,11 +107,22 @@ func (c *coverage) noteForm(v *view) {
 		c.formSig[urlx.Path(v.URL)] = sig
 	}
 	for i, e := range v.Els {
-		if e.Fillable() && e.InMain && formFields(v.Els, i) >= 2 {
+		if !e.Fillable() || !e.InMain {
+			continue
+		}
+		if formFields(v.Els, i) >= 2 {
 			c.multiField[urlx.Path(v.URL)] = true
 			break
 		}
+		if numberField(e) {
+			c.loneNumber[urlx.Path(v.URL)] = true
+		}
 	}
+}
+
+// numberField: e is a field for a number (input type=number).
+func numberField(e personas.Element) bool {
+	return personas.FieldOf(e, nil).Kind == personas.FieldNumber
 }
 
 // maxButtonPages bounds coverage.buttonPages.
@@ -181,12 +196,12 @@ func (c *coverage) nextUnvisited() (string, bool) {
 }
 
 // takes: trick t has something to do on form page f. A one-field form
-// (a search, a note) has no catalogue (formClass) and no double submit
-// (a search sent twice changes nothing).
+// (a search, a note) has no catalogue (formClass), unless its field takes
+// a number, and no double submit (a search sent twice changes nothing).
 func (c *coverage) takes(t Trick, f string) bool {
 	switch t {
 	case TrickCatalogue:
-		return c.multiField[f]
+		return c.multiField[f] || c.loneNumber[f]
 	case TrickDouble:
 		return c.multiField[f]
 	}

@@ -363,7 +363,8 @@ var catalogueOrder = []personas.InputClass{
 // template; the coverage sweep plays what is left.
 const maxCatalogue = 10
 
-// formClass is the catalogue trick: on a form of at least two fields, the
+// formClass is the catalogue trick: on a form of at least two fields (or
+// a number field alone, whose boundaries are its classes), the
 // first class of order with an untried fill target there, played as a
 // widened submission (see widen); done when none is left or the page had
 // its share (a macro of another target under way is not done: later).
@@ -389,7 +390,7 @@ func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) (mac
 				continue
 			}
 			el, ok := personas.Locate(a, v.Els)
-			if !ok || !el.InMain || formFields(v.Els, indexOf(v.Els, el.Ref)) < 2 || !catalogueFits(c, el) {
+			if !ok || !el.InMain || formFields(v.Els, indexOf(v.Els, el.Ref)) < 2 && !numberField(el) || !catalogueFits(c, el) {
 				continue
 			}
 			in, ok := sw.model.Input(t)

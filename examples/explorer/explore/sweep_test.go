@@ -1435,3 +1435,41 @@ func TestCatalogueLongTextInTextareas(t *testing.T) {
 	assert.False(t, catalogueFits(personas.ClassLong10001, els[0]))
 	assert.True(t, catalogueFits(personas.ClassLong1001, els[0]))
 }
+
+// A number field alone beside its own button (a quantity a script sends)
+// has the catalogue's number boundaries, where a lone text field (a
+// search box) has none.
+func TestCatalogueLoneNumberField(t *testing.T) {
+	cov := newCoverage()
+	page := &view{URL: "http://app.test/settings", Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Els: []personas.Element{
+		{Role: "checkbox", Name: "Notify me", Ref: "e1", InMain: true},
+		{Role: "spinbutton", Name: "Estimate (hours)", Ref: "e2", InMain: true, Value: "2"},
+		{Role: "button", Name: "Refresh queue", Ref: "e3", InMain: true},
+	}}
+	cov.noteForm(page)
+	assert.True(t, cov.takes(TrickCatalogue, "/settings"))
+	assert.False(t, cov.takes(TrickDouble, "/settings"), "no double submit: still one field")
+	sw := newSweep()
+	sw.observe(page.URL, page.Els)
+	page.Sweep = sw
+	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}, Credentials{}, nil)
+	var classes []personas.InputClass
+	for macro := m.plan(TrickCatalogue, page); len(macro) > 0; macro = m.plan(TrickCatalogue, page) {
+		classes = append(classes, sw.pend.class)
+		assert.Equal(t, `{"action":"click","target":"e3"}`, macro[len(macro)-1].in.JSON(), "sent by its own button")
+		for range macro {
+			sw.acted(true)
+		}
+		sw.observe(page.URL, page.Els)
+	}
+	for _, c := range []personas.InputClass{personas.ClassAboveMax, personas.ClassZero, personas.ClassNegative} {
+		assert.Contains(t, classes, c)
+	}
+
+	search := &view{URL: "http://app.test/find", Cov: cov, Rand: page.Rand, Start: "/", Els: []personas.Element{
+		{Role: "searchbox", Name: "Words", Ref: "e1", InMain: true},
+		{Role: "button", Name: "Find", Ref: "e2", InMain: true},
+	}}
+	cov.noteForm(search)
+	assert.False(t, cov.takes(TrickCatalogue, "/find"))
+}
