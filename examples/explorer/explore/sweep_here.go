@@ -11,14 +11,16 @@ import (
 )
 
 // maxHere bounds sweep.here per page template.
-const maxHere = 6
+const maxHere = 8
 
 // here is the best untried one-step target of the page the browser is on
 // (choosing an option, ticking a box, pressing an in-page button,
 // following a link to a view of the page: no form to fill, no
 // navigation): every visit of a screen tries some of its
 // own controls before the team moves on, so controls outside forms get
-// their turn within the budget. At most maxHere per page template.
+// their turn within the budget. Controls none of whose targets was tried
+// come first (each select, box and button once before a select's other
+// options or a box unticked). At most maxHere per page template.
 func (sw *sweep) here(m *member, v *view) (step, bool) {
 	if sw == nil || sw.pend != nil {
 		return step{}, false
@@ -35,6 +37,12 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 	for _, c := range st.Controls {
 		if c.InMain {
 			inMain[c.Role+"\x00"+c.Name] = true
+		}
+	}
+	played := map[string]bool{} // controls with a target tried here
+	for _, t := range st.Targets {
+		if t.Status != personas.TargetUntried || sw.seen(t) > 0 {
+			played[t.Action.Role+"\x00"+t.Action.Name] = true
 		}
 	}
 	persona := preference(m.p.Name)
@@ -69,7 +77,11 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 		default:
 			continue
 		}
-		if s := sw.model.Score(t) + persona(t); s > bestScore {
+		s := sw.model.Score(t) + persona(t)
+		if played[a.Role+"\x00"+a.Name] {
+			s -= 10
+		}
+		if s > bestScore {
 			best, bestScore = t, s
 		}
 	}

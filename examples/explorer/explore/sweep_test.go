@@ -1473,3 +1473,30 @@ func TestCatalogueLoneNumberField(t *testing.T) {
 	cov.noteForm(search)
 	assert.False(t, cov.takes(TrickCatalogue, "/find"))
 }
+
+// A screen's own controls are played one each before a select's other
+// options or a box unticked: a page of many options still has every
+// control touched within its share.
+func TestHereEveryControlFirst(t *testing.T) {
+	v := &view{URL: "http://app.test/settings", Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Els: []personas.Element{
+		{Role: "combobox", Name: "Show", Ref: "e1", InMain: true, Options: []string{"All", "Open", "Waiting", "Closed", "Mine"}},
+		{Role: "checkbox", Name: "Compact rows", Ref: "e2", InMain: true},
+		{Role: "radio", Name: "Newest first", Ref: "e3", InMain: true},
+		{Role: "radio", Name: "Oldest first", Ref: "e4", InMain: true},
+		{Role: "button", Name: "Recount", Ref: "e5", InMain: true},
+	}}
+	sw := newSweep()
+	v.Sweep = sw
+	sw.observe(v.URL, v.Els)
+	m := newMember(Persona{Name: personas.PowerUser}, Credentials{}, nil)
+	var refs []string
+	for range 5 {
+		st, ok := sw.here(m, v)
+		require.True(t, ok)
+		refs = append(refs, st.in.Target)
+		require.False(t, sw.acted(true))
+		sw.observe(v.URL, v.Els)
+	}
+	slices.Sort(refs)
+	assert.Equal(t, []string{"e1", "e2", "e3", "e4", "e5"}, refs, "each control once first")
+}
