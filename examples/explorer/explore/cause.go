@@ -99,6 +99,12 @@ var reCredentialsRefused = regexp.MustCompile(`(?i)\b(wrong|incorrect|invalid|un
 // ("<viewer> sees <owner>'s data: …"; user names have no spaces).
 var reCrossUser = regexp.MustCompile(`^([A-Za-z0-9_-]+) sees ([A-Za-z0-9_-]+)'s data`)
 
+// axeSameDefect maps an axe-core rule that reports the same defect of
+// an element as another rule does to that rule: a field named by its
+// title alone fails "label" and the best-practice "label-title-only"
+// together, and is one cause.
+var axeSameDefect = map[string]string{"label-title-only": "label"}
+
 // rootCause is the cause key of a finding on page.
 func rootCause(f browser.Finding, page string) string {
 	ev := bugEvidence(f)
@@ -125,6 +131,9 @@ func rootCause(f browser.Finding, page string) string {
 		rule := ""
 		if m := reRule.FindStringSubmatch(ev); m != nil {
 			rule = m[1]
+		}
+		if r, ok := axeSameDefect[rule]; ok {
+			rule = r
 		}
 		return "a11y|" + rule + "|" + elementSig(f.Evidence)
 	case browser.FindNotFound:

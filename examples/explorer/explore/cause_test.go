@@ -48,6 +48,13 @@ func TestRootCause(t *testing.T) {
 	l2 := l1
 	l2.Evidence = `<input id="tz" name="timezone" type="text" value="Lorem ipsum dolor si...">`
 	assert.Equal(t, rootCause(l1, "/settings"), rootCause(l2, "/settings"))
+	// A field named by its title alone fails two rules: one defect.
+	l3 := l1
+	l3.Message = "Form elements should have a visible label (rule label-title-only)"
+	assert.Equal(t, rootCause(l1, "/settings"), rootCause(l3, "/settings"))
+	l4 := l1
+	l4.Message = "Elements must meet minimum color contrast ratio thresholds (rule color-contrast)"
+	assert.NotEqual(t, rootCause(l1, "/settings"), rootCause(l4, "/settings"), "another defect of the element")
 
 	p1 := browser.Finding{Kind: browser.FindPageError, Message: "TypeError: Cannot read properties of null (reading 'x')\n    at http://127.0.0.1:4000/a:12:5"}
 	p2 := browser.Finding{Kind: browser.FindPageError, Message: "TypeError: Cannot read properties of null (reading 'x')\n    at http://127.0.0.1:5111/b:99:1"}
