@@ -197,6 +197,12 @@ func (m *Model) addTargets(st *State, j int, e Element, lim Limits) {
 			m.addTarget(st, with(ActionPress, "", k), lim)
 		}
 	case c.Field != nil:
+		if c.Role == "combobox" {
+			// A combobox of the page's own making (an input and a
+			// listbox): a click opens its list, whose options are
+			// then the screen's controls.
+			m.addTarget(st, with(ActionClick, "", ""), lim)
+		}
 		for _, in := range Catalogue(*c.Field) {
 			m.addTarget(st, with(ActionFill, in.Class, ""), lim)
 		}

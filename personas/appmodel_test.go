@@ -882,3 +882,26 @@ func TestObserveHandlerOnly(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{`dblclick clickable "Buy milk"`, `click clickable "Star"`, `press clickable "Star" ="Enter"`, `press ="Escape"`}, keys)
 }
+
+// A combobox of the page's own making (a text input and a listbox, no
+// options in the snapshot until opened) gets a click, which opens its
+// list, beside its fill targets; the opened list's options are clicked.
+func TestObserveCustomCombobox(t *testing.T) {
+	m := NewModel(Limits{})
+	closed := []Element{{Role: "combobox", Name: "Assign to", InMain: true}}
+	id := m.Observe("/tools", closed)
+	keys := keysOf(m, id)
+	assert.Contains(t, keys, `click combobox "Assign to"`)
+	assert.Contains(t, keys, `fill combobox "Assign to" :valid`)
+	open := append(closed, Element{Role: "listbox", Name: "Assign to", InMain: true},
+		Element{Role: "option", Name: "Dana Fox", InMain: true}, Element{Role: "option", Name: "Emil Sato", InMain: true})
+	id2 := m.Observe("/tools", open)
+	assert.NotEqual(t, id, id2, "the open list is another state")
+	keys = keysOf(m, id2)
+	assert.Contains(t, keys, `click option "Emil Sato"`)
+
+	// A native select's options are its select's targets, not clicks.
+	id3 := m.Observe("/form", []Element{{Role: "combobox", Name: "Size", Options: []string{"S", "M"}}, {Role: "option", Name: "S"}})
+	assert.NotContains(t, keysOf(m, id3), `click combobox "Size"`)
+	assert.NotContains(t, keysOf(m, id3), `click option "S"`)
+}
