@@ -58,8 +58,9 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 		}
 		switch {
 		case a.Kind == personas.ActionSelect, a.Kind == personas.ActionCheck, a.Kind == personas.ActionUncheck:
-			if e, ok := personas.Locate(a, v.Els); !ok || inForm(v.Els, e.Ref) {
-				// A form's choice waits for the sweep, which submits it.
+			if e, ok := personas.Locate(a, v.Els); !ok || inForm(v.Els, e.Ref) && !choicesOnly(v.Els, a, e) {
+				// A form's choice waits for the sweep, which submits it
+				// with the rest of the form filled.
 				continue
 			}
 		case a.Kind == personas.ActionClick && a.Role == "link":
@@ -89,14 +90,31 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 		return step{}, false
 	}
 	in, _ := sw.model.Input(best)
-	macro := targetMacro(m, v, best.Action, in)
-	if len(macro) != 1 {
+	var wide map[string]string
+	var also []personas.ActionKey
+	e, _ := personas.Locate(best.Action, v.Els)
+	if inForm(v.Els, e.Ref) {
+		// A form of choices only (a list's filter and sort): the
+		// choice and the form's submit, an option of each other select
+		// with it (see widenOptions).
+		wide, also = sw.widenOptions(v, best.Action)
+	}
+	macro := targetMacroWith(m, v, best.Action, in, wide)
+	if len(macro) == 0 || len(macro) > 1 && !inForm(v.Els, e.Ref) {
 		return step{}, false
 	}
 	sw.hereN[page]++
-	sw.pend = &pendingTarget{from: sw.cur, key: best.Key(), left: 1}
+	sw.pend = &pendingTarget{from: sw.cur, key: best.Key(), left: len(macro), also: also}
 	macro[0].why = "this screen's own control: " + strings.TrimPrefix(macro[0].why, "coverage: ")
+	m.q = macro[1:]
 	return macro[0], true
+}
+
+// choicesOnly: a's control is a select in a form that has nothing to
+// type (a list's filter and sort form): choosing and applying is as
+// cheap as a select outside any form.
+func choicesOnly(els []personas.Element, a personas.Action, e personas.Element) bool {
+	return a.Kind == personas.ActionSelect && formFields(els, indexOf(els, e.Ref)) == 0
 }
 
 // scriptLink: a link's href goes nowhere ("#", "javascript:…"): its

@@ -1500,3 +1500,41 @@ func TestHereEveryControlFirst(t *testing.T) {
 	slices.Sort(refs)
 	assert.Equal(t, []string{"e1", "e2", "e3", "e4", "e5"}, refs, "each control once first")
 }
+
+// A form of choices only (a list's filter and sort) is played by the
+// screen's own turn: a choice, an option of its other select with it,
+// and the form's submit.
+func TestHereFilterFormOfChoices(t *testing.T) {
+	v := &view{URL: "http://app.test/things", Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Els: []personas.Element{
+		{Role: "combobox", Name: "Status", Ref: "e1", InMain: true, Options: []string{"All", "Open", "Done"}},
+		{Role: "combobox", Name: "Sort", Ref: "e2", InMain: true, Options: []string{"Newest", "Name", "Budget"}},
+		{Role: "button", Name: "Apply", Ref: "e3", InMain: true},
+	}}
+	sw := newSweep()
+	v.Sweep = sw
+	sw.observe(v.URL, v.Els)
+	m := newMember(Persona{Name: personas.PowerUser}, Credentials{}, nil)
+	st, ok := sw.here(m, v)
+	require.True(t, ok)
+	got := append(intents([]step{st}), intents(m.q)...)
+	require.Len(t, got, 3, "%v", got)
+	assert.Contains(t, got[0], `"action":"select_option"`)
+	assert.Contains(t, got[1], `"action":"select_option"`)
+	assert.Equal(t, `{"action":"click","target":"e3"}`, got[2])
+	assert.Len(t, sw.pend.also, 1, "the other select's option counts as tried with it")
+
+	// With a field to type into, the form's choices wait for the sweep.
+	v2 := &view{URL: "http://app.test/things/new", Cov: newCoverage(), Rand: v.Rand, Start: "/", Els: []personas.Element{
+		{Role: "textbox", Name: "Title", Ref: "e1", InMain: true},
+		{Role: "combobox", Name: "Kind", Ref: "e2", InMain: true, Options: []string{"A", "B"}},
+		{Role: "button", Name: "Create", Ref: "e3", InMain: true},
+	}}
+	sw2 := newSweep()
+	v2.Sweep = sw2
+	sw2.observe(v2.URL, v2.Els)
+	m2 := newMember(Persona{Name: personas.PowerUser}, Credentials{}, nil)
+	st, ok = sw2.here(m2, v2)
+	if ok {
+		assert.NotContains(t, st.in.JSON(), "select_option", st.why)
+	}
+}
