@@ -52,8 +52,12 @@
 // fields and then the submit. A choice inside a form (a select's
 // option, a box) is submitted with the form, with an untried option of each
 // of the form's other selects (widenOptions); sweep.here, each visit's own
-// controls, plays only choices outside forms, buttons that send no fields
-// and links to views of the page (hash routes). A value the browser's own
+// controls (sweep_here.go), plays choices outside forms and in forms of
+// choices only (a list's filter and sort, with its submit), buttons that
+// send no fields and links to views of the page (hash routes), each
+// control once before a select's other options. A link to a page the team
+// has not explored (one a click revealed) is preferred to links already
+// followed (sweep.linkNew). A value the browser's own
 // validation stops is settled without a submission (blocked); a persona's
 // own clicks and choices count as tried (credit). A form that answers with
 // another form is walked to its end with valid values (flowStep,
@@ -61,7 +65,8 @@
 // before a macro's queued visits. A failed step fails the target.
 // Controls outside the main content count once per app and actions once
 // per page template; a button every row repeats is played on a few more
-// rows (again), and a list's last row at its end (lastRow). Script-handled
+// rows (again), and a list's last row at its end (lastRow; a list with a
+// pager has its last page opened first, lastPage). Script-handled
 // elements that show a text the mission typed are the mission's own
 // records, one control (typedValues.ownRecords). A form
 // that made a record is followed by visits to the pages that list it. The
