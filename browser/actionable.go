@@ -206,6 +206,9 @@ const fieldJS = `(limit) => {
       const limits = [];
       if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) {
         if (el.required) limits.push('required');
+        // A textarea takes long text where a text box takes a line: the
+        // aria snapshot calls both textbox.
+        if (el.tagName === 'TEXTAREA') limits.push('multiline');
         for (const a of ['min', 'max', 'minlength', 'maxlength']) {
           const v = (el.getAttribute(a) || '').trim().replace(/[^0-9A-Za-z:.+-]/g, '').slice(0, 32);
           if (v) limits.push(a + '=' + v);

@@ -40,7 +40,7 @@ const idiomHTML = `<!doctype html><html><head><title>Idioms</title><style>.row .
 <ul><li class="row">Row 1 <button class="del" onclick="out('row delete')">Delete</button></li></ul>
 <div class="fw"><input aria-label="Focus field"><button class="tip" onclick="out('tip')">Clear</button></div>
 <label>Email <input type="email"></label> <label>Birthday <input type="date"></label> <label>Upload <input type="file"></label>
-<label>Title <input required maxlength="80"></label> <label>Copies <input type="number" min="1" max="50"></label>
+<label>Title <input required maxlength="80"></label> <label>Story <textarea></textarea></label> <label>Copies <input type="number" min="1" max="50"></label>
 <select aria-label="Plan" onchange="out('plan ' + this.value)"><option>Free</option><option>Pro</option></select>
 <main><ul><li class="vrow">Row 2 <button class="pin" onclick="out('row pin')">Pin</button></li></ul><div id="m1" onclick="out('main div')">Main div</div></main>
 <script>
@@ -115,6 +115,7 @@ func TestSnapshotFindsEveryIdiom(t *testing.T) {
 	kind(`- textbox "Birthday" \[ref=e\d+\] \(type=date\)`)
 	kind(`- textbox "Title" \[ref=e\d+\] \(required; maxlength=80\)`)
 	kind(`- spinbutton "Copies" \[ref=e\d+\] \(min=1; max=50\)`)
+	kind(`- textbox "Story" \[ref=e\d+\] \(multiline\)`)
 	kind(`- button "Upload" \[ref=e\d+\] \(file input\)`)
 	assert.Equal(t, 8, snap.Actionable)
 

@@ -130,9 +130,10 @@ func ParseElements(snap browser.Snapshot) []Element {
 // reNote is the engine's note on a control's line, right after its ref:
 // the field's input type, a file input, a control in a shadow root or a
 // frame, an element acting through script handlers only or editable, a
-// control shown only on hover or focus (the engine's supplements, listed
+// field's constraints, a textarea ("multiline"), a control shown only on
+// hover or focus (the engine's supplements, listed
 // after the tree, say "in main" for what sits in the main landmark).
-var reNote = regexp.MustCompile(`(\[ref=[a-z0-9]+\]) \(((?:type=|file input|in shadow root|in frame |handler only|contenteditable|hover |focus |required|min=|max=|minlength=|maxlength=)(?:[^()"]|"(?:[^"\\]|\\.)*")*)\)`)
+var reNote = regexp.MustCompile(`(\[ref=[a-z0-9]+\]) \(((?:type=|file input|in shadow root|in frame |handler only|contenteditable|hover |focus |required|min=|max=|minlength=|maxlength=|multiline)(?:[^()"]|"(?:[^"\\]|\\.)*")*)\)`)
 
 // cutNotes removes the engine's note from a snapshot line and returns its
 // parts ("type=email", "in shadow root", …), which become the element's

@@ -117,6 +117,7 @@ func TestParseElementsNotes(t *testing.T) {
   - textbox "Name" [ref=e20] (type=text; in shadow root): Ada
   - textbox "Title" [ref=e22] (required; maxlength=80)
   - spinbutton "Copies" [ref=e23] (min=1; max=50): "3"
+  - textbox "Story" [ref=e24] (multiline)
   - button "Upload" [ref=e21] (file input) [cursor=pointer]
   - clickable "Star" [ref=x2] (handler only: click; in frame iframe[name="inner"])
   - button "Edit" [ref=h3] (hover "row (1)")`}
@@ -141,6 +142,9 @@ func TestParseElementsNotes(t *testing.T) {
 	assert.Equal(t, "1", f.Min)
 	assert.Equal(t, "50", f.Max)
 	assert.Equal(t, "3", byName["Copies"].Value)
+	require.Contains(t, byName, "Story")
+	assert.Equal(t, FieldTextarea, FieldOf(byName["Story"], nil).Kind, "the engine's multiline note makes a textarea")
+	assert.Equal(t, FieldText, FieldOf(byName["Title"], nil).Kind)
 	assert.True(t, byName["Upload"].Has("file input"))
 	assert.True(t, byName["Upload"].Has("cursor"))
 	assert.True(t, byName["Star"].Has(`in frame iframe[name="inner"]`))
