@@ -233,12 +233,17 @@ func payloadParams(rawURL string) string {
 func errorPart(text string) string {
 	parts := reSegment.Split(reStatusPhrase.ReplaceAllString(text, "\n"), -1)
 	for _, p := range parts {
-		if reErrorWords.MatchString(p) {
+		// Markup shown as text (a name the mission typed, such as the
+		// markup probe's "onerror") says nothing of what failed.
+		if reErrorWords.MatchString(reShownMarkup.ReplaceAllString(p, " ")) {
 			return strings.TrimSpace(p)
 		}
 	}
 	return text
 }
+
+// reShownMarkup is a tag in a page's text, raw or escaped.
+var reShownMarkup = regexp.MustCompile(`(?i)&lt;.*?&gt;|<[^<>]*>`)
 
 var (
 	// reStatusPhrase is an error page's status line: its code and reason.

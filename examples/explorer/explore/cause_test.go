@@ -39,6 +39,8 @@ func TestRootCause(t *testing.T) {
 	assert.NotEqual(t, rootCause(chrome("Demo User", long), ""), rootCause(chrome("Demo User", "division by zero in total"), ""))
 	assert.Contains(t, rootCause(chrome("Demo User", long), ""), "value too long for column title")
 	assert.Equal(t, "Oops, try later", errorPart("Oops, try later"), "no part reads like an error: the text whole")
+	assert.Equal(t, "BUG-9: value too long for column name", errorPart(`Internal Server Error · Acme Skip to content Settings &lt;img src=x onerror=&#34;__agxss(this)&#34;&gt; Sign out 500 Internal Server Error BUG-9: value too long for column name`),
+		"a payload's onerror in the chrome (a name the mission typed) is not the error")
 	assert.Equal(t, `File "app/views/list.py", line 41, in render AttributeError: 'NoneType' object has no attribute 'owner'`,
 		errorPart(`Traceback (most recent call last): File "app/views/list.py", line 41, in render AttributeError: 'NoneType' object has no attribute 'owner'`)[len("Traceback (most recent call last): "):],
 		"a trace is one part")
