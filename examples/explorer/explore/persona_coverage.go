@@ -34,6 +34,7 @@ type coverage struct {
 	loneNumber map[string]bool
 	signin     string          // URL of the sign-in page
 	lastRows   map[string]bool // list pages whose last row was opened
+	lastPages  map[string]bool // pages opened as a list's last page (lastPage)
 	// seenAt is the step of the latest look at each page (path?query);
 	// destroyedAt the step of the latest action on a control named to
 	// delete (see gone).
@@ -59,7 +60,7 @@ type coverage struct {
 
 func newCoverage() *coverage {
 	return &coverage{visited: map[string]bool{}, visitedT: map[string]int{}, known: map[string]bool{}, formSig: map[string]string{},
-		multiField: map[string]bool{}, loneNumber: map[string]bool{}, lastRows: map[string]bool{}, seenAt: map[string]int{}, catalogued: map[string]int{}, seenOn: map[string]string{},
+		multiField: map[string]bool{}, loneNumber: map[string]bool{}, lastPages: map[string]bool{}, lastRows: map[string]bool{}, seenAt: map[string]int{}, catalogued: map[string]int{}, seenOn: map[string]string{},
 		catTrips: map[string]bool{}}
 }
 

@@ -273,6 +273,7 @@ func lastRow(v *view) (step, bool) {
 	if hasNextLink(v.Els) {
 		v.Cov.lastRows[urlx.PathQuery(v.URL)] = true
 		if e, l, ok := lastPage(v); ok && !v.Cov.visited[l] {
+			v.Cov.lastPages[l] = true
 			return step{in: clickRef(e.Ref), why: "the list's last page: " + e.Name}, true
 		}
 		return step{}, false
@@ -297,9 +298,13 @@ func lastRow(v *view) (step, bool) {
 		rows[t] = append(rows[t], e)
 	}
 	v.Cov.lastRows[urlx.PathQuery(v.URL)] = true
+	least := minRows
+	if v.Cov.lastPages[urlx.PathQuery(v.URL)] {
+		least = 1 // a list's last page may hold one row
+	}
 	for _, t := range order {
 		rs := rows[t]
-		if len(rs) < minRows {
+		if len(rs) < least {
 			continue
 		}
 		last := rs[len(rs)-1]

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
@@ -328,14 +329,20 @@ func (sw *sweep) cover(v *view, played map[string][]personas.InputClass) {
 }
 
 // blocked settles a fill target of the current state whose value the
-// browser's own validation would stop (personas.BrowserBlocks): it is
-// counted as tried, with no submission spent on it.
+// browser's own validation would stop (personas.BrowserBlocks), or cut
+// at the field's maxlength (what is sent is then a value of the maximum
+// length, the class "max"): it is counted as tried, with no submission
+// spent on it.
 func (sw *sweep) blocked(v *view, t personas.Target, in personas.Input) bool {
 	if t.Action.Kind != personas.ActionFill || t.State != sw.cur {
 		return false
 	}
 	e, ok := personas.Locate(t.Action, v.Els)
-	if !ok || !personas.BrowserBlocks(personas.FieldOf(e, nil), in.Value) {
+	if !ok {
+		return false
+	}
+	f := personas.FieldOf(e, nil)
+	if !personas.BrowserBlocks(f, in.Value) && (f.MaxLength <= 0 || utf8.RuneCountInString(in.Value) <= f.MaxLength) {
 		return false
 	}
 	sw.model.Transition(sw.cur, t.Key(), "", 0)

@@ -438,6 +438,17 @@ func TestLastRow(t *testing.T) {
 	assert.Equal(t, "e8", st.in.Target, st.why)
 	_, ok = lastRow(paged)
 	assert.False(t, ok, "once per page")
+	// The last page may hold one row: it is opened all the same.
+	last := &view{URL: "http://app.test/things?page=3", Cov: paged.Cov, Els: []personas.Element{
+		{Role: "link", Name: "Oldest", Ref: "e1", URL: "/things/1", InMain: true},
+		{Role: "link", Name: "2", Ref: "e2", URL: "/things?page=2", InMain: true},
+	}}
+	st, ok = lastRow(last)
+	require.True(t, ok)
+	assert.Equal(t, "e1", st.in.Target)
+	one := &view{URL: "http://app.test/other", Cov: paged.Cov, Els: last.Els[:1]}
+	_, ok = lastRow(one)
+	assert.False(t, ok, "one link elsewhere is no list")
 	paged = rows(true)
 	paged.Els = append(paged.Els,
 		personas.Element{Role: "link", Name: "7", Ref: "e7", URL: "/things?page=7", InMain: true},
@@ -1537,4 +1548,30 @@ func TestHereFilterFormOfChoices(t *testing.T) {
 	if ok {
 		assert.NotContains(t, st.in.JSON(), "select_option", st.why)
 	}
+}
+
+// A value longer than its field's maxlength is one no user can type (the
+// browser cuts typing there): it is settled without a submission, as a
+// value the browser's validation stops is; in a field without maxlength
+// it is played.
+func TestBlockedPastMaxlength(t *testing.T) {
+	v := &view{URL: "http://app.test/things/new", Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Els: []personas.Element{
+		{Role: "textbox", Name: "Code", Ref: "e1", InMain: true, Flags: []string{"required", "maxlength=16"}},
+		{Role: "textbox", Name: "Title", Ref: "e2", InMain: true, Flags: []string{"required"}},
+		{Role: "button", Name: "Create", Ref: "e3", InMain: true},
+	}}
+	sw := newSweep()
+	sw.observe(v.URL, v.Els)
+	target := func(name string, c personas.InputClass) (personas.Target, personas.Input) {
+		tg := personas.Target{State: sw.cur, Action: personas.Action{Kind: personas.ActionFill, Role: "textbox", Name: name, Class: c}}
+		in, ok := sw.model.Input(tg)
+		require.True(t, ok, name)
+		return tg, in
+	}
+	tg, in := target("Code", personas.ClassLong256)
+	assert.True(t, sw.blocked(v, tg, in), "256 characters in a 16-character field")
+	tg, in = target("Code", personas.ClassMax)
+	assert.False(t, sw.blocked(v, tg, in), "exactly its maximum is typed")
+	tg, in = target("Title", personas.ClassLong256)
+	assert.False(t, sw.blocked(v, tg, in), "no maxlength: the app must say")
 }
