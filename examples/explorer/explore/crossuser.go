@@ -40,6 +40,50 @@ type crossUser struct {
 	leaks   map[string]crossLeak
 	byBug   map[string]crossLeak
 	probing bool // the current step is a probe
+	// seen: user and page → the page's text when the user last read it
+	// (at most maxSeen pages, each cut at maxSeenText bytes); before:
+	// values that were on a page before anyone typed them, which tell
+	// nobody's data (an earlier run's records, the app's own content).
+	seen   map[string]string
+	before map[string]bool
+}
+
+// maxSeen and maxSeenText bound what the oracle keeps of the pages read.
+const (
+	maxSeen     = 256
+	maxSeenText = 64 << 10
+)
+
+// saw keeps the text user read on page.
+func (xu *crossUser) saw(user, page, text string) {
+	k := user + "\x00" + page
+	if _, ok := xu.seen[k]; !ok && len(xu.seen) >= maxSeen {
+		return
+	}
+	if len(text) > maxSeenText {
+		text = text[:maxSeenText]
+	}
+	xu.seen[k] = text
+}
+
+// fresh reports whether v, about to be noted as typed, can be its
+// typist's marker: a value some page already showed before anyone typed
+// it is data that was there (a record an earlier run left with the same
+// drawn value), and a page showing it later proves nothing.
+func (xu *crossUser) fresh(v string) bool {
+	if xu.before[v] {
+		return false
+	}
+	if xu.typed[v] != nil {
+		return true
+	}
+	for _, text := range xu.seen {
+		if strings.Contains(text, v) {
+			xu.before[v] = true
+			return false
+		}
+	}
+	return true
 }
 
 // crossLeak is one sighting of another user's marker.
@@ -49,7 +93,8 @@ type crossLeak struct {
 
 func newCrossUser() *crossUser {
 	return &crossUser{typed: map[string]map[string]bool{}, own: map[string][]string{}, okBy: map[string]map[string]bool{},
-		probed: map[string]map[string]bool{}, leaks: map[string]crossLeak{}, byBug: map[string]crossLeak{}}
+		probed: map[string]map[string]bool{}, leaks: map[string]crossLeak{}, byBug: map[string]crossLeak{},
+		seen: map[string]string{}, before: map[string]bool{}}
 }
 
 // multi reports whether the mission acts as two or more users.
@@ -91,6 +136,9 @@ func (mr *missionRun) noteTyped(v string) {
 		return
 	}
 	v = strings.TrimSpace(v)
+	if !mr.xu.fresh(v) {
+		return
+	}
 	if mr.xu.typed[v] == nil {
 		mr.xu.typed[v] = map[string]bool{}
 	}
@@ -119,9 +167,6 @@ func (mr *missionRun) crossCheck(ctx context.Context, res browser.Result, fs []b
 		}
 		mr.xu.okBy[page][me] = true
 	}
-	if len(mr.xu.typed) == 0 {
-		return nil
-	}
 	tctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	v, err := mr.sess.Evaluate(tctx, `() => document.body ? document.body.innerText : ''`, nil)
@@ -133,6 +178,7 @@ func (mr *missionRun) crossCheck(ctx context.Context, res browser.Result, fs []b
 	if text == "" {
 		return nil
 	}
+	mr.xu.saw(me, page, text)
 	decoded, _ := url.QueryUnescape(page)
 	var out []browser.Finding
 	ownSeen := false
