@@ -201,7 +201,7 @@ func fillOthersWith(v *view, el personas.Element, at int, wide map[string]string
 			continue
 		}
 		switch {
-		case e.Fillable() && e.Value == "" && f.Kind != personas.FieldPassword:
+		case e.Fillable() && (e.Value == "" || staleValue(v, e.Value)) && f.Kind != personas.FieldPassword:
 			macro = append(macro, step{in: fillRef(e.Ref, validFor(e, v)), why: "fill " + e.Name})
 		case e.Role == "combobox" && len(e.Options) > 0 && f.Required && e.Value == "":
 			o := personas.ValidValue(f)
@@ -214,6 +214,14 @@ func fillOthersWith(v *view, el personas.Element, at int, wide map[string]string
 		}
 	}
 	return macro
+}
+
+// staleValue: a field holds a text the mission typed before (a form sent
+// back keeps what was sent): it is typed afresh, or the next submission
+// would store the earlier one a second time, which a list then shows as
+// a duplicate the app did not make.
+func staleValue(v *view, value string) bool {
+	return v.Sweep != nil && v.Sweep.typed.shows(value)
 }
 
 // widen extends a fill target of input class c to its whole form: every

@@ -118,11 +118,12 @@ func (tv typedValues) ownRepeat(evidence string) bool {
 			continue
 		}
 		n := tv[cell]
-		if cut := strings.TrimRight(strings.TrimSuffix(cell, "…"), ". "); n == 0 && len(cut) >= 12 {
-			// A cell the app cut: every value typed that starts so (two
-			// long texts of one opening are two records).
+		if cut := strings.TrimRight(strings.TrimSuffix(cell, "…"), ". "); len(cut) >= 12 {
+			// A cell the app may have cut: every value typed that starts
+			// so (two long texts of one opening are two records, and one
+			// of them may be exactly as long as the cell).
 			for v, c := range tv {
-				if strings.HasPrefix(v, cut) {
+				if v != cell && strings.HasPrefix(v, cut) {
 					n += c
 				}
 			}

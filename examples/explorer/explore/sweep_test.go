@@ -1358,6 +1358,11 @@ func TestOwnRepeat(t *testing.T) {
 	tv.add("3")
 	assert.True(t, tv.ownRepeat(`<tr><td>Lorem ipsum dolor sit amet consectetur adipiscing elit sed d</td><td>1000</td><td>3</td></tr>`),
 		"a short number typed once tells nothing")
+	// One record holds a text exactly as long as the cell (a field's
+	// maximum), the other a longer one the app cut to it: two records.
+	cell := "Lorem ipsum dolor sit amet consectetur adipiscing elit sed d"
+	tv.add(cell)
+	assert.True(t, tv.ownRepeat(row(cell, "1000")), "typed once at its full length, and cut from a longer text")
 }
 
 // A link to a page the team has not explored (one a click revealed, so
@@ -1574,4 +1579,25 @@ func TestBlockedPastMaxlength(t *testing.T) {
 	assert.False(t, sw.blocked(v, tg, in), "exactly its maximum is typed")
 	tg, in = target("Title", personas.ClassLong256)
 	assert.False(t, sw.blocked(v, tg, in), "no maxlength: the app must say")
+}
+
+// A form sent back keeps what was sent: a field holding a text the
+// mission typed is typed afresh by the next submission, so one value is
+// never stored twice by two submissions (a list would show a duplicate
+// the app did not make); an edit form's own values are kept.
+func TestStaleValuesTypedAfresh(t *testing.T) {
+	sw := newSweep()
+	long := strings.Repeat("Lorem ipsum dolor sit amet ", 10)
+	sw.typed.add(long)
+	v := &view{URL: "http://app.test/things/new", Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Sweep: sw, Els: []personas.Element{
+		{Role: "textbox", Name: "Title", Ref: "e1", InMain: true, Value: long},
+		{Role: "textbox", Name: "Place", Ref: "e2", InMain: true, Value: "Harbour Street"},
+		{Role: "spinbutton", Name: "Copies", Ref: "e3", InMain: true},
+		{Role: "button", Name: "Create thing", Ref: "e4", InMain: true},
+	}}
+	macro := fillOthers(v, v.Els[2], 2)
+	got := strings.Join(intents(macro), "\n")
+	assert.Contains(t, got, `"target":"e1"`, "the text sent before is replaced")
+	assert.NotContains(t, got, long)
+	assert.NotContains(t, got, `"target":"e2"`, "a value the mission did not type is the record's own")
 }
