@@ -202,6 +202,16 @@ func TestReportErrorPageA11y(t *testing.T) {
 	out = &State{}
 	assert.Empty(t, act("/widgets/new", failedPost()))
 
+	// The collector reports one 500 once: a submission that fails again
+	// brings only its page's violations, which are still its symptoms,
+	// in this turn and in a later one.
+	out = &State{}
+	assert.Empty(t, act("/widgets/new", failedPost()[:2]))
+	out = &State{}
+	act("/widgets/new", failedPost())
+	assert.Empty(t, act("/widgets/new", failedPost()[:2]), "the same turn")
+	assert.Empty(t, out.Bugs)
+
 	// A fetch of the page failed: the page's own violation is its bug.
 	out = &State{}
 	bugs = act("/dashboard", []browser.Finding{

@@ -57,6 +57,20 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 			mr.updateEarlier(earlier, func(b *Bug) { addSymptom(b, f) })
 			continue
 		}
+		if primary < 0 && earlier == "" && f.Kind == collector.FindA11y && reStatusPhrase.MatchString(f.Evidence) {
+			// The bare page of a server error the collector reported
+			// before (it reports one 500 once; the page's violations come
+			// with every load): the error's symptom.
+			if i := slices.IndexFunc(out.Bugs, func(b Bug) bool { return errorPageFinding(f, b.Kind, b.URL) }); i >= 0 {
+				addSymptom(&out.Bugs[i], f)
+				touched[i] = true
+				continue
+			}
+			if key := mr.serverErrorOn(f); key != "" {
+				mr.updateEarlier(key, func(b *Bug) { addSymptom(b, f) })
+				continue
+			}
+		}
 		if i, symptom := mr.known(out, f, e); i >= 0 {
 			// A cause this mission reported already: one more sighting
 			// (or a symptom of it), and the action's primary error when
@@ -104,6 +118,17 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 		}
 	}
 	return bugs
+}
+
+// serverErrorOn is the key in mr.recorded of an earlier turn's server
+// error whose failing page is f's, or "".
+func (mr *missionRun) serverErrorOn(f browser.Finding) string {
+	for _, k := range slices.Sorted(maps.Keys(mr.recorded)) {
+		if b := mr.recorded[k]; b.ID != "" && errorPageFinding(f, b.Kind, b.URL) {
+			return k
+		}
+	}
+	return ""
 }
 
 // errorPageFinding reports whether f is an accessibility finding on the
