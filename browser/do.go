@@ -115,15 +115,26 @@ func (s *Session) Do(ctx context.Context, in Intent) Result {
 		// merged first (one CDP call when coverage is on).
 		_ = s.flushJSCoverage(ctx)
 	}
+	t0 := time.Now()
 	res := s.do(ctx, in)
 	res.Action = in.Action
+	t1 := time.Now()
+	var t2 time.Time
 	switch in.Action {
 	case ActSnapshot, ActExtractText, ActScreenshot, ActCheckHealth:
+		t2 = t1
 	default:
 		s.settle(ctx)
+		t2 = time.Now()
 		s.probe(ctx)
 	}
 	s.checkAlive(ctx, &res)
+	// Where an action's time went: before it (a hung page's check, the
+	// JS coverage merged before leaving), the action, the settle, the
+	// health probe and liveness check.
+	s.e.cfg.Logger.Debug("browser: action timing", "user", s.user, "action", string(in.Action),
+		"before_ms", t0.Sub(start).Milliseconds(), "do_ms", t1.Sub(t0).Milliseconds(),
+		"settle_ms", t2.Sub(t1).Milliseconds(), "probe_ms", time.Since(t2).Milliseconds())
 	if u := s.navBlocked.Load(); u != nil {
 		// The page left the allowed origins (a redirect, a meta refresh, a
 		// link, a popup): the guard refused it, and the action failed.

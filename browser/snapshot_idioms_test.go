@@ -42,6 +42,7 @@ const idiomHTML = `<!doctype html><html><head><title>Idioms</title><style>.row .
 <label>Email <input type="email"></label> <label>Birthday <input type="date"></label> <label>Upload <input type="file"></label>
 <label>Title <input required maxlength="80"></label> <label>Story <textarea></textarea></label> <label>Copies <input type="number" min="1" max="50"></label>
 <select aria-label="Plan" onchange="out('plan ' + this.value)"><option>Free</option><option>Pro</option></select>
+<ul role="listbox" aria-label="Colour"><li role="option" aria-selected="false" onclick="out('colour red')">Red</li><li role="option" aria-selected="false" onclick="out('colour blue')">Blue</li></ul>
 <main><ul><li class="vrow">Row 2 <button class="pin" onclick="out('row pin')">Pin</button></li></ul><div id="m1" onclick="out('main div')">Main div</div></main>
 <script>
 function out(s) { document.getElementById('log').textContent += s + ';'; }
@@ -52,7 +53,7 @@ customElements.define('host-el', class extends HTMLElement { connectedCallback()
 // TestSnapshotFindsEveryIdiom: on a page with script-only controls
 // (onclick, addEventListener, ondblclick), ARIA widgets, contenteditable,
 // <a href="#">, an open shadow root, a same-origin iframe, a hover-revealed
-// and a focus-revealed control and a select, every control has a ref whose
+// and a focus-revealed control a select and a custom listbox, every control has a ref whose
 // line says its kind, acting through each ref works (the log shows it), and
 // the recorded tape replays as a spec under `npx playwright test` with the
 // same log.
@@ -107,7 +108,10 @@ func TestSnapshotFindsEveryIdiom(t *testing.T) {
 	kind(`- tab "Role tab" \[ref=e\d+\]`)
 	kind(`- link "Hash link" \[ref=e\d+\] → #`)
 	kind(`- combobox "Plan" \[ref=e\d+\]:`)
-	kind(`- option "Pro"`)
+	kind(`- option "Pro"`) // a native select's option: no ref, its select takes it
+	// A listbox of the page's own making: each option is an element.
+	kind(`- listbox "Colour" \[ref=e\d+\]:`)
+	kind(`- option "Red" \[ref=e\d+\]`)
 	kind(`- button "Frame button" \[ref=f\d+e\d+\]`)
 	kind(`- button "Shadow button" \[ref=e\d+\] \(in shadow root\)`)
 	kind(`- textbox "Shadow field" \[ref=e\d+\] \(in shadow root\)`)
@@ -138,6 +142,7 @@ func TestSnapshotFindsEveryIdiom(t *testing.T) {
 		{"click", `button "Pin"`, "", "row pin;"},
 		{"click", `clickable "Main div"`, "", "main div;"},
 		{"select_option", `combobox "Plan"`, `,"value":"Pro"`, "plan Pro;"},
+		{"click", `option "Red"`, "", "colour red;"},
 	}
 	refs := map[string]string{}
 	for _, st := range steps {

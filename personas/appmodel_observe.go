@@ -78,7 +78,7 @@ func (m *Model) ObserveAttrs(rawURL string, els []Element, attrs []map[string]st
 		if len(ctrls) >= lim.ControlsPerState {
 			continue
 		}
-		if inter && isFormRole(role) {
+		if inter && isFormRole(role) && (role != "listbox" || len(e.Options) > 0) {
 			var a map[string]string
 			if i < len(attrs) {
 				a = attrs[i]
@@ -225,6 +225,9 @@ func (m *Model) addTargets(st *State, j int, e Element, lim Limits) {
 			m.addTarget(st, with(ActionPress, "", "Enter"), lim)
 		}
 	case c.Role == "dialog" || c.Role == "alertdialog":
+	case c.Role == "listbox":
+		// A listbox of the page's own making: its options, elements of
+		// their own, are the clicks.
 	default:
 		m.addTarget(st, with(ActionClick, "", ""), lim)
 	}

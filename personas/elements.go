@@ -88,7 +88,10 @@ func ParseElements(snap browser.Snapshot) []Element {
 				mainIndent = indent
 			}
 		}
-		if last >= 0 && strings.Contains(ln, "- option ") {
+		// A native select's options have no ref: they are its select's
+		// values. An option with a ref (a listbox of the page's own
+		// making) is an element of its own, clicked like a button.
+		if last >= 0 && strings.Contains(ln, "- option ") && !strings.Contains(ln, "[ref=") {
 			if m := reOption.FindStringSubmatch(ln); m != nil && indentOf(ln) > lastIndent {
 				if r := out[last].Role; r == "combobox" || r == "listbox" {
 					out[last].Options = append(out[last].Options, unquote(m[1]))

@@ -171,3 +171,39 @@ func TestParseElementsNotes(t *testing.T) {
 	assert.True(t, byName["Notes"].Has("contenteditable"))
 	assert.False(t, byName["Notes"].InMain)
 }
+
+// A native select's options (no ref) are its values; the options of a
+// listbox of the page's own making (each with a ref) are elements, which
+// the model clicks, and the listbox is no select.
+func TestParseCustomListbox(t *testing.T) {
+	const snap = `page: "Pick" http://127.0.0.1:8080/pick
+- main [ref=e1]:
+  - combobox "Plan" [ref=e2]:
+    - option "Free" [selected]
+    - option "Pro"
+  - listbox "Colour" [ref=e3]:
+    - option "Red" [ref=e4]
+    - option "Blue" [ref=e5]`
+	els := ParseElements(browser.Snapshot{Text: snap})
+	byRef := map[string]Element{}
+	for _, e := range els {
+		byRef[e.Ref] = e
+	}
+	assert.Equal(t, []string{"Free", "Pro"}, byRef["e2"].Options)
+	assert.Empty(t, byRef["e3"].Options)
+	require.Contains(t, byRef, "e4")
+	assert.Equal(t, "option", byRef["e4"].Role)
+
+	m := NewModel(Limits{})
+	id := m.Observe("/pick", els)
+	var keys []string
+	for _, tg := range m.States[id].Targets {
+		keys = append(keys, string(tg.Key()))
+	}
+	assert.Contains(t, keys, `select combobox "Plan" :option ="Pro"`)
+	assert.Contains(t, keys, `click option "Red"`)
+	assert.Contains(t, keys, `click option "Blue"`)
+	for _, k := range keys {
+		assert.NotContains(t, k, `listbox "Colour"`, "the listbox's options are the clicks")
+	}
+}
