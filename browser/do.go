@@ -124,7 +124,7 @@ func (s *Session) Do(ctx context.Context, in Intent) Result {
 	case ActSnapshot, ActExtractText, ActScreenshot, ActCheckHealth:
 		t2 = t1
 	default:
-		s.settle(ctx)
+		s.settle(ctx, t0)
 		t2 = time.Now()
 		s.probe(ctx)
 	}

@@ -181,6 +181,9 @@ func (b *Browser) NewEngine(cfg Config) (*Engine, error) {
 	if secrets == nil {
 		secrets = NewSecrets()
 	}
+	// What the engine logs (an error's text, a URL) may hold a value
+	// typed into a secret field: its lines go out redacted.
+	cfg.Logger = slog.New(RedactHandler(cfg.Logger.Handler(), secrets))
 	return &Engine{b: b, cfg: cfg, origins: origins, subres: subres, secrets: secrets, users: map[string]*Session{}, window: NewWindow(cfg.WindowSize)}, nil
 }
 
@@ -360,8 +363,10 @@ func (e *Engine) newSession(ctx context.Context, user string) (*Session, error) 
 	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(fmt.Sprintf(popupGuardJS, origins, popupMark))}); err != nil {
 		return fail(fmt.Errorf("init script: %w", err))
 	}
-	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(handlerJS)}); err != nil {
-		return fail(fmt.Errorf("init script: %w", err))
+	for _, js := range []string{handlerJS, netIdleJS} {
+		if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(js)}); err != nil {
+			return fail(fmt.Errorf("init script: %w", err))
+		}
 	}
 	for i, js := range e.cfg.InitScripts {
 		if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(js)}); err != nil {
@@ -638,8 +643,11 @@ func (s *Session) SaveStorageState(path string) error {
 }
 
 // settle waits, bounded by SettleTimeout, for the DOM to load, in-flight
-// requests to finish and the network to stay quiet for SettleQuiet.
-func (s *Session) settle(ctx context.Context) {
+// requests to finish and the network to stay quiet for SettleQuiet. An
+// action that sent nothing (the page, asked after its next frame, has no
+// fetch or XMLHttpRequest in flight and none since the action began,
+// and the engine sees no request in flight) is settled at once.
+func (s *Session) settle(ctx context.Context, actStart time.Time) {
 	start := time.Now()
 	deadline := start.Add(s.e.cfg.SettleTimeout)
 	p := s.page
@@ -651,6 +659,9 @@ func (s *Session) settle(ctx context.Context) {
 		s.suspect = true
 	}
 	quiet := s.e.cfg.SettleQuiet
+	if s.net.len() == 0 && s.pageSentNothing(ctx, min(quiet, time.Since(actStart))) && s.net.len() == 0 {
+		return
+	}
 	for time.Now().Before(deadline) {
 		if ctx.Err() != nil {
 			return

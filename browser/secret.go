@@ -2,6 +2,8 @@ package browser
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"os"
 	"regexp"
 	"slices"
@@ -233,3 +235,66 @@ const secretTS = `function secret(name: string): string {
   return v;
 }
 `
+
+// RedactHandler wraps h so that the message and every string attribute
+// of a record (in groups too) have secrets' values replaced by their
+// references before h sees them. The engine's own logger is wrapped so.
+func RedactHandler(h slog.Handler, secrets *Secrets) slog.Handler {
+	if rh, ok := h.(redactHandler); ok && rh.s == secrets {
+		return rh
+	}
+	return redactHandler{h: h, s: secrets}
+}
+
+type redactHandler struct {
+	h slog.Handler
+	s *Secrets
+}
+
+func (r redactHandler) Enabled(ctx context.Context, l slog.Level) bool { return r.h.Enabled(ctx, l) }
+
+func (r redactHandler) Handle(ctx context.Context, rec slog.Record) error {
+	out := slog.NewRecord(rec.Time, rec.Level, r.s.Redact(rec.Message), rec.PC)
+	rec.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(r.attr(a))
+		return true
+	})
+	return r.h.Handle(ctx, out)
+}
+
+func (r redactHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	red := make([]slog.Attr, len(as))
+	for i, a := range as {
+		red[i] = r.attr(a)
+	}
+	return redactHandler{h: r.h.WithAttrs(red), s: r.s}
+}
+
+func (r redactHandler) WithGroup(name string) slog.Handler {
+	return redactHandler{h: r.h.WithGroup(name), s: r.s}
+}
+
+// attr redacts a's strings; other kinds (an error, a Stringer) are
+// turned into their text first, which is what a handler would print.
+func (r redactHandler) attr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, r.s.Redact(v.String()))
+	case slog.KindGroup:
+		g := v.Group()
+		red := make([]any, len(g))
+		for i, x := range g {
+			red[i] = r.attr(x)
+		}
+		return slog.Group(a.Key, red...)
+	case slog.KindAny:
+		switch x := v.Any().(type) {
+		case error:
+			return slog.String(a.Key, r.s.Redact(x.Error()))
+		case fmt.Stringer:
+			return slog.String(a.Key, r.s.Redact(x.String()))
+		}
+	}
+	return slog.Attr{Key: a.Key, Value: v}
+}

@@ -1,12 +1,16 @@
 package browser
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,4 +65,23 @@ func TestSecretsAreRecordedAsReferences(t *testing.T) {
 	assert.NotContains(t, spec, password)
 	assert.Contains(t, spec, `.fill(secret('SECRET_1'))`)
 	assert.Contains(t, spec, `process.env[name]`)
+}
+
+// A log line through RedactHandler carries references, never the secret:
+// in its message, string attributes, errors, groups and With attributes.
+func TestRedactHandler(t *testing.T) {
+	sec := NewSecrets("hunter2-pw")
+	var buf bytes.Buffer
+	log := slog.New(RedactHandler(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}), sec))
+	log = log.With("typed", "x hunter2-pw")
+	log.Debug("fill hunter2-pw failed", "err", errors.New("value hunter2-pw refused"), slog.Group("g", "v", "hunter2-pw"), "n", 3)
+	out := buf.String()
+	assert.NotContains(t, out, "hunter2-pw")
+	ref, ok := sec.Ref("hunter2-pw")
+	require.True(t, ok)
+	assert.Equal(t, 4, strings.Count(out, ref), out)
+	assert.Contains(t, out, "n=3")
+	// Wrapping twice with the same secrets is one wrapper.
+	h := RedactHandler(slog.NewTextHandler(&buf, nil), sec)
+	assert.Equal(t, h, RedactHandler(h, sec))
 }

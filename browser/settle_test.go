@@ -56,3 +56,53 @@ func TestSettleAfterRedirectedFetch(t *testing.T) {
 		assert.Less(t, res.Duration, timeout, "the settle saw the page idle before its timeout")
 	}
 }
+
+// An action that sends nothing is settled at once, not after SettleQuiet;
+// one whose handler fetches waits for the answer and the quiet after it,
+// and so does an XMLHttpRequest's.
+func TestSettleEventDriven(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><head><title>Page</title></head><body><p id="out"></p>
+<button onclick="document.getElementById('out').textContent = 'shown'">Show</button>
+<button onclick="fetch('/slow').then((r) => r.text()).then((t) => { document.getElementById('out').textContent = t; })">Load</button>
+<button onclick="const x = new XMLHttpRequest(); x.open('GET', '/slow'); x.onload = () => { document.getElementById('out').textContent = 'xhr ' + x.responseText; }; x.send()">Xhr</button>
+</body></html>`)
+	})
+	mux.HandleFunc("GET /slow", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		fmt.Fprint(w, "loaded")
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	// A quiet long enough that no machine is slow enough to confuse the
+	// fast path with the wait.
+	const quiet = 3 * time.Second
+	e, err := testBrowser.NewEngine(Config{Origins: []string{srv.URL}, SettleTimeout: 20 * time.Second, SettleQuiet: quiet})
+	require.NoError(t, err)
+	defer e.Close()
+	ctx := context.Background()
+	s, err := e.User(ctx, "u")
+	require.NoError(t, err)
+	require.True(t, s.Do(ctx, Intent{Action: ActNavigate, URL: srv.URL + "/"}).OK)
+	text := func() string {
+		r := s.Do(ctx, Intent{Action: ActExtractText, Target: "#out"})
+		require.True(t, r.OK, r.Error)
+		return r.Output
+	}
+
+	res := s.Do(ctx, Intent{Action: ActClick, Target: `role=button[name="Show"]`})
+	require.True(t, res.OK, res.Error)
+	assert.Less(t, res.Duration, quiet, "a click that sent nothing does not wait for the quiet")
+	assert.Equal(t, "shown", text())
+
+	res = s.Do(ctx, Intent{Action: ActClick, Target: `role=button[name="Load"]`})
+	require.True(t, res.OK, res.Error)
+	assert.GreaterOrEqual(t, res.Duration, quiet, "a click that fetched waits for the answer and the quiet")
+	assert.Equal(t, "loaded", text())
+
+	res = s.Do(ctx, Intent{Action: ActClick, Target: `role=button[name="Xhr"]`})
+	require.True(t, res.OK, res.Error)
+	assert.GreaterOrEqual(t, res.Duration, quiet)
+	assert.Equal(t, "xhr loaded", text())
+}

@@ -209,10 +209,21 @@ const collectorJS = `(() => {
   const worked = new WeakSet();
   // Clicks not judged yet: the team waits for none to be left (or for
   // its watch to end) before its next action. A click that visibly did
-  // something is judged at once (looked at every 50 ms); only a click
+  // something is judged at once (looked at every 25 ms); only a click
   // that changed nothing waits out the window.
-  let undecided = 0;
+  // __agJudged(ms) resolves once none is left (or after ms) with what
+  // is left and how many dead-control reports were posted since the last
+  // call, so the team waits for a report only when one is on its way.
+  let undecided = 0, deadPosts = 0;
+  const waiters = [];
   Object.defineProperty(window, '__agUndecided', {value: () => undecided, configurable: true});
+  Object.defineProperty(window, '__agJudged', {value: (ms) => new Promise((resolve) => {
+    const answer = () => { const dead = deadPosts; deadPosts = 0; resolve({undecided, dead}); };
+    if (undecided === 0) { answer(); return; }
+    const wake = () => { clearTimeout(timer); answer(); };
+    const timer = setTimeout(() => { const i = waiters.indexOf(wake); if (i >= 0) waiters.splice(i, 1); answer(); }, Math.max(0, Math.min(Number(ms) || 0, 5000)));
+    waiters.push(wake);
+  }), configurable: true});
   document.addEventListener('click', (ev) => {
     const n = ++clicks;
     const el = ev.target instanceof Element ? ev.target.closest('button, [role=button]') : null;
@@ -223,7 +234,12 @@ const collectorJS = `(() => {
     const before = look() + own(el), errs = errors;
     undecided++;
     let done = false;
-    const decide = () => { if (!done) { done = true; undecided--; } };
+    const decide = () => {
+      if (done) return;
+      done = true;
+      undecided--;
+      if (undecided === 0) for (const w of waiters.splice(0)) w();
+    };
     const early = setInterval(() => {
       if (done) { clearInterval(early); return; }
       if (errors !== errs || look() + own(el) !== before) {
@@ -231,15 +247,17 @@ const collectorJS = `(() => {
         clearInterval(early);
         decide();
       }
-    }, 50);
+    }, 25);
     setTimeout(() => {
       clearInterval(early);
-      decide();
-      if (errors !== errs) return;
-      if (look() + own(el) !== before) worked.add(el);
-      if (n === clicks && !worked.has(el) && look() + own(el) === before) {
-        post({kind: 'dead_control', message: 'clicking "' + (el.textContent || el.getAttribute('aria-label') || '').trim() + '" changed nothing', evidence: html(el), selector: sel(el)});
+      if (errors === errs) {
+        if (look() + own(el) !== before) worked.add(el);
+        if (n === clicks && !worked.has(el) && look() + own(el) === before) {
+          deadPosts++;
+          post({kind: 'dead_control', message: 'clicking "' + (el.textContent || el.getAttribute('aria-label') || '').trim() + '" changed nothing', evidence: html(el), selector: sel(el)});
+        }
       }
+      decide();
     }, deadWindow);
   }, true);
   // Scan at load, then again once the page stops changing (axe-core is

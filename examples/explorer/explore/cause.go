@@ -256,15 +256,67 @@ var (
 // its route template) out of an error text: an error that quotes the
 // request ("no session for GET /reports") is one cause on every route.
 func withoutRequest(text, rawURL string) string {
-	p := urlx.Path(rawURL)
-	if p == "" || p == "/" {
+	if p := urlx.Path(rawURL); p != "" && p != "/" {
+		for _, s := range []string{p, personas.URLTemplate(p)} {
+			text = replacePath(text, s)
+			text = replacePath(text, strings.ToLower(s))
+		}
+	}
+	return withoutQueryValues(text, rawURL)
+}
+
+// withoutQueryValues replaces in text the values of rawURL's query where
+// each stands as a word of its own: an error that echoes the parameter it
+// failed on (`sort key "-budget"`, `sort key "budget"`) is one cause
+// whatever the value. Digits go anyway (norm); a one-letter value is
+// left, as it would match too much.
+func withoutQueryValues(text, rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.RawQuery == "" {
 		return text
 	}
-	for _, s := range []string{p, personas.URLTemplate(p)} {
-		text = replacePath(text, s)
-		text = replacePath(text, strings.ToLower(s))
+	var vals []string
+	for _, vs := range u.Query() {
+		for _, v := range vs {
+			if v = strings.TrimSpace(v); len(v) >= 2 && len(v) <= 200 && !slices.Contains(vals, v) {
+				vals = append(vals, v)
+			}
+		}
+	}
+	// longest first, so a value inside another does not cut it
+	slices.SortFunc(vals, func(a, b string) int { return len(b) - len(a) })
+	for _, v := range vals {
+		text = replaceWord(text, v, "<value>")
 	}
 	return text
+}
+
+// replaceWord replaces w in text where no letter, digit or underscore
+// continues it on either side.
+func replaceWord(text, w, with string) string {
+	word := func(i int) bool {
+		if i < 0 || i >= len(text) {
+			return false
+		}
+		c := text[i]
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(text, w)
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		end := i + len(w)
+		if word(i-1) || word(end) {
+			b.WriteString(text[:end])
+		} else {
+			b.WriteString(text[:i])
+			b.WriteString(with)
+		}
+		text = text[end:]
+	}
 }
 
 // replacePath replaces the path p in text where it stands as a path of

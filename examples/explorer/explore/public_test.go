@@ -35,6 +35,17 @@ func TestCauseAcrossRoutes(t *testing.T) {
 	other := f("/reports")
 	other.Evidence = "GET /reports → 500; body: template reports.html: no such file"
 	assert.NotEqual(t, rootCause(f("/reports"), ""), rootCause(other, ""))
+	// An error that echoes a query value it failed on is one cause
+	// whatever the value; the value inside a longer word stays.
+	sorted := func(key string) browser.Finding {
+		return browser.Finding{Kind: browser.FindServerError, URL: "http://app/items?sort=" + key + "&q=",
+			Message: "server error 500 on GET /items", Evidence: `GET /items?sort=` + key + ` → 500; body: sort key "` + key + `" has no comparator`}
+	}
+	assert.Equal(t, rootCause(sorted("budget"), ""), rootCause(sorted("-budget"), ""))
+	assert.Contains(t, rootCause(sorted("budget"), ""), `sort key "<value>" has`)
+	assert.Equal(t, "budgets <value>, <value>-x", withoutQueryValues("budgets budget, budget-x", "http://app/items?sort=budget"))
+	assert.Equal(t, "no query", withoutQueryValues("no query", "http://app/items"))
+	assert.Equal(t, "a b", withoutQueryValues("a b", "http://app/items?x=a&y=b"), "one-letter values stay")
 
 	row := func(page, html string) browser.Finding {
 		return browser.Finding{Kind: collector.FindDuplicateRow, URL: page, Evidence: html}

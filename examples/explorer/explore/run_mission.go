@@ -447,6 +447,11 @@ func (mr *missionRun) openSession(ctx context.Context, statePath string) error {
 	open := func(state, name string) (*userSession, error) {
 		cfg := mr.engineCfg
 		cfg.StorageStatePath = state
+		if mr.trace != nil {
+			// The engine's own diagnostics (an action's time by phase, a
+			// page replaced) go to the mission's traces.log.
+			cfg.Logger = mr.trace
+		}
 		e, err := mr.browser.NewEngine(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("browser engine: %w", err)

@@ -95,25 +95,36 @@ const deadWatch = 450 * time.Millisecond
 // arrive.
 func (mr *missionRun) awaitJudgement(ctx context.Context) {
 	deadline := time.Now().Add(deadWatch)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		cctx, cancel := context.WithDeadline(ctx, deadline)
-		v, err := mr.sess.Evaluate(cctx, `() => typeof window.__agUndecided === 'function' ? window.__agUndecided() : -1`, nil)
-		cancel()
-		n, ok := v.(int)
-		if f, isF := v.(float64); isF {
-			n, ok = int(f), true
-		}
-		if err != nil || !ok || n < 0 {
-			// No recorder to ask (a page it is not in): the whole watch.
-			mr.col.WaitQuiet(ctx, time.Until(deadline))
-			return
-		}
-		if n == 0 {
-			mr.col.WaitQuiet(ctx, judgedReport)
-			return
-		}
-		mr.col.WaitQuiet(ctx, 50*time.Millisecond)
+	// One call: the recorder answers once no click is undecided (or its
+	// window is over), and says whether a dead control's report is on
+	// its way.
+	cctx, cancel := context.WithDeadline(ctx, deadline.Add(judgedReport))
+	v, err := mr.sess.Evaluate(cctx, `(ms) => typeof window.__agJudged === 'function' ? window.__agJudged(ms) : null`, deadWatch.Milliseconds())
+	cancel()
+	r, ok := v.(map[string]any)
+	if err != nil || !ok {
+		// No recorder to ask (a page it is not in, or one that left):
+		// the whole watch.
+		mr.col.WaitQuiet(ctx, time.Until(deadline))
+		return
 	}
+	if dead, ok := number(r["dead"]); !ok || dead > 0 {
+		mr.col.WaitQuiet(ctx, judgedReport)
+	}
+}
+
+// number is a JSON number from the page as an int (playwright gives an
+// integral one as int, another as float64).
+func number(v any) (int, bool) {
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case int64:
+		return int(n), true
+	case float64:
+		return int(n), true
+	}
+	return 0, false
 }
 
 // judgedReport is the moment a recorder's report (a console message) takes
