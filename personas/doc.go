@@ -107,8 +107,12 @@
 // [Model.Observe] derives each control's actions from its role and flags:
 // click (and dblclick for buttons), hover for menus and expandable
 // controls, fill per input class and Enter for text fields, select per
-// option, check and uncheck for checkboxes, check for a radio, Home/End
-// and arrows for sliders, and Escape on every page. Each action with its
+// option of a native select, check and uncheck for checkboxes, check for
+// a radio, Home/End and arrows for sliders, and Escape on every page. A
+// widget of the page's own making is clicked: a combobox with no options
+// in the snapshot (the click opens its list), and each option that has a
+// ref of its own (a role=listbox list; [ParseElements] folds only a
+// native select's ref-less options into their select). Each action with its
 // class is a [Target]. [Model.Next] picks the best untried target in the
 // current state, else at the nearest state by known transitions or entry
 // URLs; its score favours states nothing was tried in yet, states and
