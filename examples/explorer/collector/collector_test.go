@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/personas"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -118,6 +119,24 @@ func TestFromConsole(t *testing.T) {
 	assert.Contains(t, f.Evidence, "data-bug")
 	_, ok = FromConsole(browser.Finding{Kind: browser.FindConsoleError, Message: "TypeError: x"})
 	assert.False(t, ok)
+}
+
+// The recorder's report of the element a payload ran in is that
+// element's finding, though the element's markup holds the payload's
+// marker; the payload's own log of the marker is the typed payload's.
+func TestPageFindingsXSS(t *testing.T) {
+	fs := PageFindings([]browser.Finding{
+		{Kind: browser.FindConsoleError, URL: "http://h/x/8", Message: consoleMark + `{"kind":"xss","message":"an injected script executed in dd","evidence":"<dd id=\"n\"><img src=\"\" onerror=\"console.error('` + personas.XSSMarker + `in1')\"></dd>"}`},
+		{Kind: browser.FindConsoleError, URL: "http://h/x/8", Message: personas.XSSMarker + "in1"},
+		{Kind: browser.FindConsoleError, URL: "http://h/x/8", Message: "TypeError: x"},
+	})
+	require.Len(t, fs, 3)
+	assert.Equal(t, FindXSS, fs[0].Kind)
+	assert.Equal(t, "an injected script executed in dd", fs[0].Message)
+	assert.True(t, strings.HasPrefix(fs[0].Evidence, `<dd id="n">`), fs[0].Evidence)
+	assert.Equal(t, FindXSS, fs[1].Kind)
+	assert.Contains(t, fs[1].Message, "typed into a field")
+	assert.Equal(t, browser.FindConsoleError, fs[2].Kind)
 }
 
 // A held answer is the network's slowness, not the app's: it arrives late

@@ -38,16 +38,18 @@ func FromConsole(f browser.Finding) (browser.Finding, bool) {
 func PageFindings(raw []browser.Finding) []browser.Finding {
 	var fs []browser.Finding
 	for _, f := range raw {
-		if f.Kind == browser.FindConsoleError && strings.Contains(f.Message, personas.XSSMarker) {
-			// The catalogue's markup payload ran: its script logs the marker.
-			fs = append(fs, browser.Finding{Kind: FindXSS, Message: "an injected script executed (the markup payload typed into a field)",
-				URL: f.URL, Evidence: f.Message, Time: f.Time})
-			continue
-		}
+		// The recorder's own report first: one about an element whose
+		// markup holds the payload (and so its marker) is that element's.
 		if cf, ok := FromConsole(f); ok {
 			if cf.Kind != browser.FindConsoleError {
 				fs = append(fs, cf)
 			}
+			continue
+		}
+		if f.Kind == browser.FindConsoleError && strings.Contains(f.Message, personas.XSSMarker) {
+			// The catalogue's markup payload ran: its script logs the marker.
+			fs = append(fs, browser.Finding{Kind: FindXSS, Message: "an injected script executed (the markup payload typed into a field)",
+				URL: f.URL, Evidence: f.Message, Time: f.Time})
 			continue
 		}
 		fs = append(fs, f)
