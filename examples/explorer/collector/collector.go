@@ -458,6 +458,9 @@ type pageReport struct {
 	Message  string `json:"message"`
 	Evidence string `json:"evidence"`
 	Selector string `json:"selector"`
+	// Cut: markup the team typed, cut by the app, whose handler did not
+	// compile (its page error is this report's symptom).
+	Cut bool `json:"cut"`
 }
 
 // WaitQuiet gives the in-page recorder a moment to report after an action.

@@ -2,6 +2,7 @@ package collector
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
@@ -14,8 +15,13 @@ const consoleMark = "[agentgraph-collector] "
 // FromConsole turns a recorder's console message into its finding; ok is
 // false for every other console message.
 func FromConsole(f browser.Finding) (browser.Finding, bool) {
+	g, _, ok := fromConsole(f)
+	return g, ok
+}
+
+func fromConsole(f browser.Finding) (browser.Finding, pageReport, bool) {
 	if f.Kind != browser.FindConsoleError || !strings.HasPrefix(f.Message, consoleMark) {
-		return f, false
+		return f, pageReport{}, false
 	}
 	var rep pageReport
 	if err := json.Unmarshal([]byte(strings.TrimPrefix(f.Message, consoleMark)), &rep); err != nil {
@@ -27,17 +33,41 @@ func FromConsole(f browser.Finding) (browser.Finding, bool) {
 	}
 	k, ok := pageKinds[rep.Kind]
 	if !ok {
-		return f, true
+		return f, rep, true
 	}
-	return browser.Finding{Kind: k, URL: f.URL, Message: rep.Message, Evidence: rep.Evidence, Selector: rep.Selector, Time: f.Time}, true
+	return browser.Finding{Kind: k, URL: f.URL, Message: rep.Message, Evidence: rep.Evidence, Selector: rep.Selector, Time: f.Time}, rep, true
+}
+
+// reSyntaxError is the message of a script that did not compile.
+var reSyntaxError = regexp.MustCompile(`(?i)^(uncaught )?(syntaxerror: )?(invalid or unexpected token|unexpected end of input|missing \) after argument list|unexpected token|unterminated string|invalid regular expression|unexpected identifier)`)
+
+// compileError: a page error that is a script failing to compile, with no
+// frame of a running script (a handler attribute's code).
+func compileError(f browser.Finding) bool {
+	return f.Kind == browser.FindPageError && reSyntaxError.MatchString(strings.TrimSpace(f.Message)) && !strings.Contains(f.Evidence, "\n    at ")
 }
 
 // PageFindings are the engine's findings as the explorer reads them: the
 // in-page recorder's console reports turned into their findings, other
 // console messages kept as they are.
+//
+// Markup the team typed that the app cut (its handler attribute left
+// unfinished) reached the page unescaped all the same: the recorder
+// reports it as an XSS of its element, and the page error of the
+// handler that did not compile, among the same findings, is dropped as
+// that report's echo.
 func PageFindings(raw []browser.Finding) []browser.Finding {
 	var fs []browser.Finding
+	cut := false
 	for _, f := range raw {
+		if _, rep, ok := fromConsole(f); ok && rep.Cut {
+			cut = true
+		}
+	}
+	for _, f := range raw {
+		if cut && compileError(f) {
+			continue
+		}
 		// The recorder's own report first: one about an element whose
 		// markup holds the payload (and so its marker) is that element's.
 		if cf, ok := FromConsole(f); ok {
@@ -105,6 +135,24 @@ const collectorJS = `(() => {
   // element that ran it (a handler attribute holding the marker, or the
   // running script) is reported as the probe's is, with the page around
   // it, in place of the bare console line.
+  // Markup of the team's that the app cut (a handler attribute left
+  // unfinished) still reached the page as markup: its handler does not
+  // compile, and the element holding it is reported as an XSS sink.
+  const cutMark = (v) => v.includes('__agxss') || v.includes('` + personas.XSSMarker + `') || /^\s*(__ag|console\.error\(['"]agentgraph)/.test(v);
+  addEventListener('error', (ev) => {
+    try {
+      if (!(ev.error instanceof SyntaxError) && !/SyntaxError|Invalid or unexpected token|Unexpected end of input|missing \) after/.test(String(ev.message))) return;
+      for (const el of document.querySelectorAll('body *')) {
+        if (![...el.attributes].some((a) => a.name.startsWith('on') && cutMark(a.value))) continue;
+        const at = el.parentElement || el;
+        if (done.has(at)) return;
+        done.add(at);
+        post({kind: 'xss', message: 'markup typed into a field reached the page unescaped in ' + at.tagName.toLowerCase() + ' (the app cut it: its handler did not compile)',
+          evidence: html(at), selector: sel(at), cut: true});
+        return;
+      }
+    } catch (e) {}
+  });
   const ce = console.error;
   console.error = function () {
     try {

@@ -150,7 +150,8 @@ func rootCause(f browser.Finding, page string) string {
 		if ps := payloadParams(u); ps != "" {
 			return "xss|" + tpl + "?" + ps
 		}
-		if strings.Contains(ev, personas.XSSMarker) {
+		if strings.Contains(ev, personas.XSSMarker) && reStartTagEv.FindString(f.Evidence) == "" {
+			// Only the marker's console line told: no element to name.
 			return "xss|" + tpl
 		}
 		return "xss|" + elementSig(f.Evidence)

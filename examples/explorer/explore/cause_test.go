@@ -145,6 +145,12 @@ func TestXSSCauseIsTheSink(t *testing.T) {
 	stored2 := stored
 	stored2.Evidence = `an injected script executed in a — <a href="/cookbook/9" style="outline: red"><img src="x" onerror="__agxss(this)"></a>`
 	assert.Equal(t, rootCause(stored, ""), rootCause(stored2, ""), "a stored payload: its element, whatever record and inline style")
+	// The recorder names the element a marker payload ran in: the same
+	// sink as the probe's, though the element's markup holds the marker.
+	storedMarked := stored
+	storedMarked.URL = "http://x/cookbook/8"
+	storedMarked.Evidence = `<a href="/cookbook/8"><img src="" onerror="console.error('agentgraph-xss:in100dc924')"></a>`
+	assert.Equal(t, rootCause(stored, ""), rootCause(storedMarked, ""), "one element, two payloads")
 }
 
 // A dead control is its element, whatever its inline style.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -255,4 +256,48 @@ func collectorUser(ctx context.Context, t *testing.T, target string, axe bool, n
 	s, err := eng.User(ctx, name)
 	require.NoError(t, err)
 	return s, origin
+}
+
+// Markup the team typed that the app cut reached the page all the same:
+// its handler does not compile, and the recorder reports the element as
+// the XSS sink; the compile error is that report's echo, not a page
+// error of its own. A page's own broken script stays a page error.
+func TestCollectorCutPayload(t *testing.T) {
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		body := `<p id="echo">Saved: <img src="x" onerror="__agxss(this"></p>`
+		if r.URL.Path == "/broken" {
+			body = `<p id="echo">Saved</p><img src="x" onerror="show(">`
+		}
+		_, _ = w.Write([]byte(`<!doctype html><html lang="en"><head><title>Item</title></head><body><main><h1>Item</h1>` + body + `</main></body></html>`))
+	}))
+	defer app.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, origin := collectorUser(ctx, t, app.URL, false, "cut")
+	open := func(path string) []browser.Finding {
+		r := s.Do(ctx, browser.Intent{Action: browser.ActNavigate, URL: origin + path})
+		require.True(t, r.OK, r.Error)
+		time.Sleep(500 * time.Millisecond)
+		return collector.PageFindings(append(r.Findings, s.TakeFindings()...))
+	}
+	fs := open("/item")
+	var xss []browser.Finding
+	for _, f := range fs {
+		assert.NotEqual(t, browser.FindPageError, f.Kind, "the cut payload's compile error is no page error: %+v", f)
+		if f.Kind == collector.FindXSS {
+			xss = append(xss, f)
+		}
+	}
+	require.Len(t, xss, 1, "%+v", fs)
+	assert.Contains(t, xss[0].Message, "cut")
+	assert.True(t, strings.HasPrefix(xss[0].Evidence, `<p id="echo">`), xss[0].Evidence)
+
+	fs = open("/broken")
+	kinds := map[browser.FindingKind]int{}
+	for _, f := range fs {
+		kinds[f.Kind]++
+	}
+	assert.Equal(t, 1, kinds[browser.FindPageError], "%+v", fs)
+	assert.Zero(t, kinds[collector.FindXSS])
 }

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
@@ -77,7 +78,7 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 	mr.progress(m.p.Name, st, res)
 	// Findings that arrived while the page was watched (the recorder's
 	// dead-control and late a11y reports) belong to this action too.
-	fs := append(collector.PageFindings(res.Findings), collector.PageFindings(mr.sess.TakeFindings())...)
+	fs := collector.PageFindings(append(slices.Clip(res.Findings), mr.sess.TakeFindings()...))
 	fs = append(fs, mr.col.Take()...)
 	fs = append(fs, mr.crossCheck(ctx, res, fs)...)
 	mr.prevActor, mr.prevEntry = m, entry
