@@ -295,13 +295,25 @@ func withoutQueryValues(text, rawURL string) string {
 // replaceWord replaces w in text where no letter, digit or underscore
 // continues it on either side.
 func replaceWord(text, w, with string) string {
-	word := func(i int) bool {
+	return replaceStanding(text, w, with, func(text string, i int, _ bool) bool {
 		if i < 0 || i >= len(text) {
 			return false
 		}
 		c := text[i]
 		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
-	}
+	})
+}
+
+// replacePath replaces the path p in text where it stands as a path of
+// its own ("GET /a: no session"), not where it is part of a longer name
+// (a Go package path in a stack trace, a longer path).
+func replacePath(text, p string) string {
+	return replaceStanding(text, p, "<path>", pathRune)
+}
+
+// replaceStanding replaces w in text by with wherever the byte before
+// it and the byte after it do not continue it (continues(text, i, after)).
+func replaceStanding(text, w, with string, continues func(text string, i int, after bool) bool) string {
 	var b strings.Builder
 	for {
 		i := strings.Index(text, w)
@@ -310,33 +322,11 @@ func replaceWord(text, w, with string) string {
 			return b.String()
 		}
 		end := i + len(w)
-		if word(i-1) || word(end) {
+		if continues(text, i-1, false) || continues(text, end, true) {
 			b.WriteString(text[:end])
 		} else {
 			b.WriteString(text[:i])
 			b.WriteString(with)
-		}
-		text = text[end:]
-	}
-}
-
-// replacePath replaces the path p in text where it stands as a path of
-// its own ("GET /a: no session"), not where it is part of a longer name
-// (a Go package path in a stack trace, a longer path).
-func replacePath(text, p string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(text, p)
-		if i < 0 {
-			b.WriteString(text)
-			return b.String()
-		}
-		end := i + len(p)
-		if pathRune(text, i-1, false) || pathRune(text, end, true) {
-			b.WriteString(text[:end])
-		} else {
-			b.WriteString(text[:i])
-			b.WriteString("<path>")
 		}
 		text = text[end:]
 	}
