@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/personas"
 )
 
 // The collector's accessibility oracle is axe-core in the page: serious and
@@ -266,6 +267,11 @@ func TestCollectorCutPayload(t *testing.T) {
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		body := `<p id="echo">Saved: <img src="x" onerror="__agxss(this"></p>`
+		if r.URL.Path == "/list" {
+			// A marker payload cut inside its quoted handler: the
+			// handler runs on to the next quote of the page.
+			body = `<ul id="recent"><li><a href="/items/5"><img src onerror="console.error('` + personas.XSSMarker + `in</a></li><li><a href="/items/4">Fuse</a></li></ul>`
+		}
 		if r.URL.Path == "/broken" {
 			body = `<p id="echo">Saved</p><img src="x" onerror="show(">`
 		}
@@ -292,6 +298,17 @@ func TestCollectorCutPayload(t *testing.T) {
 	require.Len(t, xss, 1, "%+v", fs)
 	assert.Contains(t, xss[0].Message, "cut")
 	assert.True(t, strings.HasPrefix(xss[0].Evidence, `<p id="echo">`), xss[0].Evidence)
+
+	fs = open("/list")
+	xss = nil
+	for _, f := range fs {
+		assert.NotEqual(t, browser.FindPageError, f.Kind, "the cut payload's compile error is no page error: %+v", f)
+		if f.Kind == collector.FindXSS {
+			xss = append(xss, f)
+		}
+	}
+	require.Len(t, xss, 1, "%+v", fs)
+	assert.True(t, strings.HasPrefix(xss[0].Evidence, `<a href="/items/5">`), xss[0].Evidence)
 
 	fs = open("/broken")
 	kinds := map[browser.FindingKind]int{}
