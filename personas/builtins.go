@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/browser/collector"
 )
 
 // Names of the built-in personas.
@@ -200,9 +201,9 @@ func (p *powerUser) queueBulk(s Step, page string) {
 // adversarial payloads; %s is the probe token for XSS payloads.
 var (
 	xssPayloads = []string{
-		`<img src onerror="console.error('` + XSSMarker + `%s')">`,
-		`"><svg onload="console.error('` + XSSMarker + `%s')">`,
-		`</textarea><script>console.error('` + XSSMarker + `%s')</script>`,
+		`<img src onerror="console.error('` + collector.XSSMarker + `%s')">`,
+		`"><svg onload="console.error('` + collector.XSSMarker + `%s')">`,
+		`</textarea><script>console.error('` + collector.XSSMarker + `%s')</script>`,
 	}
 	hostilePayloads = []string{
 		`' OR '1'='1' --`,

@@ -14,7 +14,7 @@
 //
 //   - new_user: discovery, defaults, onboarding (clicks the obvious next step)
 //   - power_user: keyboard, select-all and bulk actions, filters, sorting
-//   - adversarial: XSS probes that log [XSSMarker] when they run, SQL and
+//   - adversarial: XSS probes that log [collector.XSSMarker] when they run, SQL and
 //     template injection, over-long, unicode, negative and boundary values,
 //     empty submits, rapid clicks
 //   - accessibility: keyboard-only paths (Tab, Shift+Tab, Enter, Escape),
@@ -132,7 +132,7 @@
 // whitespace only, padded, malformed, boundaries (min−1, min, max, max+1
 // of values or lengths, zero, −1, huge, a decimal in an integer field, an
 // impossible date), quotes and SQL metacharacters, an XSS probe in the
-// package's [XSSMarker] convention with a token per field, 256, 1001 and
+// package's [collector.XSSMarker] convention with a token per field, 256, 1001 and
 // 10001 characters, text outside Latin-1, emoji, right-to-left text, every
 // option of a select, a radio, a checkbox on and off. Every [Input] says
 // whether the app should accept it (Valid) or may do either (Lenient), so

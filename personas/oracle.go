@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/browser/collector"
 )
 
 // Finding kinds the personas' oracles add to the browser's health kinds
@@ -109,10 +110,6 @@ func DefaultOracles(cfg OracleConfig) []Oracle {
 	return []Oracle{healthOracle{}, xssOracle{}, axeOracle{}, slowOracle{cfg.SlowThreshold}, deadControlOracle{cfg.DeadControlWait}}
 }
 
-// XSSMarker is the text an executed XSS probe logs with console.error:
-// "agentgraph-xss:" followed by the probe's token.
-const XSSMarker = "agentgraph-xss:"
-
 // healthOracle turns the browser's health findings into findings. XSS
 // markers are left to xssOracle.
 type healthOracle struct{}
@@ -122,7 +119,7 @@ func (healthOracle) Name() string { return "health" }
 func (healthOracle) Check(_ context.Context, o Observation) []Finding {
 	var out []Finding
 	for _, h := range o.Result.Findings {
-		if !h.Kind.IsBug() || strings.Contains(h.Message, XSSMarker) {
+		if !h.Kind.IsBug() || strings.Contains(h.Message, collector.XSSMarker) {
 			continue
 		}
 		ev := h.Message
@@ -148,7 +145,7 @@ func healthSeverity(k browser.FindingKind) string {
 	return "medium"
 }
 
-// xssOracle reports console messages carrying XSSMarker: the page ran
+// xssOracle reports console messages carrying collector.XSSMarker: the page ran
 // script the persona typed in.
 type xssOracle struct{}
 
@@ -157,11 +154,11 @@ func (xssOracle) Name() string { return "xss" }
 func (xssOracle) Check(_ context.Context, o Observation) []Finding {
 	var out []Finding
 	for _, h := range o.Result.Findings {
-		i := strings.Index(h.Message, XSSMarker)
+		i := strings.Index(h.Message, collector.XSSMarker)
 		if i < 0 {
 			continue
 		}
-		token := strings.Fields(h.Message[i+len(XSSMarker):] + " ")[0]
+		token := strings.Fields(h.Message[i+len(collector.XSSMarker):] + " ")[0]
 		out = append(out, Finding{Kind: KindXSS, Severity: "critical", URL: o.Result.URL,
 			Title: "injected script executed (probe " + token + ")", Evidence: h.Message, Payload: payloadFor(o, token)})
 	}
@@ -177,12 +174,12 @@ func payloadFor(o Observation, token string) string {
 	}
 	for i := len(o.Tape) - 1; i >= 0; i-- {
 		for _, f := range o.Tape[i].Filled() {
-			if f.Kind == browser.FieldFill && strings.Contains(f.Value, XSSMarker+token) {
+			if f.Kind == browser.FieldFill && strings.Contains(f.Value, collector.XSSMarker+token) {
 				return f.Value
 			}
 		}
 	}
-	return XSSMarker + token
+	return collector.XSSMarker + token
 }
 
 // axeOracle reports the probe's new accessibility violations: axe-core's

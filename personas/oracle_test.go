@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -48,7 +49,7 @@ func oracleApp() http.Handler {
 }
 
 func TestOracles(t *testing.T) {
-	xss := `<img src onerror="console.error('` + XSSMarker + `t9')">`
+	xss := `<img src onerror="console.error('` + collector.XSSMarker + `t9')">`
 	cases := []struct {
 		name    string
 		probe   bool

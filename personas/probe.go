@@ -17,36 +17,8 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/browser/collector"
 )
-
-// AxeRelPath is where scripts/setup.sh installs axe-core, relative to the
-// checkout root.
-const AxeRelPath = ".tools/node/node_modules/axe-core/axe.min.js"
-
-// AxeEnv names the environment variable that overrides the axe-core path.
-const AxeEnv = "AGENTGRAPH_AXE_PATH"
-
-// ErrAxeMissing is wrapped when axe-core cannot be found.
-var ErrAxeMissing = errors.New("personas: axe-core not found")
-
-// FindAxe locates axe.min.js: $AGENTGRAPH_AXE_PATH, else AxeRelPath in the
-// working directory or one of its parents.
-func FindAxe() (string, error) {
-	if p := os.Getenv(AxeEnv); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("%w: %s=%s: %v", ErrAxeMissing, AxeEnv, p, err)
-		}
-		return p, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrAxeMissing, err)
-	}
-	if p, ok := browser.FindUp(wd, AxeRelPath); ok {
-		return p, nil
-	}
-	return "", fmt.Errorf("%w: no %s above %s; run `make setup` (scripts/setup.sh) in the agentgraph checkout or set %s", ErrAxeMissing, AxeRelPath, wd, AxeEnv)
-}
 
 // Paths the probe serves on the app's origin.
 const (
@@ -62,7 +34,7 @@ const (
 
 // ProbeOptions configures a Probe.
 type ProbeOptions struct {
-	// AxePath is axe.min.js (default: FindAxe).
+	// AxePath is axe.min.js (default: collector.FindAxe).
 	AxePath string
 	// Logger (default slog.Default()).
 	Logger *slog.Logger
@@ -123,13 +95,13 @@ func NewProbe(target string, opts ProbeOptions) (*Probe, error) {
 		return nil, fmt.Errorf("personas: probe target %q: want http(s)://host[:port]", target)
 	}
 	if opts.AxePath == "" {
-		if opts.AxePath, err = FindAxe(); err != nil {
+		if opts.AxePath, err = collector.FindAxe(); err != nil {
 			return nil, err
 		}
 	}
 	axe, err := os.ReadFile(opts.AxePath)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrAxeMissing, err)
+		return nil, fmt.Errorf("%w: %v", collector.ErrAxeMissing, err)
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()

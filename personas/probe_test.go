@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,25 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func TestFindAxe(t *testing.T) {
-	p, err := FindAxe()
-	require.NoError(t, err, "axe-core is installed by make setup")
-	assert.True(t, strings.HasSuffix(p, filepath.FromSlash(AxeRelPath)))
-
-	t.Setenv(AxeEnv, filepath.Join(t.TempDir(), "missing.js"))
-	_, err = FindAxe()
-	require.ErrorIs(t, err, ErrAxeMissing)
-	assert.Contains(t, err.Error(), AxeEnv)
-
-	t.Setenv(AxeEnv, "")
-	t.Chdir(t.TempDir())
-	_, err = FindAxe()
-	require.ErrorIs(t, err, ErrAxeMissing)
-	assert.Contains(t, err.Error(), "make setup")
-	_, err = NewProbe("http://127.0.0.1:1", ProbeOptions{})
-	require.ErrorIs(t, err, ErrAxeMissing)
-}
 
 func TestProbeRelays(t *testing.T) {
 	app := http.NewServeMux()

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/personas"
 )
 
 // consoleMark starts the console messages of the in-page recorder.
@@ -76,7 +75,7 @@ func PageFindings(raw []browser.Finding) []browser.Finding {
 			}
 			continue
 		}
-		if f.Kind == browser.FindConsoleError && strings.Contains(f.Message, personas.XSSMarker) {
+		if f.Kind == browser.FindConsoleError && strings.Contains(f.Message, XSSMarker) {
 			// The catalogue's markup payload ran: its script logs the marker.
 			fs = append(fs, browser.Finding{Kind: FindXSS, Message: "an injected script executed (the markup payload typed into a field)",
 				URL: f.URL, Evidence: f.Message, Time: f.Time})
@@ -138,7 +137,7 @@ const collectorJS = `(() => {
   // Markup of the team's that the app cut (a handler attribute left
   // unfinished) still reached the page as markup: its handler does not
   // compile, and the element holding it is reported as an XSS sink.
-  const cutMark = (v) => v.includes('__agxss') || v.includes('` + personas.XSSMarker + `') || /^\s*(__ag|console\.error\(['"]agentgraph)/.test(v);
+  const cutMark = (v) => v.includes('__agxss') || v.includes('` + XSSMarker + `') || /^\s*(__ag|console\.error\(['"]agentgraph)/.test(v);
   addEventListener('error', (ev) => {
     try {
       if (!(ev.error instanceof SyntaxError) && !/SyntaxError|Invalid or unexpected token|Unexpected end of input|missing \) after/.test(String(ev.message))) return;
@@ -157,7 +156,7 @@ const collectorJS = `(() => {
   console.error = function () {
     try {
       const m = String(arguments[0] || '');
-      if (m.startsWith('` + personas.XSSMarker + `')) {
+      if (m.startsWith('` + XSSMarker + `')) {
         const has = (el) => ['onerror', 'onload'].some((a) => (el.getAttribute(a) || '').includes(m));
         const el = document.currentScript || [...document.querySelectorAll('[onerror],[onload]')].find(has);
         if (el) { window.__agxss(el); return; }
@@ -192,7 +191,7 @@ const collectorJS = `(() => {
         if (v.impact !== 'serious' && v.impact !== 'critical') continue;
         for (const n of v.nodes) {
           // Our own XSS probes, rendered: the XSS finding covers them.
-          if (String(n.html).includes('__agxss') || String(n.html).includes('` + personas.XSSMarker + `')) continue;
+          if (String(n.html).includes('__agxss') || String(n.html).includes('` + XSSMarker + `')) continue;
           const key = v.id + '|' + [].concat(n.target).join(' ');
           if (done.has(key)) continue;
           done.add(key);

@@ -1,8 +1,8 @@
-// Package collector is the explorer's page-health collector: one pipeline
-// that watches the app under test from outside its pages and names what
-// went wrong. The explorer's missions, the replays that minimise and check a
-// bug's reproduction, and the gremlins.js comparison all see the app
-// through it.
+// Package collector is the page-health collector: one pipeline that
+// watches the app under test from outside its pages and names what went
+// wrong. The explorer's missions, the replays that minimise and check a
+// bug's reproduction, the gremlins.js comparison and the personas' runs
+// all see the app through it.
 //
 // A Collector is a reverse proxy on a loopback port of its own, in front of
 // the app (New). The browser talks to the app only through it, so it sees

@@ -21,9 +21,6 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
-	"github.com/agentgraph/agentgraph/personas"
 )
 
 // Paths the collector serves on the app's origin.
@@ -37,10 +34,10 @@ const (
 	axeJSPath         = Prefix + "axe.js"
 )
 
-// axeScript is axe-core's source (personas.FindAxe: what `make setup`
-// installs, or $AGENTGRAPH_AXE_PATH), read once.
+// axeScript is axe-core's source (FindAxe: what `make setup` installs, or
+// $AGENTGRAPH_AXE_PATH), read once.
 var axeScript = sync.OnceValues(func() ([]byte, error) {
-	p, err := personas.FindAxe()
+	p, err := FindAxe()
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +53,11 @@ const (
 	FindDuplicate    browser.FindingKind = "duplicate_submit" // the same form post accepted twice
 	FindDuplicateRow browser.FindingKind = "duplicate_record" // two identical rows in a table
 )
+
+// XSSMarker starts what the catalogue's markup payloads (personas' input
+// catalogue and XSS payloads) log with console.error when they run:
+// "agentgraph-xss:" followed by the payload's token.
+const XSSMarker = "agentgraph-xss:"
 
 // XSSPayload is the probe the adversarial personas type: when it is
 // rendered unescaped, the collector's hook reports the element it landed in.
@@ -153,7 +155,7 @@ func (c *Collector) add(f browser.Finding) {
 	if f.Time.IsZero() {
 		f.Time = time.Now()
 	}
-	key := string(f.Kind) + "\x00" + urlx.Path(f.URL) + "\x00" + f.Evidence
+	key := string(f.Kind) + "\x00" + urlPath(f.URL) + "\x00" + f.Evidence
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.seen[key] {
@@ -304,12 +306,12 @@ func (c *Collector) observe(r *http.Request, rec *recorder, took time.Duration, 
 		text := strings.TrimSpace(reSpaces.ReplaceAllString(reTags.ReplaceAllString(rec.body.String(), " "), " "))
 		c.add(browser.Finding{Kind: browser.FindServerError, Status: rec.status, URL: u,
 			Message:  fmt.Sprintf("server error %d on %s %s", rec.status, r.Method, r.URL.Path),
-			Evidence: clip.String(line+hdr+"; body: "+text, 1500)})
+			Evidence: clipString(line+hdr+"; body: "+text, 1500)})
 	}
 	if c.slow > 0 && took > c.slow && rec.status < 400 {
 		c.add(browser.Finding{Kind: FindSlow, Status: rec.status, URL: u,
 			Message:  fmt.Sprintf("%s %s took %s (threshold %s)", r.Method, r.URL.Path, took.Round(10*time.Millisecond), c.slow),
-			Evidence: clip.String(line+fmt.Sprintf(" in %s", took.Round(10*time.Millisecond))+hdr, 1500)})
+			Evidence: clipString(line+fmt.Sprintf(" in %s", took.Round(10*time.Millisecond))+hdr, 1500)})
 	}
 	if postKey != "" && rec.status < 400 {
 		// The same form posted twice made two different things (two
@@ -323,7 +325,7 @@ func (c *Collector) observe(r *http.Request, rec *recorder, took time.Duration, 
 			if p.location != a.location || a.status == http.StatusCreated {
 				c.add(browser.Finding{Kind: FindDuplicate, Status: rec.status, URL: u,
 					Message:  fmt.Sprintf("the same %s %s was accepted twice and made two records (%s and %s)", r.Method, r.URL.Path, p.location, a.location),
-					Evidence: clip.String(fmt.Sprintf("%s → %d Location %s%s | %s → %d Location %s%s", r.URL.Path, p.status, p.location, p.headers, r.URL.Path, a.status, a.location, a.headers), 1500)})
+					Evidence: clipString(fmt.Sprintf("%s → %d Location %s%s | %s → %d Location %s%s", r.URL.Path, p.status, p.location, p.headers, r.URL.Path, a.status, a.location, a.headers), 1500)})
 				break
 			}
 		}
@@ -471,4 +473,21 @@ func (c *Collector) WaitQuiet(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// clipString is s cut to n bytes, with an ellipsis where it was cut.
+func clipString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// urlPath is raw's path (raw itself when it does not parse).
+func urlPath(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Path
 }
