@@ -83,7 +83,9 @@ type Collector struct {
 	answers  map[string][]answer  // path+body -> answers to recent posts
 	hold     time.Duration        // next POST response is held this long
 	noAxe    bool                 // pages get no axe-core
-	requests int
+	requests int                  // requests relayed so far
+	reqLog   []Request            // the latest of them (MaxRequests)
+	violated map[string]bool      // violations Violations returned: rule, page, elements
 	// relayed: when the collector last relayed a whole answer of the app
 	// to "METHOD /path" (the proxy wrote every byte the app sent).
 	relayed map[string]time.Time
@@ -98,7 +100,7 @@ func New(target string, slow time.Duration, log *slog.Logger) (*Collector, error
 	if err != nil {
 		return nil, fmt.Errorf("collector: accessibility checks need axe-core: %w", err)
 	}
-	c := &Collector{target: u, slow: slow, log: log, axe: axe, seen: map[string]bool{}, posts: map[string]time.Time{}, answers: map[string][]answer{}, relayed: map[string]time.Time{}}
+	c := &Collector{target: u, slow: slow, log: log, axe: axe, seen: map[string]bool{}, posts: map[string]time.Time{}, answers: map[string][]answer{}, relayed: map[string]time.Time{}, violated: map[string]bool{}}
 	c.proxy = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(u)
@@ -210,7 +212,7 @@ func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.proxy.ServeHTTP(rec, r) // panics (http.ErrAbortHandler) when the app's answer broke off
 	took := time.Since(start) - rec.held
 	c.mu.Lock()
-	c.requests++
+	c.logRequest(Request{Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Duration: took})
 	if !rec.failed {
 		c.relayed[r.Method+" "+r.URL.Path] = time.Now()
 	}
