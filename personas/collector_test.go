@@ -84,4 +84,9 @@ func TestRunReadsTheCollector(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, col.waits, "a page without Evaluate is not asked")
 	assert.True(t, slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Kind == KindSlow }), "the requests still count")
+
+	var none *collector.Collector
+	rep, err = Run(context.Background(), &evalPage{}, p, RunOptions{Start: "http://app/", Collector: none, Grace: -1})
+	require.NoError(t, err, "a nil *collector.Collector is no collector")
+	assert.Len(t, rep.Tape, 2)
 }

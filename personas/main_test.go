@@ -66,14 +66,10 @@ func (r *rig) origin() string {
 // run runs persona p on the rig.
 func (r *rig) run(t *testing.T, p Persona, start string, steps int, seed uint64, oc OracleConfig) Report {
 	t.Helper()
-	opts := RunOptions{
-		Start: r.origin() + start, Steps: steps, Seed: seed,
+	rep, err := Run(context.Background(), r.page, p, RunOptions{
+		Start: r.origin() + start, Steps: steps, Seed: seed, Collector: r.collector, // nil without one
 		Oracles: DefaultOracles(oc), ScreenshotDir: t.TempDir(), Window: r.engine.Window(),
-	}
-	if r.collector != nil { // a nil *collector.Collector is not a nil Collector
-		opts.Collector = r.collector
-	}
-	rep, err := Run(context.Background(), r.page, p, opts)
+	})
 	require.NoError(t, err)
 	return rep
 }

@@ -112,6 +112,9 @@ func Run(ctx context.Context, page Page, p Persona, opts RunOptions) (Report, er
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if c, ok := opts.Collector.(*collector.Collector); ok && c == nil {
+		opts.Collector = nil // a nil *collector.Collector is no collector
+	}
 	d := &driver{page: page, p: p, opts: opts, seen: map[string]bool{}, keys: map[string]bool{}, rep: Report{Persona: p.Name, Seed: opts.Seed}}
 	if opts.Collector != nil {
 		if ev, ok := page.(collector.Evaluator); ok {
