@@ -90,7 +90,10 @@ func TestRecorderViolations(t *testing.T) {
 	require.NoError(t, err)
 	vs, err = c.Violations(ctx, s, 10*time.Second)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"image-alt #late"}, rules(vs))
+	// (axe-core names the first image anew now that there are two, so it
+	// may come again under its new selector; the button does not.)
+	assert.Contains(t, rules(vs), "image-alt #late")
+	assert.NotContains(t, rules(vs), "button-name #icon")
 
 	// Focus on a visible link is fine; on the off-screen skip link it is not.
 	_, err = s.Evaluate(ctx, `() => document.getElementById('about').focus()`, nil)
