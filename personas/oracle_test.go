@@ -176,7 +176,7 @@ func TestCollectorReportsReachTheOracles(t *testing.T) {
 
 	payload := `<img src="" onerror="console.error('` + collector.XSSMarker + `p3')">`
 	obs := Observation{Intent: browser.Intent{Action: browser.ActClick, Target: "#post"}, Result: browser.Result{URL: "http://h/", Findings: fs},
-		Tape: []browser.Entry{{Action: browser.ActFill, Params: browser.Intent{Action: browser.ActFill, Target: "#c", Value: &payload}}}}
+		Tape: []browser.Entry{{Action: browser.ActFill, OK: true, Params: browser.Intent{Action: browser.ActFill, Target: "#c", Value: &payload}}}}
 	xss := xssOracle{}.Check(context.Background(), obs)
 	require.Len(t, xss, 1)
 	assert.Equal(t, KindXSS, xss[0].Kind)
