@@ -46,7 +46,9 @@
 //     (bounded), collects page-health Findings (page errors, console errors,
 //     failed requests, HTTP ≥ 500, same-origin 404 navigations, visible error
 //     banners and stack traces, spinners that never settle, dialogs) and
-//     appends an Entry to the Tape and the in-memory Window.
+//     appends an Entry to the Tape and the in-memory Window. What a page
+//     does as seen from outside it (the network, axe-core, an in-page
+//     recorder) is the page-health collector's, package browser/collector.
 //   - A snapshot is Playwright's AI-mode aria snapshot ([ref=eN] on every
 //     interactable element, f1eN inside iframes; open shadow roots
 //     included), compacted and capped, plus controls shown only on hover or

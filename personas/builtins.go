@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/browser/collector"
 )
 
 // Names of the built-in personas.
@@ -200,9 +201,9 @@ func (p *powerUser) queueBulk(s Step, page string) {
 // adversarial payloads; %s is the probe token for XSS payloads.
 var (
 	xssPayloads = []string{
-		`<img src onerror="console.error('` + XSSMarker + `%s')">`,
-		`"><svg onload="console.error('` + XSSMarker + `%s')">`,
-		`</textarea><script>console.error('` + XSSMarker + `%s')</script>`,
+		`<img src onerror="console.error('` + collector.XSSMarker + `%s')">`,
+		`"><svg onload="console.error('` + collector.XSSMarker + `%s')">`,
+		`</textarea><script>console.error('` + collector.XSSMarker + `%s')</script>`,
 	}
 	hostilePayloads = []string{
 		`' OR '1'='1' --`,
@@ -273,7 +274,7 @@ type accessibility struct {
 
 // Next walks each page with the keyboard (Tab through it, Enter on what
 // has focus) and then opens the page's links it has not audited yet; axe
-// runs on every page through the Probe.
+// runs on every page through the collector.
 func (a *accessibility) Next(s Step) (browser.Intent, error) {
 	if a.visited == nil {
 		a.visited = map[string]bool{}
@@ -404,7 +405,7 @@ func (r *returningUser) Next(s Step) (browser.Intent, error) {
 	}
 	page := s.Snapshot.URL
 	if r.phase == 0 {
-		if p := pathQuery(page); page != "" && !slices.Contains(r.history, p) && !strings.HasPrefix(p, probePrefix) {
+		if p := pathQuery(page); page != "" && !slices.Contains(r.history, p) && !strings.HasPrefix(p, collector.Prefix) {
 			r.history = append(r.history, p)
 		}
 		links := r.m.untried(page, Filter(s.Elements, isLink))

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Built-in personas on the demo app (behind a probe) find its seeded bugs
+// Built-in personas on the demo app (behind the collector) find its seeded bugs
 // of their class; the seeded ids in the evidence say which.
 func TestDemoAppSeededBugs(t *testing.T) {
 	app, err := demoapp.New(demoapp.Options{})

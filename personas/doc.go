@@ -14,12 +14,12 @@
 //
 //   - new_user: discovery, defaults, onboarding (clicks the obvious next step)
 //   - power_user: keyboard, select-all and bulk actions, filters, sorting
-//   - adversarial: XSS probes that log [XSSMarker] when they run, SQL and
+//   - adversarial: XSS probes that log collector.XSSMarker when they run, SQL and
 //     template injection, over-long, unicode, negative and boundary values,
 //     empty submits, rapid clicks
 //   - accessibility: keyboard-only paths (Tab, Shift+Tab, Enter, Escape),
 //     axe-core on every page and a focus-visibility check on every focus
-//     move (both through a [Probe])
+//     move (both need the page-health collector, [RunOptions].Collector)
 //   - data_heavy: pagination to the end, large inputs, many records
 //   - impatient: double submits, reload and back right after a submit
 //   - returning_user: browses, clears cookies and storage
@@ -48,30 +48,40 @@
 // page, evidence, the tape index and engine sequence number of the action,
 // and a screenshot path; its fields map onto memory.BugReport.
 //
-// # The probe
+// # The collector
 //
 // The browser engine runs only validated intents, so page instrumentation
-// sits in the network path instead: [Probe] is a reverse proxy in front of
-// the app. Point the engine's allowed origin at the probe. It injects
-// axe-core (4.x, from npm, found at [AxeRelPath] above the working
-// directory or via $AGENTGRAPH_AXE_PATH; `make setup` installs it) and a
-// recorder that runs axe after each load and DOM change and reports keyboard
-// focus landing on invisible elements ([FocusInvisibleRule]); it times every
-// request and serves [ClearSiteDataPath]:
+// sits in the network path instead: the page-health collector
+// (browser/collector) is a reverse proxy in front of the app, the same one
+// the explorer and its gremlins comparison browse through. Point the
+// engine's allowed origin at the collector and pass it as
+// [RunOptions].Collector. It injects axe-core (4.x, from npm, found at
+// collector.AxeRelPath above the working directory or via
+// $AGENTGRAPH_AXE_PATH; `make setup` installs it) and a recorder into
+// every page. After each action the driver asks the page, at most
+// [RunOptions].AuditTimeout, to finish its accessibility scan and takes
+// the violations it found (collector.Collector.Violations: axe-core's
+// serious and critical ones, and keyboard focus landing on an invisible
+// element, collector.FocusInvisibleRule), and takes the requests the
+// collector relayed meanwhile (Mark and RequestsSince). The recorder's
+// report of a payload that ran is the xss oracle's. The collector also
+// serves collector.ClearSiteDataPath:
 //
-//	probe, err := personas.NewProbe("http://127.0.0.1:8080", personas.ProbeOptions{})
-//	front := httptest.NewServer(probe) // or http.ListenAndServe(":9090", probe)
+//	col, err := collector.New("http://127.0.0.1:8080", 0, slog.Default())
+//	front := httptest.NewServer(col) // or http.ListenAndServe(":9090", col)
 //	eng, err := b.NewEngine(browser.Config{Origins: []string{front.URL}})
 //	user, err := eng.User(ctx, "a11y")
 //	p, err := personas.NewRegistry().Get(personas.Accessibility)
 //	rep, err := personas.Run(ctx, user, p, personas.RunOptions{
-//		Start: front.URL + "/", Steps: 20, Seed: 1, Probe: probe,
+//		Start: front.URL + "/", Steps: 20, Seed: 1, Collector: col,
 //		Window: eng.Window(), ScreenshotDir: "artifacts"})
 //
-// Without a probe everything else works; the accessibility oracle has
+// [Collector] is the small interface Run needs; *collector.Collector is
+// one. The accessibility violations are read from the page, so the page
+// given to Run must also have an Evaluate method (*browser.Session has).
+// Without a collector everything else works; the accessibility oracle has
 // nothing to report, slow responses are judged by action durations instead
-// of request timings, a dead control is judged by the page alone, and the
-// returning user cannot clear site data.
+// of request timings, and a dead control is judged by the page alone.
 //
 // # The app model and the input catalogue
 //
@@ -132,7 +142,7 @@
 // whitespace only, padded, malformed, boundaries (min−1, min, max, max+1
 // of values or lengths, zero, −1, huge, a decimal in an integer field, an
 // impossible date), quotes and SQL metacharacters, an XSS probe in the
-// package's [XSSMarker] convention with a token per field, 256, 1001 and
+// collector.XSSMarker convention with a token per field, 256, 1001 and
 // 10001 characters, text outside Latin-1, emoji, right-to-left text, every
 // option of a select, a radio, a checkbox on and off. Every [Input] says
 // whether the app should accept it (Valid) or may do either (Lenient), so

@@ -32,7 +32,7 @@ const (
 	ClassInvalidDate InputClass = "invalid_date" // a day that does not exist
 
 	ClassQuotes InputClass = "quotes" // quotes and SQL metacharacters
-	ClassMarkup InputClass = "markup" // an HTML/JS payload that logs XSSMarker when it runs
+	ClassMarkup InputClass = "markup" // an HTML/JS payload that logs collector.XSSMarker when it runs
 
 	ClassLong256   InputClass = "long_256"   // 256 characters
 	ClassLong1001  InputClass = "long_1001"  // 1001 characters

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentgraph/agentgraph/browser/collector"
 )
 
 // Catalogue returns the input classes that apply to f with concrete
@@ -48,14 +50,14 @@ func Catalogue(f Field) []Input {
 		return append(out,
 			Input{Class: ClassMalformed, Value: "qa.tester.example.com", Valid: false, Note: "no @"},
 			Input{Class: ClassQuotes, Value: "o'brien@example.com", Valid: true, Note: "an apostrophe is legal in an address"},
-			Input{Class: ClassMarkup, Value: `"<img src onerror=console.error('` + XSSMarker + tok + `')>"@example.com`, Valid: false},
+			Input{Class: ClassMarkup, Value: `"<img src onerror=console.error('` + collector.XSSMarker + tok + `')>"@example.com`, Valid: false},
 			Input{Class: ClassLong256, Value: longEmail(256), Valid: false, Note: "longer than an address may be"},
 			Input{Class: ClassNonLatin, Value: "\u212Bngstr\u00f6m@example.com", Valid: false, Lenient: true, Note: "non-ASCII local part"})
 	case senseURL:
 		return append(out,
 			Input{Class: ClassMalformed, Value: "example dot com", Valid: false},
 			Input{Class: ClassQuotes, Value: "https://example.com/?q=%27%20OR%20%271%27=%271", Valid: true},
-			Input{Class: ClassMarkup, Value: "javascript:console.error('" + XSSMarker + tok + "')", Valid: false, Note: "a script URL must never be accepted as a link"},
+			Input{Class: ClassMarkup, Value: "javascript:console.error('" + collector.XSSMarker + tok + "')", Valid: false, Note: "a script URL must never be accepted as a link"},
 			Input{Class: ClassLong256, Value: longURL(256), Valid: true, Lenient: true},
 			Input{Class: ClassLong1001, Value: longURL(1001), Valid: true, Lenient: true},
 			Input{Class: ClassNonLatin, Value: "https://example.com/\u212Bngstr\u00f6m/\u6771\u4eac", Valid: true, Lenient: true})
@@ -207,7 +209,7 @@ func (f Field) dateInputs() []Input {
 }
 
 // token names the field's XSS probe, so the xss oracle's finding points at
-// the value typed (see XSSMarker).
+// the value typed (see collector.XSSMarker).
 func (f Field) token() string {
 	h := fnv.New32a()
 	h.Write([]byte(string(f.Kind) + "\x00" + f.Name))

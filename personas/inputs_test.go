@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -243,7 +244,7 @@ func TestCatalogueOptionsAndToggles(t *testing.T) {
 func TestCatalogueInjection(t *testing.T) {
 	a, b := Field{Kind: FieldText, Name: "Title"}, Field{Kind: FieldText, Name: "Notes"}
 	ma, mb := inputOf(t, Catalogue(a), ClassMarkup), inputOf(t, Catalogue(b), ClassMarkup)
-	assert.Contains(t, ma.Value, XSSMarker)
+	assert.Contains(t, ma.Value, collector.XSSMarker)
 	assert.NotEqual(t, ma.Value, mb.Value, "each field has its own probe token")
 	assert.Equal(t, ma.Value, inputOf(t, Catalogue(a), ClassMarkup).Value)
 	assert.True(t, ma.Lenient, "escaping and refusing are both fine")

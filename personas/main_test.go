@@ -3,6 +3,7 @@ package personas
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/browsertest"
+	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,25 +22,27 @@ func TestMain(m *testing.M) {
 	browsertest.Main(m, browsertest.Launch, &testBrowser)
 }
 
-// rig is one fixture app behind a probe, with an engine scoped to the probe.
+// rig is one fixture app behind the page-health collector, with an engine
+// scoped to the collector.
 type rig struct {
 	app, front *httptest.Server
-	probe      *Probe
+	collector  *collector.Collector
 	engine     *browser.Engine
 	page       *browser.Session
 }
 
-// newRig serves h, behind a probe when withProbe, and opens a browser user.
-func newRig(t *testing.T, h http.Handler, withProbe bool) *rig {
+// newRig serves h, behind a collector when collected, and opens a browser
+// user.
+func newRig(t *testing.T, h http.Handler, collected bool) *rig {
 	t.Helper()
 	r := &rig{app: httptest.NewServer(h)}
 	t.Cleanup(r.app.Close)
 	origin := r.app.URL
-	if withProbe {
-		p, err := NewProbe(r.app.URL, ProbeOptions{})
+	if collected {
+		c, err := collector.New(r.app.URL, 0, slog.New(slog.DiscardHandler))
 		require.NoError(t, err)
-		r.probe = p
-		r.front = httptest.NewServer(p)
+		r.collector = c
+		r.front = httptest.NewServer(c)
 		t.Cleanup(r.front.Close)
 		origin = r.front.URL
 	}
@@ -63,7 +67,7 @@ func (r *rig) origin() string {
 func (r *rig) run(t *testing.T, p Persona, start string, steps int, seed uint64, oc OracleConfig) Report {
 	t.Helper()
 	rep, err := Run(context.Background(), r.page, p, RunOptions{
-		Start: r.origin() + start, Steps: steps, Seed: seed, Probe: r.probe,
+		Start: r.origin() + start, Steps: steps, Seed: seed, Collector: r.collector, // nil without one
 		Oracles: DefaultOracles(oc), ScreenshotDir: t.TempDir(), Window: r.engine.Window(),
 	})
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/browser/collector"
 )
 
 // Finding kinds the personas' oracles add to the browser's health kinds
@@ -62,15 +63,16 @@ type Observation struct {
 	Result    browser.Result
 	Before    browser.Snapshot
 	After     browser.Snapshot
-	// Requests are the requests the probe relayed during the action
-	// (nil without a probe).
-	Requests []RequestTiming
-	// Violations are the new accessibility violations the probe saw:
-	// axe-core's and its focus check's (nil without a probe).
-	Violations []AxeViolation
-	// Probe is the run's probe, or nil; RequestMark is its request count
-	// before the action (see Probe.RequestsSince).
-	Probe       *Probe
+	// Requests are the requests the collector relayed during the action
+	// (nil without a collector).
+	Requests []collector.Request
+	// Violations are the accessibility violations the page reported that
+	// the collector had not handed over before: axe-core's serious and
+	// critical ones and the focus check's (nil without a collector).
+	Violations []collector.Violation
+	// Collector is the run's collector, or nil; RequestMark is its Mark
+	// before the action (see collector.Collector.RequestsSince).
+	Collector   Collector
 	RequestMark int
 	// Tape is the run's tape up to and including this action.
 	Tape []browser.Entry
@@ -109,10 +111,6 @@ func DefaultOracles(cfg OracleConfig) []Oracle {
 	return []Oracle{healthOracle{}, xssOracle{}, axeOracle{}, slowOracle{cfg.SlowThreshold}, deadControlOracle{cfg.DeadControlWait}}
 }
 
-// XSSMarker is the text an executed XSS probe logs with console.error:
-// "agentgraph-xss:" followed by the probe's token.
-const XSSMarker = "agentgraph-xss:"
-
 // healthOracle turns the browser's health findings into findings. XSS
 // markers are left to xssOracle.
 type healthOracle struct{}
@@ -122,7 +120,7 @@ func (healthOracle) Name() string { return "health" }
 func (healthOracle) Check(_ context.Context, o Observation) []Finding {
 	var out []Finding
 	for _, h := range o.Result.Findings {
-		if !h.Kind.IsBug() || strings.Contains(h.Message, XSSMarker) {
+		if !h.Kind.IsBug() || h.Kind == collector.FindXSS || strings.Contains(h.Message, collector.XSSMarker) {
 			continue
 		}
 		ev := h.Message
@@ -148,64 +146,104 @@ func healthSeverity(k browser.FindingKind) string {
 	return "medium"
 }
 
-// xssOracle reports console messages carrying XSSMarker: the page ran
-// script the persona typed in.
+// xssOracle reports a script the persona typed in that the page ran: the
+// collector's XSS finding (its recorder saw the payload's marker logged,
+// or the payload run in an element) or, without a collector, a console
+// message carrying collector.XSSMarker.
 type xssOracle struct{}
 
 func (xssOracle) Name() string { return "xss" }
 
+// reXSSToken is a payload's marker and token.
+var reXSSToken = regexp.MustCompile(regexp.QuoteMeta(collector.XSSMarker) + `([A-Za-z0-9_-]*)`)
+
 func (xssOracle) Check(_ context.Context, o Observation) []Finding {
 	var out []Finding
 	for _, h := range o.Result.Findings {
-		i := strings.Index(h.Message, XSSMarker)
-		if i < 0 {
+		if h.Kind != collector.FindXSS && !strings.Contains(h.Message, collector.XSSMarker) {
 			continue
 		}
-		token := strings.Fields(h.Message[i+len(XSSMarker):] + " ")[0]
+		ev := h.Message
+		if h.Evidence != "" && h.Evidence != h.Message {
+			ev += "\n" + h.Evidence
+		}
+		token, title := "", "injected script executed"
+		if m := reXSSToken.FindStringSubmatch(ev); m != nil && m[1] != "" {
+			token, title = m[1], title+" (probe "+m[1]+")"
+			if !strings.HasPrefix(ev, m[0]) {
+				ev = m[0] + ": " + ev // the probe first: the finding's key tells probes apart
+			}
+		}
 		out = append(out, Finding{Kind: KindXSS, Severity: "critical", URL: o.Result.URL,
-			Title: "injected script executed (probe " + token + ")", Evidence: h.Message, Payload: payloadFor(o, token)})
+			Title: title, Evidence: ev, Payload: payloadFor(o, token)})
 	}
 	return out
 }
 
-// payloadFor finds the fill that typed the token, in this action or earlier.
+// payloadFor finds the fill that typed the token (the latest one with a
+// marker when the token is not known), in this action or earlier.
 func payloadFor(o Observation, token string) string {
 	for _, v := range append(o.Intent.Typed(), o.Intent.ValueOrEmpty()) {
-		if strings.Contains(v, token) {
+		if strings.Contains(v, collector.XSSMarker+token) {
 			return v
 		}
 	}
 	for i := len(o.Tape) - 1; i >= 0; i-- {
 		for _, f := range o.Tape[i].Filled() {
-			if f.Kind == browser.FieldFill && strings.Contains(f.Value, XSSMarker+token) {
+			if f.Kind == browser.FieldFill && strings.Contains(f.Value, collector.XSSMarker+token) {
 				return f.Value
 			}
 		}
 	}
-	return XSSMarker + token
+	return collector.XSSMarker + token
 }
 
-// axeOracle reports the probe's new accessibility violations: axe-core's
-// serious and critical ones and invisible keyboard focus.
+// axeOracle reports the collector's new accessibility violations:
+// axe-core's serious and critical ones and invisible keyboard focus. The
+// elements one rule fails on in one page, within one action, are one
+// finding (at most five of them named, three quoted).
 type axeOracle struct{}
 
 func (axeOracle) Name() string { return "axe" }
 
 func (axeOracle) Check(_ context.Context, o Observation) []Finding {
-	var out []Finding
+	type group struct {
+		v       collector.Violation
+		targets []string
+		html    []string
+	}
+	var groups []*group
+	at := map[string]*group{}
 	for _, v := range o.Violations {
+		k := v.Rule + "\x00" + v.URL
+		g := at[k]
+		if g == nil {
+			g = &group{v: v}
+			at[k] = g
+			groups = append(groups, g)
+		}
+		if len(g.targets) < 5 {
+			g.targets = append(g.targets, strings.Join(v.Targets, " "))
+		}
+		if len(g.html) < 3 && v.HTML != "" {
+			g.html = append(g.html, v.HTML)
+		}
+	}
+	var out []Finding
+	for _, g := range groups {
+		v := g.v
 		sev := "high"
 		if v.Impact == "critical" {
 			sev = "critical"
 		}
 		out = append(out, Finding{Kind: KindA11y, Severity: sev, URL: v.URL,
 			Title:    fmt.Sprintf("axe %s (%s): %s", v.Rule, v.Impact, v.Help),
-			Evidence: fmt.Sprintf("%s %s on %s\n%s", v.Rule, v.Impact, strings.Join(v.Targets, ", "), v.HTML)})
+			Evidence: fmt.Sprintf("%s %s on %s\n%s", v.Rule, v.Impact, strings.Join(g.targets, ", "), strings.Join(g.html, "\n"))})
 	}
 	return out
 }
 
-// slowOracle reports requests (with a probe) or page actions over the threshold.
+// slowOracle reports requests (with a collector) or page actions over the threshold.
 type slowOracle struct{ threshold time.Duration }
 
 func (slowOracle) Name() string { return "slow" }
@@ -235,7 +273,7 @@ func (s slowOracle) Check(_ context.Context, o Observation) []Finding {
 
 // deadControlOracle reports a successful click on a button, link or
 // similar control after which neither URL, title, page content, health nor
-// (with a probe) the network changed, even after a pause.
+// (with a collector) the network changed, even after a pause.
 type deadControlOracle struct{ wait time.Duration }
 
 func (deadControlOracle) Name() string { return "dead_control" }
@@ -262,7 +300,7 @@ func (d deadControlOracle) Check(ctx context.Context, o Observation) []Finding {
 			return nil
 		}
 	}
-	if o.Probe != nil && len(o.Probe.RequestsSince(o.RequestMark)) > 0 {
+	if o.Collector != nil && len(o.Collector.RequestsSince(o.RequestMark)) > 0 {
 		return nil // a request that started late
 	}
 	name := el.Name

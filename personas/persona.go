@@ -59,8 +59,9 @@ type Step struct {
 	// Rand is the run's seeded source: the only randomness a strategy may
 	// use, so a fixed seed gives the same run.
 	Rand *rand.Rand
-	// Instrumented says the app is served through a Probe, so its
-	// endpoints (ClearSiteDataPath) exist.
+	// Instrumented says the app is served through a collector
+	// (RunOptions.Collector), so its own paths (collector.ClearSiteDataPath)
+	// exist.
 	Instrumented bool
 }
 

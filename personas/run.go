@@ -11,13 +11,30 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/browser/collector"
 )
 
 // Page is what the driver needs of a browser user; *browser.Session is one.
+// A page that also has collector.Evaluator's Evaluate method (as
+// *browser.Session does) lets the driver read the collector's
+// accessibility violations from it.
 type Page interface {
 	Do(ctx context.Context, in browser.Intent) browser.Result
 	User() string
 }
+
+// Collector is what Run takes from the page-health collector the browser
+// reaches the app through; *collector.Collector is one.
+type Collector interface {
+	// Mark and RequestsSince give the requests relayed during an action.
+	Mark() int
+	RequestsSince(mark int) []collector.Request
+	// Violations waits for the page's accessibility scan and returns the
+	// violations not returned before.
+	Violations(ctx context.Context, page collector.Evaluator, wait time.Duration) ([]collector.Violation, error)
+}
+
+var _ Collector = (*collector.Collector)(nil)
 
 // RunOptions configures Run.
 type RunOptions struct {
@@ -29,11 +46,13 @@ type RunOptions struct {
 	Seed uint64
 	// Oracles judge every action (default DefaultOracles(OracleConfig{})).
 	Oracles []Oracle
-	// Probe, when the engine browses through one, feeds axe-core results
-	// and request timings to the oracles.
-	Probe *Probe
-	// AuditTimeout bounds the wait for the probe's axe run after each
-	// action (default 3s).
+	// Collector, when the engine browses through one (the engine's
+	// allowed origin is the collector's, not the app's), feeds the
+	// requests each action set off and the accessibility violations of
+	// its page (axe-core's and the focus check's) to the oracles.
+	Collector Collector
+	// AuditTimeout bounds the wait for the page's accessibility scan
+	// after each action (default 3s).
 	AuditTimeout time.Duration
 	// ScreenshotDir, when set, receives a PNG per action with findings.
 	ScreenshotDir string
@@ -93,7 +112,17 @@ func Run(ctx context.Context, page Page, p Persona, opts RunOptions) (Report, er
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if c, ok := opts.Collector.(*collector.Collector); ok && c == nil {
+		opts.Collector = nil // a nil *collector.Collector is no collector
+	}
 	d := &driver{page: page, p: p, opts: opts, seen: map[string]bool{}, keys: map[string]bool{}, rep: Report{Persona: p.Name, Seed: opts.Seed}}
+	if opts.Collector != nil {
+		if ev, ok := page.(collector.Evaluator); ok {
+			d.eval = ev
+		} else {
+			opts.Logger.Warn("personas: the page cannot evaluate scripts; no accessibility violations will be read from it", "persona", p.Name)
+		}
+	}
 	return d.run(ctx)
 }
 
@@ -104,6 +133,7 @@ type driver struct {
 	rep  Report
 	seen map[string]bool
 	keys map[string]bool // finding keys already reported
+	eval collector.Evaluator
 }
 
 func (d *driver) run(ctx context.Context) (Report, error) {
@@ -122,7 +152,7 @@ func (d *driver) run(ctx context.Context) (Report, error) {
 		}
 		tape := d.rep.Tape[max(0, len(d.rep.Tape)-d.opts.TapeWindow):]
 		in, err := strat.Next(Step{N: n, Start: d.opts.Start, Snapshot: before, Elements: ParseElements(before),
-			Tape: tape, Rand: rng, Instrumented: d.opts.Probe != nil})
+			Tape: tape, Rand: rng, Instrumented: d.opts.Collector != nil})
 		if errors.Is(err, ErrDone) {
 			break
 		}
@@ -140,14 +170,15 @@ func (d *driver) run(ctx context.Context) (Report, error) {
 
 // act runs one intent, snapshots the result into *snap and applies the oracles.
 func (d *driver) act(ctx context.Context, step int, in browser.Intent, snap *browser.Snapshot) error {
-	reqs := 0
-	if d.opts.Probe != nil {
-		reqs = d.opts.Probe.Requests()
+	mark := 0
+	if d.opts.Collector != nil {
+		mark = d.opts.Collector.Mark()
 	}
 	res := d.page.Do(ctx, in)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	res.Findings = pageFindings(res.Findings)
 	switch in.Action {
 	case browser.ActSnapshot, browser.ActExtractText, browser.ActScreenshot, browser.ActCheckHealth:
 	default:
@@ -157,14 +188,19 @@ func (d *driver) act(ctx context.Context, step int, in browser.Intent, snap *bro
 			return err
 		}
 	}
-	obs := Observation{Step: step, Intent: in, Before: *snap, Probe: d.opts.Probe, RequestMark: reqs}
-	if d.opts.Probe != nil {
-		obs.Requests = d.opts.Probe.RequestsSince(reqs)
+	obs := Observation{Step: step, Intent: in, Before: *snap, Collector: d.opts.Collector, RequestMark: mark}
+	if c := d.opts.Collector; c != nil {
+		obs.Requests = c.RequestsSince(mark)
 		if obs.Requests == nil {
-			obs.Requests = []RequestTiming{}
+			obs.Requests = []collector.Request{}
 		}
-		d.opts.Probe.Settle(ctx, d.opts.AuditTimeout)
-		obs.Violations = d.opts.Probe.TakeViolations()
+		if d.eval != nil {
+			v, err := c.Violations(ctx, d.eval, d.opts.AuditTimeout)
+			if err != nil {
+				d.opts.Logger.Debug("accessibility violations not read", "persona", d.p.Name, "err", err)
+			}
+			obs.Violations = v
+		}
 	}
 	after, late, err := d.snapshot(ctx)
 	if err != nil {
@@ -246,6 +282,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // pending (they belong to the action before it).
 func (d *driver) snapshot(ctx context.Context) (browser.Snapshot, []browser.Finding, error) {
 	r := d.page.Do(ctx, browser.Intent{Action: browser.ActSnapshot})
+	r.Findings = pageFindings(r.Findings)
 	if !r.OK || r.Snapshot == nil {
 		return browser.Snapshot{URL: r.URL, Title: r.Title}, r.Findings, fmt.Errorf("snapshot: %s", r.Error)
 	}
@@ -312,3 +349,25 @@ func lastInput(tape []browser.Entry) string {
 
 // newRand is the run's deterministic source for a seed.
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
+
+// pageFindings reads the findings of a page served through the collector
+// as collector.PageFindings does: the in-page recorder's console reports
+// become their findings. An executed script (collector.FindXSS) is kept
+// for the xss oracle. The recorder's accessibility reports are left out,
+// since the axe oracle gets them structured (Collector.Violations), and so
+// are its dead controls and duplicate rows: the dead-control oracle judges
+// clicks itself, and neither was a finding of the personas before.
+func pageFindings(fs []browser.Finding) []browser.Finding {
+	if len(fs) == 0 {
+		return fs
+	}
+	var out []browser.Finding
+	for _, f := range collector.PageFindings(fs) {
+		switch f.Kind {
+		case collector.FindA11y, collector.FindDeadControl, collector.FindDuplicateRow:
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}

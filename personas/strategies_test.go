@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,7 +31,7 @@ func TestStrategiesFindTheirBugClass(t *testing.T) {
 		{NewUser, onboardingApp, "/", 6, KindDeadControl, "/", OracleConfig{}, nil},
 		{PowerUser, bulkApp, "/", 6, browser.FindServerError, "/", OracleConfig{}, nil},
 		{Adversarial, commentApp, "/", 12, KindXSS, "/", OracleConfig{}, nil},
-		{Accessibility, a11yApp, "/", 8, KindA11y, "/", OracleConfig{}, []string{"axe image-alt", "axe button-name", "axe label", FocusInvisibleRule}},
+		{Accessibility, a11yApp, "/", 8, KindA11y, "/", OracleConfig{}, []string{"axe image-alt", "axe button-name", "axe label", collector.FocusInvisibleRule}},
 		{DataHeavy, func() http.Handler { return listApp(4, 1200*time.Millisecond) }, "/items", 6, KindSlow, "/items?page=4", OracleConfig{SlowThreshold: 800 * time.Millisecond}, nil},
 		{Impatient, orderApp, "/checkout", 4, browser.FindServerError, "/checkout", OracleConfig{}, nil},
 		{ReturningUser, prefsApp, "/", 14, browser.FindPageError, "/dashboard", OracleConfig{}, nil},

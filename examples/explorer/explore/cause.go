@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
@@ -150,7 +150,7 @@ func rootCause(f browser.Finding, page string) string {
 		if ps := payloadParams(u); ps != "" {
 			return "xss|" + tpl + "?" + ps
 		}
-		if strings.Contains(ev, personas.XSSMarker) && reStartTagEv.FindString(f.Evidence) == "" {
+		if strings.Contains(ev, collector.XSSMarker) && reStartTagEv.FindString(f.Evidence) == "" {
 			// Only the marker's console line told: no element to name.
 			return "xss|" + tpl
 		}

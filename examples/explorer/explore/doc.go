@@ -174,7 +174,7 @@
 // critical violations (each element once, the rule id in the message; the
 // XSS probe's own rendered image is left to the XSS finding), clicks that
 // change nothing, and identical table rows. axe-core is found the way
-// personas.FindAxe finds it (`make setup` installs it; scripts/env.sh
+// collector.FindAxe finds it (`make setup` installs it; scripts/env.sh
 // exports AGENTGRAPH_AXE_PATH); without it Run fails at set-up. It also
 // serves ClearSiteDataPath for tapes of earlier versions; the team drops
 // the session with browser.ActClearSiteData, a tape entry of its own that

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/checkpoint"
-	"github.com/agentgraph/agentgraph/examples/explorer/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/memory"
 

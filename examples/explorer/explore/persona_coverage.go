@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )

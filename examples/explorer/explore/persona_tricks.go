@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )

@@ -19,8 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/examples/explorer/collector"
-	"github.com/agentgraph/agentgraph/personas"
+	"github.com/agentgraph/agentgraph/browser/collector"
 )
 
 // The collector's accessibility oracle is axe-core in the page: serious and
@@ -270,7 +269,7 @@ func TestCollectorCutPayload(t *testing.T) {
 		if r.URL.Path == "/list" {
 			// A marker payload cut inside its quoted handler: the
 			// handler runs on to the next quote of the page.
-			body = `<ul id="recent"><li><a href="/items/5"><img src onerror="console.error('` + personas.XSSMarker + `in</a></li><li><a href="/items/4">Fuse</a></li></ul>`
+			body = `<ul id="recent"><li><a href="/items/5"><img src onerror="console.error('` + collector.XSSMarker + `in</a></li><li><a href="/items/4">Fuse</a></li></ul>`
 		}
 		if r.URL.Path == "/broken" {
 			body = `<p id="echo">Saved</p><img src="x" onerror="show(">`

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/browser/collector"
 )
 
 // A request that fails at the connection level is the app's bug only when

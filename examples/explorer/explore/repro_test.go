@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/examples/explorer/collector"
+	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )

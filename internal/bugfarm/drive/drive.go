@@ -15,8 +15,8 @@ import (
 	"github.com/mxschmitt/playwright-go"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/internal/bugfarm"
-	"github.com/agentgraph/agentgraph/personas"
 )
 
 // Options tune a Driver. The zero value gives the defaults.
@@ -37,7 +37,7 @@ type Options struct {
 	// DoubleHold is how long the answer to a form post is held back during
 	// a double click (400 ms; see OpDblClick).
 	DoubleHold time.Duration
-	// AxePath is axe.min.js (default: personas.FindAxe, i.e.
+	// AxePath is axe.min.js (default: collector.FindAxe, i.e.
 	// $AGENTGRAPH_AXE_PATH or the project-local install). Only SignalAxe
 	// needs it.
 	AxePath string
@@ -305,7 +305,7 @@ func (d *Driver) axe() (string, error) {
 	d.axeOnce.Do(func() {
 		path := d.opts.AxePath
 		if path == "" {
-			p, err := personas.FindAxe()
+			p, err := collector.FindAxe()
 			if err != nil {
 				d.axeErr = fmt.Errorf("drive: %w", err)
 				return

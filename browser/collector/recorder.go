@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/personas"
 )
 
 // consoleMark starts the console messages of the in-page recorder.
@@ -76,7 +75,7 @@ func PageFindings(raw []browser.Finding) []browser.Finding {
 			}
 			continue
 		}
-		if f.Kind == browser.FindConsoleError && strings.Contains(f.Message, personas.XSSMarker) {
+		if f.Kind == browser.FindConsoleError && strings.Contains(f.Message, XSSMarker) {
 			// The catalogue's markup payload ran: its script logs the marker.
 			fs = append(fs, browser.Finding{Kind: FindXSS, Message: "an injected script executed (the markup payload typed into a field)",
 				URL: f.URL, Evidence: f.Message, Time: f.Time})
@@ -128,6 +127,45 @@ const collectorJS = `(() => {
     }
     return parts.join(' > ');
   };
+  // Accessibility violations in structured form, kept in the page (at
+  // most 500) until the collector's Violations takes them through
+  // __agAudit(ms): it answers once no scan is running or due (a DOM
+  // change makes one due), or after ms. Nothing of this goes to the
+  // console, so the console reports stay as they are.
+  const found = [];
+  let due = false;
+  const idle = [];
+  const keep = (v) => { if (found.length < 500) found.push(Object.assign({url: location.href}, v)); };
+  const audited = () => { if (!axeBusy && !due) for (const w of idle.splice(0)) w(); };
+  Object.defineProperty(window, '__agAudit', {value: (ms) => new Promise((resolve) => {
+    const answer = () => resolve(JSON.stringify({violations: found.splice(0)}));
+    if (!axeBusy && !due) { answer(); return; }
+    const wake = () => { clearTimeout(t); answer(); };
+    const t = setTimeout(() => { const i = idle.indexOf(wake); if (i >= 0) idle.splice(i, 1); answer(); }, Math.max(0, Math.min(Number(ms) || 0, 30000)));
+    idle.push(wake);
+  }), configurable: true});
+  // Keyboard focus on an element the user cannot see (off screen,
+  // transparent, under 2x2 pixels) is a violation of its own (WCAG 2.4.7),
+  // kept with axe-core's.
+  document.addEventListener('focusin', (e) => {
+    const el = e.target;
+    if (!(el instanceof Element)) return;
+    requestAnimationFrame(() => {
+      try {
+        if (document.activeElement !== el) return;
+        const r = el.getBoundingClientRect();
+        let opaque = true;
+        for (let n = el; n instanceof Element; n = n.parentElement) if (getComputedStyle(n).opacity === '0') { opaque = false; break; }
+        if (opaque && r.width >= 2 && r.height >= 2 && r.right > 0 && r.bottom > 0 && r.left < innerWidth && r.top < innerHeight) return;
+        const name = (el.getAttribute('aria-label') || el.innerText || el.getAttribute('name') || '').trim().replace(/\s+/g, ' ').slice(0, 40);
+        const target = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (name ? ' "' + name + '"' : '');
+        if (done.has('focus|' + target)) return;
+        done.add('focus|' + target);
+        keep({rule: '` + FocusInvisibleRule + `', impact: 'serious', help: 'Keyboard focus lands on an element the user cannot see',
+          targets: [target], html: String(el.outerHTML).slice(0, 200)});
+      } catch (err) {}
+    });
+  }, true);
   window.__agxss = (el) => { const at = el && el.parentElement ? el.parentElement : el;
     post({kind: 'xss', message: 'an injected script executed in ' + (el && el.parentElement ? el.parentElement.tagName.toLowerCase() : 'the page'),
       evidence: html(at), selector: at && at.nodeType === 1 ? sel(at) : ''}); };
@@ -138,7 +176,7 @@ const collectorJS = `(() => {
   // Markup of the team's that the app cut (a handler attribute left
   // unfinished) still reached the page as markup: its handler does not
   // compile, and the element holding it is reported as an XSS sink.
-  const cutMark = (v) => v.includes('__agxss') || v.includes('` + personas.XSSMarker + `') || /^\s*(__ag|console\.error\(['"]agentgraph)/.test(v);
+  const cutMark = (v) => v.includes('__agxss') || v.includes('` + XSSMarker + `') || /^\s*(__ag|console\.error\(['"]agentgraph)/.test(v);
   addEventListener('error', (ev) => {
     try {
       if (!(ev.error instanceof SyntaxError) && !/SyntaxError|Invalid or unexpected token|Unexpected end of input|missing \) after/.test(String(ev.message))) return;
@@ -157,7 +195,7 @@ const collectorJS = `(() => {
   console.error = function () {
     try {
       const m = String(arguments[0] || '');
-      if (m.startsWith('` + personas.XSSMarker + `')) {
+      if (m.startsWith('` + XSSMarker + `')) {
         const has = (el) => ['onerror', 'onload'].some((a) => (el.getAttribute(a) || '').includes(m));
         const el = document.currentScript || [...document.querySelectorAll('[onerror],[onload]')].find(has);
         if (el) { window.__agxss(el); return; }
@@ -175,7 +213,7 @@ const collectorJS = `(() => {
   addEventListener('mousedown', press, true);
   const colour = new Set(['color-contrast', 'color-contrast-enhanced', 'link-in-text-block']);
   const a11y = async () => {
-    if (typeof axe === 'undefined') return;
+    if (typeof axe === 'undefined') { audited(); return; }
     if (axeBusy) { axeAgain = true; return; }
     axeBusy = true;
     pressed = !!document.querySelector(':active');
@@ -192,13 +230,14 @@ const collectorJS = `(() => {
         if (v.impact !== 'serious' && v.impact !== 'critical') continue;
         for (const n of v.nodes) {
           // Our own XSS probes, rendered: the XSS finding covers them.
-          if (String(n.html).includes('__agxss') || String(n.html).includes('` + personas.XSSMarker + `')) continue;
+          if (String(n.html).includes('__agxss') || String(n.html).includes('` + XSSMarker + `')) continue;
           const key = v.id + '|' + [].concat(n.target).join(' ');
           if (done.has(key)) continue;
           done.add(key);
           const t = [].concat(n.target);
           post({kind: 'a11y', message: v.help + ' (rule ' + v.id + ')', evidence: String(n.html).slice(0, 330),
             selector: t.length === 1 && typeof t[0] === 'string' ? t[0] : ''});
+          keep({rule: v.id, impact: v.impact, help: v.help, targets: [t.map(String).join(' ')], html: String(n.html).slice(0, 300)});
         }
       }
     } catch (e) {
@@ -209,6 +248,7 @@ const collectorJS = `(() => {
     if (axeAgain) { axeAgain = false; a11y(); }
     else if (missed && !followUp) { missed = false; followUp = true; later(); }
     else missed = false;
+    audited();
   };
   const rows = () => {
     document.querySelectorAll('table').forEach((t) => {
@@ -224,7 +264,7 @@ const collectorJS = `(() => {
       });
     });
   };
-  const scan = () => { rows(); a11y(); };
+  const scan = () => { due = false; rows(); a11y(); };
   // A dead control: a click after which nothing a user could notice
   // changed (text, elements, URL, an open dialog) and no request went out.
   // A request counts once it is sent (a slow answer is still an answer
@@ -316,7 +356,7 @@ const collectorJS = `(() => {
   // one more scan when it ends; the scan after that does not chain
   // another, so a page that changes on every scan is not scanned forever.
   let timer = null, missed = false, followUp = false;
-  const later = () => { clearTimeout(timer); timer = setTimeout(scan, 250); };
+  const later = () => { clearTimeout(timer); due = true; timer = setTimeout(scan, 250); };
   const start = () => {
     scan();
     new MutationObserver(() => { if (axeBusy) { missed = true; return; } followUp = false; later(); })

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/personas"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -126,8 +125,8 @@ func TestFromConsole(t *testing.T) {
 // marker; the payload's own log of the marker is the typed payload's.
 func TestPageFindingsXSS(t *testing.T) {
 	fs := PageFindings([]browser.Finding{
-		{Kind: browser.FindConsoleError, URL: "http://h/x/8", Message: consoleMark + `{"kind":"xss","message":"an injected script executed in dd","evidence":"<dd id=\"n\"><img src=\"\" onerror=\"console.error('` + personas.XSSMarker + `in1')\"></dd>"}`},
-		{Kind: browser.FindConsoleError, URL: "http://h/x/8", Message: personas.XSSMarker + "in1"},
+		{Kind: browser.FindConsoleError, URL: "http://h/x/8", Message: consoleMark + `{"kind":"xss","message":"an injected script executed in dd","evidence":"<dd id=\"n\"><img src=\"\" onerror=\"console.error('` + XSSMarker + `in1')\"></dd>"}`},
+		{Kind: browser.FindConsoleError, URL: "http://h/x/8", Message: XSSMarker + "in1"},
 		{Kind: browser.FindConsoleError, URL: "http://h/x/8", Message: "TypeError: x"},
 	})
 	require.Len(t, fs, 3)

@@ -21,9 +21,6 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
-	"github.com/agentgraph/agentgraph/personas"
 )
 
 // Paths the collector serves on the app's origin.
@@ -37,10 +34,10 @@ const (
 	axeJSPath         = Prefix + "axe.js"
 )
 
-// axeScript is axe-core's source (personas.FindAxe: what `make setup`
-// installs, or $AGENTGRAPH_AXE_PATH), read once.
+// axeScript is axe-core's source (FindAxe: what `make setup` installs, or
+// $AGENTGRAPH_AXE_PATH), read once.
 var axeScript = sync.OnceValues(func() ([]byte, error) {
-	p, err := personas.FindAxe()
+	p, err := FindAxe()
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +53,11 @@ const (
 	FindDuplicate    browser.FindingKind = "duplicate_submit" // the same form post accepted twice
 	FindDuplicateRow browser.FindingKind = "duplicate_record" // two identical rows in a table
 )
+
+// XSSMarker starts what the catalogue's markup payloads (personas' input
+// catalogue and XSS payloads) log with console.error when they run:
+// "agentgraph-xss:" followed by the payload's token.
+const XSSMarker = "agentgraph-xss:"
 
 // XSSPayload is the probe the adversarial personas type: when it is
 // rendered unescaped, the collector's hook reports the element it landed in.
@@ -81,7 +83,9 @@ type Collector struct {
 	answers  map[string][]answer  // path+body -> answers to recent posts
 	hold     time.Duration        // next POST response is held this long
 	noAxe    bool                 // pages get no axe-core
-	requests int
+	requests int                  // requests relayed so far
+	reqLog   []Request            // the latest of them (MaxRequests)
+	violated map[string]bool      // violations Violations returned: rule, page, elements
 	// relayed: when the collector last relayed a whole answer of the app
 	// to "METHOD /path" (the proxy wrote every byte the app sent).
 	relayed map[string]time.Time
@@ -96,7 +100,7 @@ func New(target string, slow time.Duration, log *slog.Logger) (*Collector, error
 	if err != nil {
 		return nil, fmt.Errorf("collector: accessibility checks need axe-core: %w", err)
 	}
-	c := &Collector{target: u, slow: slow, log: log, axe: axe, seen: map[string]bool{}, posts: map[string]time.Time{}, answers: map[string][]answer{}, relayed: map[string]time.Time{}}
+	c := &Collector{target: u, slow: slow, log: log, axe: axe, seen: map[string]bool{}, posts: map[string]time.Time{}, answers: map[string][]answer{}, relayed: map[string]time.Time{}, violated: map[string]bool{}}
 	c.proxy = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(u)
@@ -153,7 +157,7 @@ func (c *Collector) add(f browser.Finding) {
 	if f.Time.IsZero() {
 		f.Time = time.Now()
 	}
-	key := string(f.Kind) + "\x00" + urlx.Path(f.URL) + "\x00" + f.Evidence
+	key := string(f.Kind) + "\x00" + urlPath(f.URL) + "\x00" + f.Evidence
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.seen[key] {
@@ -208,7 +212,7 @@ func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.proxy.ServeHTTP(rec, r) // panics (http.ErrAbortHandler) when the app's answer broke off
 	took := time.Since(start) - rec.held
 	c.mu.Lock()
-	c.requests++
+	c.logRequest(Request{Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Duration: took})
 	if !rec.failed {
 		c.relayed[r.Method+" "+r.URL.Path] = time.Now()
 	}
@@ -304,12 +308,12 @@ func (c *Collector) observe(r *http.Request, rec *recorder, took time.Duration, 
 		text := strings.TrimSpace(reSpaces.ReplaceAllString(reTags.ReplaceAllString(rec.body.String(), " "), " "))
 		c.add(browser.Finding{Kind: browser.FindServerError, Status: rec.status, URL: u,
 			Message:  fmt.Sprintf("server error %d on %s %s", rec.status, r.Method, r.URL.Path),
-			Evidence: clip.String(line+hdr+"; body: "+text, 1500)})
+			Evidence: clipString(line+hdr+"; body: "+text, 1500)})
 	}
 	if c.slow > 0 && took > c.slow && rec.status < 400 {
 		c.add(browser.Finding{Kind: FindSlow, Status: rec.status, URL: u,
 			Message:  fmt.Sprintf("%s %s took %s (threshold %s)", r.Method, r.URL.Path, took.Round(10*time.Millisecond), c.slow),
-			Evidence: clip.String(line+fmt.Sprintf(" in %s", took.Round(10*time.Millisecond))+hdr, 1500)})
+			Evidence: clipString(line+fmt.Sprintf(" in %s", took.Round(10*time.Millisecond))+hdr, 1500)})
 	}
 	if postKey != "" && rec.status < 400 {
 		// The same form posted twice made two different things (two
@@ -323,7 +327,7 @@ func (c *Collector) observe(r *http.Request, rec *recorder, took time.Duration, 
 			if p.location != a.location || a.status == http.StatusCreated {
 				c.add(browser.Finding{Kind: FindDuplicate, Status: rec.status, URL: u,
 					Message:  fmt.Sprintf("the same %s %s was accepted twice and made two records (%s and %s)", r.Method, r.URL.Path, p.location, a.location),
-					Evidence: clip.String(fmt.Sprintf("%s → %d Location %s%s | %s → %d Location %s%s", r.URL.Path, p.status, p.location, p.headers, r.URL.Path, a.status, a.location, a.headers), 1500)})
+					Evidence: clipString(fmt.Sprintf("%s → %d Location %s%s | %s → %d Location %s%s", r.URL.Path, p.status, p.location, p.headers, r.URL.Path, a.status, a.location, a.headers), 1500)})
 				break
 			}
 		}
@@ -471,4 +475,21 @@ func (c *Collector) WaitQuiet(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// clipString is s cut to n bytes, with an ellipsis where it was cut.
+func clipString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// urlPath is raw's path (raw itself when it does not parse).
+func urlPath(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Path
 }
