@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
 // Request is one request the collector relayed to the app (its own paths
@@ -119,7 +120,7 @@ func (c *Collector) Violations(ctx context.Context, page Evaluator, wait time.Du
 	defer c.mu.Unlock()
 	var out []Violation
 	for _, v := range got.Violations {
-		key := v.Rule + "\x00" + pathQuery(v.URL) + "\x00" + strings.Join(v.Targets, ",")
+		key := v.Rule + "\x00" + urlx.PathQuery(v.URL) + "\x00" + strings.Join(v.Targets, ",")
 		if v.Rule == "" || c.violated[key] {
 			continue
 		}
@@ -127,16 +128,4 @@ func (c *Collector) Violations(ctx context.Context, page Evaluator, wait time.Du
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// pathQuery is raw's path and query (raw itself when it does not parse).
-func pathQuery(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	if u.RawQuery != "" {
-		return u.Path + "?" + u.RawQuery
-	}
-	return u.Path
 }

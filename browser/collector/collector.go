@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
 // Paths the collector serves on the app's origin.
@@ -157,7 +159,7 @@ func (c *Collector) add(f browser.Finding) {
 	if f.Time.IsZero() {
 		f.Time = time.Now()
 	}
-	key := string(f.Kind) + "\x00" + urlPath(f.URL) + "\x00" + f.Evidence
+	key := string(f.Kind) + "\x00" + urlx.Path(f.URL) + "\x00" + f.Evidence
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.seen[key] {
@@ -308,12 +310,12 @@ func (c *Collector) observe(r *http.Request, rec *recorder, took time.Duration, 
 		text := strings.TrimSpace(reSpaces.ReplaceAllString(reTags.ReplaceAllString(rec.body.String(), " "), " "))
 		c.add(browser.Finding{Kind: browser.FindServerError, Status: rec.status, URL: u,
 			Message:  fmt.Sprintf("server error %d on %s %s", rec.status, r.Method, r.URL.Path),
-			Evidence: clipString(line+hdr+"; body: "+text, 1500)})
+			Evidence: clip.String(line+hdr+"; body: "+text, 1500)})
 	}
 	if c.slow > 0 && took > c.slow && rec.status < 400 {
 		c.add(browser.Finding{Kind: FindSlow, Status: rec.status, URL: u,
 			Message:  fmt.Sprintf("%s %s took %s (threshold %s)", r.Method, r.URL.Path, took.Round(10*time.Millisecond), c.slow),
-			Evidence: clipString(line+fmt.Sprintf(" in %s", took.Round(10*time.Millisecond))+hdr, 1500)})
+			Evidence: clip.String(line+fmt.Sprintf(" in %s", took.Round(10*time.Millisecond))+hdr, 1500)})
 	}
 	if postKey != "" && rec.status < 400 {
 		// The same form posted twice made two different things (two
@@ -327,7 +329,7 @@ func (c *Collector) observe(r *http.Request, rec *recorder, took time.Duration, 
 			if p.location != a.location || a.status == http.StatusCreated {
 				c.add(browser.Finding{Kind: FindDuplicate, Status: rec.status, URL: u,
 					Message:  fmt.Sprintf("the same %s %s was accepted twice and made two records (%s and %s)", r.Method, r.URL.Path, p.location, a.location),
-					Evidence: clipString(fmt.Sprintf("%s → %d Location %s%s | %s → %d Location %s%s", r.URL.Path, p.status, p.location, p.headers, r.URL.Path, a.status, a.location, a.headers), 1500)})
+					Evidence: clip.String(fmt.Sprintf("%s → %d Location %s%s | %s → %d Location %s%s", r.URL.Path, p.status, p.location, p.headers, r.URL.Path, a.status, a.location, a.headers), 1500)})
 				break
 			}
 		}
@@ -475,21 +477,4 @@ func (c *Collector) WaitQuiet(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
-}
-
-// clipString is s cut to n bytes, with an ellipsis where it was cut.
-func clipString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
-// urlPath is raw's path (raw itself when it does not parse).
-func urlPath(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return u.Path
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/checkpoint"
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/memory"
 
 	"github.com/stretchr/testify/assert"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/clip"
 )
 
 // TB is the part of testing.TB the harness helper uses.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
+	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
 // The mission's report.html: one self-contained file (styles and the

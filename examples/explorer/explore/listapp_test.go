@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

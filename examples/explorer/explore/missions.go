@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
+	"github.com/agentgraph/agentgraph/internal/urlx"
 	"go.yaml.in/yaml/v3"
 )
 

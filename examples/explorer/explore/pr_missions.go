@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
+	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/tmc/langchaingo/llms"
 	"golang.org/x/net/html"
 )

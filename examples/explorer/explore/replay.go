@@ -11,9 +11,9 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
 	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
+	"github.com/agentgraph/agentgraph/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
 // replayer replays entries of a mission in fresh browser contexts, each

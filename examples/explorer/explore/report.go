@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
+	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
 // replayable keeps the entries a spec replays: successful actions that act

@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
+	"github.com/agentgraph/agentgraph/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
 // bugOf builds a Bug the way missionRun.bug does from a finding.

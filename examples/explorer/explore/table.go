@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/clip"
 )
 
 // PrintTable writes the final table of a batch: one row per mission, then

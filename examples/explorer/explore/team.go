@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/state"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/clip"
 )
 
 // viewTrace opens a trace.zip in Playwright's own trace viewer (`playwright

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/urlx"
+	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
 // candidates are the suffix heuristics, shortest first: most bugs show a

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/clip"
 )
 
 // Budget bounds what of a pull request goes into a prompt.

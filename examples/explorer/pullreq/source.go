@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentgraph/agentgraph/examples/explorer/internal/clip"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/xerr"
+	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/tools/mcp"
 )
 
