@@ -115,7 +115,7 @@ func (s *Session) Do(ctx context.Context, in Intent) Result {
 		// merged first (one CDP call when coverage is on).
 		_ = s.flushJSCoverage(ctx)
 	}
-	t0 := time.Now()
+	t0, gen0 := time.Now(), s.navGen.Load()
 	res := s.do(ctx, in)
 	res.Action = in.Action
 	t1 := time.Now()
@@ -124,7 +124,7 @@ func (s *Session) Do(ctx context.Context, in Intent) Result {
 	case ActSnapshot, ActExtractText, ActScreenshot, ActCheckHealth:
 		t2 = t1
 	default:
-		s.settle(ctx, t0)
+		s.settle(ctx, t0, gen0)
 		t2 = time.Now()
 		s.probe(ctx)
 	}

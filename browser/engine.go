@@ -644,10 +644,13 @@ func (s *Session) SaveStorageState(path string) error {
 
 // settle waits, bounded by SettleTimeout, for the DOM to load, in-flight
 // requests to finish and the network to stay quiet for SettleQuiet. An
-// action that sent nothing (the page, asked after its next frame, has no
-// fetch or XMLHttpRequest in flight and none since the action began,
-// and the engine sees no request in flight) is settled at once.
-func (s *Session) settle(ctx context.Context, actStart time.Time) {
+// action that stayed in its document and sent nothing (the page, asked
+// after its next frame, has no fetch or XMLHttpRequest in flight and none
+// since the action began, and the engine sees no request in flight) is
+// settled at once. A new document always gets the quiet: its own scripts
+// start then (a page that hangs right after loading is caught by the
+// health probe that follows, not by the next action).
+func (s *Session) settle(ctx context.Context, actStart time.Time, gen0 int64) {
 	start := time.Now()
 	deadline := start.Add(s.e.cfg.SettleTimeout)
 	p := s.page
@@ -659,7 +662,7 @@ func (s *Session) settle(ctx context.Context, actStart time.Time) {
 		s.suspect = true
 	}
 	quiet := s.e.cfg.SettleQuiet
-	if s.net.len() == 0 && s.pageSentNothing(ctx, min(quiet, time.Since(actStart))) && s.net.len() == 0 {
+	if s.navGen.Load() == gen0 && s.net.len() == 0 && s.pageSentNothing(ctx, min(quiet, time.Since(actStart))) && s.net.len() == 0 && s.navGen.Load() == gen0 {
 		return
 	}
 	for time.Now().Before(deadline) {
