@@ -207,7 +207,7 @@ func (s *Session) checkAlive(ctx context.Context, res *Result) {
 
 // replacePage closes the current page (without waiting for a hung one
 // longer than a few seconds) and opens a fresh page in the same browser
-// context, with the engine's routes and listeners. The caller holds s.mu.
+// context, with the engine's listeners. The caller holds s.mu.
 func (s *Session) replacePage(ctx context.Context) error {
 	old := s.page
 	s.loadWaits.wait(s.e.cfg.SettleTimeout + callSlack)
@@ -217,10 +217,6 @@ func (s *Session) replacePage(ctx context.Context) error {
 	page, err := bounded(context.WithoutCancel(ctx), 10*time.Second, "new page", func() (playwright.Page, error) { return s.bctx.NewPage() })
 	if err != nil {
 		return fmt.Errorf("new page: %w", err)
-	}
-	if err := page.Route("**/*", s.route); err != nil {
-		_ = page.Close()
-		return fmt.Errorf("route: %w", err)
 	}
 	s.pageMu.Lock()
 	s.page = page

@@ -120,11 +120,12 @@ func (s *Session) Do(ctx context.Context, in Intent) Result {
 	res.Action = in.Action
 	t1 := time.Now()
 	var t2 time.Time
+	settled := "none"
 	switch in.Action {
 	case ActSnapshot, ActExtractText, ActScreenshot, ActCheckHealth:
 		t2 = t1
 	default:
-		s.settle(ctx, t0, gen0)
+		settled = s.settle(ctx, t0, gen0)
 		t2 = time.Now()
 		s.probe(ctx)
 	}
@@ -134,7 +135,7 @@ func (s *Session) Do(ctx context.Context, in Intent) Result {
 	// health probe and liveness check.
 	s.e.cfg.Logger.Debug("browser: action timing", "user", s.user, "action", string(in.Action),
 		"before_ms", t0.Sub(start).Milliseconds(), "do_ms", t1.Sub(t0).Milliseconds(),
-		"settle_ms", t2.Sub(t1).Milliseconds(), "probe_ms", time.Since(t2).Milliseconds())
+		"settle_ms", t2.Sub(t1).Milliseconds(), "settled", settled, "probe_ms", time.Since(t2).Milliseconds())
 	if u := s.navBlocked.Load(); u != nil {
 		// The page left the allowed origins (a redirect, a meta refresh, a
 		// link, a popup): the guard refused it, and the action failed.

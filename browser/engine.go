@@ -377,15 +377,15 @@ func (e *Engine) newSession(ctx context.Context, user string) (*Session, error) 
 	if err != nil {
 		return fail(fmt.Errorf("new page: %w", err))
 	}
-	// Routing on the page rather than the context: playwright-go v0.6401.0
-	// races (go test -race) when a context route aborts a request of a page
-	// still being created, such as a popup's first navigation. Popups are
-	// refused by popupGuardJS and, as a backstop, closed in OnPopup; the
-	// origin guard (guard.go), a proxy of the whole context, refuses every
-	// request outside the origins: redirects, popups, frames, images.
-	if err := page.Route("**/*", s.route); err != nil {
-		return fail(fmt.Errorf("route: %w", err))
-	}
+	// No route of the page's own: routing would turn off the browser's
+	// HTTP cache (every page would fetch its scripts again through the
+	// driver), and the origin guard (guard.go), a proxy of the whole
+	// context, already refuses every request outside the origins:
+	// navigations, redirects, popups, frames, images. Other schemes
+	// (file:, data:) are Chromium's to refuse: a page may not navigate to
+	// them, and navigate intents take http(s) URLs of the origins only.
+	// Popups are refused by popupGuardJS and, as a backstop, closed in
+	// OnPopup.
 	s.page = page
 	s.listen(page)
 	return s, nil
@@ -407,21 +407,6 @@ const popupGuardJS = `(() => {
     return open.call(this, u, ...rest);
   };
 })();`
-
-func (s *Session) route(r playwright.Route) {
-	req := r.Request()
-	u := req.URL()
-	if req.IsNavigationRequest() && !s.e.Allowed(u) && !strings.HasPrefix(u, "about:") {
-		s.blocked.Store(u, "document")
-		if f := req.Frame(); f != nil && f.ParentFrame() == nil {
-			s.navBlocked.Store(&u)
-		}
-		s.h.add(Finding{Kind: FindBlockedNav, Message: "navigation outside the allowed origins refused", URL: u})
-		_ = r.Abort("blockedbyclient")
-		return
-	}
-	_ = r.Continue()
-}
 
 // guardBlocked is the origin guard's report of a refused request.
 // A document refused (a redirect, a meta refresh, a link, a popup) fails
@@ -643,16 +628,58 @@ func (s *Session) SaveStorageState(path string) error {
 }
 
 // settle waits, bounded by SettleTimeout, for the DOM to load, in-flight
-// requests to finish and the network to stay quiet for SettleQuiet. An
-// action that stayed in its document and sent nothing (the page, asked
-// after its next frame, has no fetch or XMLHttpRequest in flight and none
-// since the action began, and the engine sees no request in flight) is
-// settled at once. A new document always gets the quiet: its own scripts
-// start then (a page that hangs right after loading is caught by the
-// health probe that follows, not by the next action).
-func (s *Session) settle(ctx context.Context, actStart time.Time, gen0 int64) {
+// requests to finish and the network to stay quiet for SettleQuiet. It is
+// event-driven where the page allows: once the requests the engine sees
+// (a navigation's document among them) have ended, the action is settled
+// at once when the page, asked after its next frame, has no fetch or
+// XMLHttpRequest in flight and none since the action began; when the
+// action loaded a new document, that document must also have finished
+// loading and have no timer callback due within SettleQuiet. A document
+// that changed while the page was asked is asked again (a link's click
+// whose page committed meanwhile). Otherwise the quiet is waited for: a
+// page whose scripts start work just after loading (or hang then: the
+// health probe that follows catches it, not the next action) gets it.
+// The result says which way it ended, for the action's timing log.
+func (s *Session) settle(ctx context.Context, actStart time.Time, gen0 int64) string {
 	start := time.Now()
 	deadline := start.Add(s.e.cfg.SettleTimeout)
+	quiet := s.e.cfg.SettleQuiet
+	for try := 0; ; try++ {
+		s.waitDOM(ctx)
+		for s.net.len() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
+		g := s.navGen.Load()
+		if s.net.len() == 0 && s.pageIdle(ctx, min(quiet, time.Since(actStart)), quiet, g != gen0) && s.net.len() == 0 && s.navGen.Load() == g {
+			return "idle"
+		}
+		if try >= 2 || s.navGen.Load() == g || !time.Now().Before(deadline) || ctx.Err() != nil {
+			break
+		}
+	}
+	for time.Now().Before(deadline) {
+		if ctx.Err() != nil {
+			return "cancelled"
+		}
+		// Events lag behind the action (a fetch started by a click may not
+		// be reported yet), so quiet is measured from the settle's start at
+		// the earliest: such an action waits at least SettleQuiet.
+		last := time.Unix(0, s.lastNet.Load())
+		if last.Before(start) {
+			last = start
+		}
+		idleFor := time.Since(last)
+		if s.net.len() == 0 && idleFor >= quiet {
+			return "quiet"
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return "timeout"
+}
+
+// waitDOM waits, bounded by SettleTimeout, for the current document's
+// DOMContentLoaded; a timeout is noted for the liveness check.
+func (s *Session) waitDOM(ctx context.Context) {
 	p := s.page
 	if err := bounded0On(&s.loadWaits, ctx, s.e.cfg.SettleTimeout+callSlack, "settle", func() error {
 		return p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
@@ -660,27 +687,6 @@ func (s *Session) settle(ctx context.Context, actStart time.Time, gen0 int64) {
 		})
 	}); errors.Is(err, ErrTimeout) {
 		s.suspect = true
-	}
-	quiet := s.e.cfg.SettleQuiet
-	if s.navGen.Load() == gen0 && s.net.len() == 0 && s.pageSentNothing(ctx, min(quiet, time.Since(actStart))) && s.net.len() == 0 && s.navGen.Load() == gen0 {
-		return
-	}
-	for time.Now().Before(deadline) {
-		if ctx.Err() != nil {
-			return
-		}
-		// Events lag behind the action (a fetch started by a click may not
-		// be reported yet), so quiet is measured from the settle's start at
-		// the earliest: every action waits at least SettleQuiet.
-		last := time.Unix(0, s.lastNet.Load())
-		if last.Before(start) {
-			last = start
-		}
-		idleFor := time.Since(last)
-		if s.net.len() == 0 && idleFor >= quiet {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

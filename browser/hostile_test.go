@@ -82,6 +82,8 @@ func newHostile(t testing.TB) *hostileServers {
 	mux.HandleFunc("/frame", page("Frame", "", fmt.Sprintf(`<iframe src="%s/frame"></iframe>`, other)))
 	mux.HandleFunc("/img", page("Img", "", fmt.Sprintf(`<img src="%s/img.png" alt="x">`, other)))
 	mux.HandleFunc("/link", page("Link", "", fmt.Sprintf(`<a href="%s/clicked">away</a>`, other)))
+	mux.HandleFunc("/schemes", page("Schemes", "", `<a href="file:///etc/hostname">file</a> <a href="data:text/html,<title>Data</title>">data</a>
+<button onclick="location.href = 'file:///etc/hostname'">script</button>`))
 	h.app = httptest.NewServer(mux)
 	t.Cleanup(func() {
 		close(h.stop)
@@ -196,6 +198,14 @@ func TestHostilePages(t *testing.T) {
 		r := timed(t, s, Intent{Action: ActClick, Target: "text=away"}, stepBudget)
 		assert.False(t, r.OK)
 		assert.Contains(t, r.Error, "refused: outside the allowed origins")
+	})
+	t.Run("links to other schemes", func(t *testing.T) {
+		ok(t, s, `{"action":"navigate","url":"/schemes"}`)
+		for _, target := range []string{"text=file", "text=data", "text=script"} {
+			r := timed(t, s, Intent{Action: ActClick, Target: target}, stepBudget)
+			assert.Equal(t, "Schemes", r.Title, target)
+			assert.True(t, strings.HasPrefix(r.URL, h.app.URL+"/"), "%s: still on the app: %s", target, r.URL)
+		}
 	})
 	t.Run("off-origin iframe and image", func(t *testing.T) {
 		r := timed(t, s, Intent{Action: ActNavigate, URL: "/frame"}, stepBudget)

@@ -69,6 +69,19 @@ func TestSettleEventDriven(t *testing.T) {
 <button onclick="const x = new XMLHttpRequest(); x.open('GET', '/slow'); x.onload = () => { document.getElementById('out').textContent = 'xhr ' + x.responseText; }; x.send()">Xhr</button>
 </body></html>`)
 	})
+	// A plain page, a page whose script starts work 50 ms after loading,
+	// and one that fetches on load.
+	mux.HandleFunc("GET /plain", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><head><title>Plain</title></head><body><p id="out">plain</p><a href="/timer">Timer</a></body></html>`)
+	})
+	mux.HandleFunc("GET /timer", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><head><title>Timer</title></head><body><p id="out">wait</p>
+<script>setTimeout(() => { document.getElementById('out').textContent = 'later'; }, 50)</script></body></html>`)
+	})
+	mux.HandleFunc("GET /onload", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><head><title>Onload</title></head><body><p id="out">wait</p>
+<script>fetch('/slow').then((r) => r.text()).then((t) => { document.getElementById('out').textContent = t; })</script></body></html>`)
+	})
 	mux.HandleFunc("GET /slow", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(300 * time.Millisecond)
 		fmt.Fprint(w, "loaded")
@@ -105,4 +118,54 @@ func TestSettleEventDriven(t *testing.T) {
 	require.True(t, res.OK, res.Error)
 	assert.GreaterOrEqual(t, res.Duration, quiet)
 	assert.Equal(t, "xhr loaded", text())
+
+	// A new document that loaded and has nothing due settles at once,
+	// whether a navigation or a link's click loaded it; one with a timer
+	// about to run, or a fetch of its own, gets the quiet.
+	res = s.Do(ctx, Intent{Action: ActNavigate, URL: srv.URL + "/plain"})
+	require.True(t, res.OK, res.Error)
+	assert.Less(t, res.Duration, quiet, "a loaded page with nothing due does not wait for the quiet")
+	res = s.Do(ctx, Intent{Action: ActClick, Target: `role=link[name="Timer"]`})
+	require.True(t, res.OK, res.Error)
+	assert.GreaterOrEqual(t, res.Duration, quiet, "a page with a timer due waits for the quiet")
+	assert.Equal(t, "later", text())
+	res = s.Do(ctx, Intent{Action: ActNavigate, URL: srv.URL + "/onload"})
+	require.True(t, res.OK, res.Error)
+	assert.GreaterOrEqual(t, res.Duration, quiet, "a page that fetches on load waits for the answer and the quiet")
+	assert.Equal(t, "loaded", text())
+}
+
+// TestNetIdleTimers: the init script's timer bookkeeping keeps setTimeout
+// and clearTimeout working as the page expects (arguments, this, string
+// code, cleared timers).
+func TestNetIdleTimers(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><head><title>T</title></head><body></body></html>`)
+	}))
+	defer srv.Close()
+	e, err := testBrowser.NewEngine(Config{Origins: []string{srv.URL}})
+	require.NoError(t, err)
+	defer e.Close()
+	ctx := context.Background()
+	s, err := e.User(ctx, "u")
+	require.NoError(t, err)
+	require.True(t, s.Do(ctx, Intent{Action: ActNavigate, URL: srv.URL + "/"}).OK)
+	v, err := s.Evaluate(ctx, `() => new Promise((resolve) => {
+  const got = [];
+  setTimeout((a, b) => got.push(a + b), 0, 'x', 'y');
+  const id = setTimeout(() => got.push('cleared'), 10);
+  clearTimeout(id);
+  window.__str = 0;
+  setTimeout('window.__str = 1', 0);
+  setTimeout(() => resolve([got.join(','), window.__str, typeof id]), 40);
+})`, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []any{"xy", 1, "number"}, v)
+	idle, err := s.Evaluate(ctx, `() => { setTimeout(() => {}, 200); return window.__agNetIdle(500); }`, nil)
+	require.NoError(t, err)
+	a, ok := idle.([]any)
+	require.True(t, ok)
+	require.Len(t, a, 4)
+	assert.EqualValues(t, 1, a[2], "one callback due within 500 ms")
+	assert.Equal(t, true, a[3])
 }

@@ -470,11 +470,4 @@ type pageReport struct {
 }
 
 // WaitQuiet gives the in-page recorder a moment to report after an action.
-func (c *Collector) WaitQuiet(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
+func (c *Collector) WaitQuiet(ctx context.Context, d time.Duration) { pause(ctx, d) }

@@ -86,51 +86,15 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 }
 
 // deadWatch is the wait after a button's click that stayed on its page:
-// longer than the in-page recorder's deadWindow (400 ms), so that a click
+// longer than the in-page recorder's collector.DeadWindow, so that a click
 // that changed nothing is reported before the next action.
-const deadWatch = 450 * time.Millisecond
+const deadWatch = collector.DeadWindow + 50*time.Millisecond
 
 // awaitJudgement waits, at most deadWatch, until the in-page recorder has
-// judged every click (a click that visibly did something is judged at
-// once, a dead one when its window ends), then a moment for its report to
-// arrive.
+// judged every click, and for a dead control's report to arrive.
 func (mr *missionRun) awaitJudgement(ctx context.Context) {
-	deadline := time.Now().Add(deadWatch)
-	// One call: the recorder answers once no click is undecided (or its
-	// window is over), and says whether a dead control's report is on
-	// its way.
-	cctx, cancel := context.WithDeadline(ctx, deadline.Add(judgedReport))
-	v, err := mr.sess.Evaluate(cctx, `(ms) => typeof window.__agJudged === 'function' ? window.__agJudged(ms) : null`, deadWatch.Milliseconds())
-	cancel()
-	r, ok := v.(map[string]any)
-	if err != nil || !ok {
-		// No recorder to ask (a page it is not in, or one that left):
-		// the whole watch.
-		mr.col.WaitQuiet(ctx, time.Until(deadline))
-		return
-	}
-	if dead, ok := number(r["dead"]); !ok || dead > 0 {
-		mr.col.WaitQuiet(ctx, judgedReport)
-	}
+	collector.AwaitJudgement(ctx, mr.sess, deadWatch)
 }
-
-// number is a JSON number from the page as an int (playwright gives an
-// integral one as int, another as float64).
-func number(v any) (int, bool) {
-	switch n := v.(type) {
-	case int:
-		return n, true
-	case int64:
-		return int(n), true
-	case float64:
-		return int(n), true
-	}
-	return 0, false
-}
-
-// judgedReport is the moment a recorder's report (a console message) takes
-// to arrive once the click is judged.
-const judgedReport = 60 * time.Millisecond
 
 // judged: the action clicked a button and the browser stayed on the page,
 // so the recorder is judging whether the click did anything.

@@ -2,7 +2,9 @@ package explore
 
 import (
 	"context"
+	"html"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -290,9 +292,32 @@ func (mr *missionRun) pairedWith(f browser.Finding, e browser.Entry, b Bug) bool
 	at := firstNonEmpty(f.URL, e.URL)
 	switch f.Kind {
 	case collector.FindDuplicateRow:
-		return b.Kind == string(collector.FindDuplicate) && mr.sw.typed.holdsOnce(f.Evidence) && sameCollection(b.URL, at)
+		return b.Kind == string(collector.FindDuplicate) && (rowOfRecords(f.Evidence, b.Evidence) || mr.sw.typed.holdsOnce(f.Evidence) && sameCollection(b.URL, at))
 	case collector.FindDuplicate:
-		return b.Kind == string(collector.FindDuplicateRow) && mr.sw.typed.holdsOnce(b.Evidence) && sameCollection(b.URL, at)
+		return b.Kind == string(collector.FindDuplicateRow) && (rowOfRecords(b.Evidence, f.Evidence) || mr.sw.typed.holdsOnce(b.Evidence) && sameCollection(b.URL, at))
+	}
+	return false
+}
+
+var (
+	reLocation = regexp.MustCompile(`Location (\S+)`)
+	reHref     = regexp.MustCompile(`href="([^"]+)"`)
+)
+
+// rowOfRecords reports whether a row shown twice (row: its markup) links
+// to one of the records a submission accepted twice made (submit: the
+// collector's evidence, with the Location of each answer).
+func rowOfRecords(row, submit string) bool {
+	made := map[string]bool{}
+	for _, m := range reLocation.FindAllStringSubmatch(submit, -1) {
+		if p := strings.TrimSuffix(urlx.Path(m[1]), "/"); p != "" && p != "/" {
+			made[p] = true
+		}
+	}
+	for _, m := range reHref.FindAllStringSubmatch(row, -1) {
+		if made[strings.TrimSuffix(urlx.Path(html.UnescapeString(m[1])), "/")] {
+			return true
+		}
 	}
 	return false
 }
