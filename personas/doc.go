@@ -29,6 +29,14 @@
 //     prefers actions that lead to unseen states, then the shortest known
 //     path to a state that still has some
 //
+// Each persona also lists its [Trick]s: what it does, in order, on every
+// page as a member of the explorer's offline team (examples/explorer),
+// which shares one model of the app and one coverage objective among its
+// members and implements each trick on that model (new_user: click every
+// button, valid forms; adversarial: XSS probes, double submits, the input
+// catalogue, over-long and awkward text, a dropped session; and so on, see
+// [Builtins]). A custom persona names its own from [Tricks].
+//
 // A [Strategy] sees a [Step]: the snapshot, its parsed [Element]s, the recent
 // tape and a seeded *rand.Rand, and returns the next browser.Intent. The
 // same seed against the same app gives the same run.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
@@ -28,6 +29,10 @@ type Persona struct {
 	// NewStrategy returns a fresh offline strategy for one run. Strategies
 	// keep state across steps, so every run needs its own.
 	NewStrategy func() Strategy
+	// Tricks are what the persona does offline as a member of the
+	// explorer's team, tried in order on every page (see [Trick]). None:
+	// the member makes only the moves every member makes.
+	Tricks []Trick
 }
 
 // Validate checks the fields a registry relies on.
@@ -41,6 +46,11 @@ func (p Persona) Validate() error {
 		return fmt.Errorf("personas: persona %q has no role", p.Name)
 	case p.NewStrategy == nil:
 		return fmt.Errorf("personas: persona %q has no offline strategy", p.Name)
+	}
+	for _, t := range p.Tricks {
+		if !slices.Contains(Tricks(), t) {
+			return fmt.Errorf("personas: persona %q: unknown trick %q", p.Name, t)
+		}
 	}
 	return nil
 }

@@ -28,22 +28,23 @@ type Persona struct {
 	Tricks []Trick
 }
 
-// Trick is one thing a persona knows how to do on a page.
-type Trick string
+// Trick is one thing a persona does on a page: personas.Trick, where each
+// built-in persona lists its own (personas.Persona.Tricks).
+type Trick = personas.Trick
 
-// The built-in tricks.
+// The tricks (personas' own).
 const (
-	TrickClickButtons Trick = "click_buttons" // click every non-submit button once (dead controls)
-	TrickValidForm    Trick = "valid_form"    // fill forms with plausible values and submit
-	TrickSelect       Trick = "select"        // try every option of every select, then apply
-	TrickPaginate     Trick = "paginate"      // follow Next links
-	TrickXSS          Trick = "xss"           // type script probes into every text field
-	TrickLong         Trick = "long"          // type an over-long value
-	TrickExotic       Trick = "exotic_text"   // legal but awkward text (an apostrophe, letters outside Latin-1) in every text field
-	TrickDouble       Trick = "double_submit" // click submit twice on a slow network
-	TrickCatalogue    Trick = "catalogue"     // the input catalogue on a form, one class per submission in every field that takes it
-	TrickDropSession  Trick = "drop_session"  // clear cookies and storage, then come back
-	TrickKeyboard     Trick = "keyboard"      // Tab through the page
+	TrickClickButtons = personas.TrickClickButtons
+	TrickValidForm    = personas.TrickValidForm
+	TrickSelect       = personas.TrickSelect
+	TrickPaginate     = personas.TrickPaginate
+	TrickXSS          = personas.TrickXSS
+	TrickLong         = personas.TrickLong
+	TrickExotic       = personas.TrickExotic
+	TrickDouble       = personas.TrickDouble
+	TrickCatalogue    = personas.TrickCatalogue
+	TrickDropSession  = personas.TrickDropSession
+	TrickKeyboard     = personas.TrickKeyboard
 )
 
 // catalogueRound is the catalogue's first round: the submissions it
@@ -56,7 +57,7 @@ const catalogueRound = 3
 const maxSessionPages = 15
 
 // formTricks are the tricks that need a page with text fields.
-var formTricks = []Trick{TrickValidForm, TrickXSS, TrickExotic, TrickLong, TrickDouble, TrickCatalogue}
+var formTricks = personas.FormTricks()
 
 // Team names.
 const (
@@ -64,26 +65,14 @@ const (
 	TeamAdvanced = "advanced"
 )
 
-// offlineTricks are what each personas built-in does offline here.
-var offlineTricks = map[string][]Trick{
-	personas.NewUser:       {TrickClickButtons, TrickValidForm},
-	personas.PowerUser:     {TrickPaginate, TrickSelect},
-	personas.Adversarial:   {TrickXSS, TrickDouble, TrickCatalogue, TrickLong, TrickExotic, TrickDropSession},
-	personas.Accessibility: {TrickKeyboard, TrickClickButtons},
-	personas.DataHeavy:     {TrickPaginate, TrickLong, TrickSelect, TrickExotic},
-	personas.Impatient:     {TrickDouble, TrickValidForm},
-	personas.ReturningUser: {TrickDropSession, TrickXSS},
-	personas.Explorer:      {TrickClickButtons, TrickValidForm},
-}
-
-// builtinTeam is a personas built-in team (its members, their names,
-// roles and focus: one definition, shared with model prompts and
-// personas.Run) with the tricks each plays offline here.
+// builtinTeam is a personas built-in team: its members' names, roles,
+// focus and tricks, one definition shared with model prompts and
+// personas.Run.
 func builtinTeam(team string) []Persona {
 	ps, _ := personas.NewRegistry().Team(team) // the built-in teams always exist
 	out := make([]Persona, 0, len(ps))
 	for _, p := range ps {
-		out = append(out, Persona{Name: p.Name, Role: p.Role, Focus: p.Focus, Tricks: slices.Clone(offlineTricks[p.Name])})
+		out = append(out, Persona{Name: p.Name, Role: p.Role, Focus: p.Focus, Tricks: slices.Clone(p.Tricks)})
 	}
 	return out
 }

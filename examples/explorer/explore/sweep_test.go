@@ -308,7 +308,9 @@ func TestExoticTextTrick(t *testing.T) {
 	assert.Contains(t, byRef["e6"], "@", "an email field gets an address")
 	assert.Equal(t, "e5", macro[5].in.Target)
 	assert.Nil(t, m.plan(TrickExotic, v), "once per form")
-	assert.Contains(t, offlineTricks[personas.Adversarial], TrickExotic)
+	adv, err := personas.NewRegistry().Get(personas.Adversarial)
+	require.NoError(t, err)
+	assert.Contains(t, adv.Tricks, TrickExotic)
 }
 
 // A fill target's input class goes into every field of its form that has

@@ -1,0 +1,37 @@
+package personas
+
+// Trick is one thing a persona does on a page as a member of the
+// explorer's offline team (examples/explorer): the explorer's team shares
+// one model of the app and one coverage objective, and each member plays
+// its persona's tricks, in order, on top of the moves every member makes
+// (sign in when asked, follow unexplored links, come back to forms it has
+// work left on). The tricks are the persona's offline strategy in that
+// team, as [Persona.NewStrategy] is its strategy when [Run] drives it
+// alone; the explorer implements each trick on its app model.
+type Trick string
+
+// The tricks.
+const (
+	TrickClickButtons Trick = "click_buttons" // click every non-submit button once (dead controls)
+	TrickValidForm    Trick = "valid_form"    // fill forms with plausible values and submit
+	TrickSelect       Trick = "select"        // try every option of every select, then apply
+	TrickPaginate     Trick = "paginate"      // follow Next links to the last page
+	TrickXSS          Trick = "xss"           // type script probes into every text field
+	TrickLong         Trick = "long"          // type an over-long value
+	TrickExotic       Trick = "exotic_text"   // legal but awkward text (an apostrophe, letters outside Latin-1) in every text field
+	TrickDouble       Trick = "double_submit" // click submit twice on a slow network
+	TrickCatalogue    Trick = "catalogue"     // the input catalogue on a form, one class per submission in every field that takes it
+	TrickDropSession  Trick = "drop_session"  // clear cookies and storage, then come back
+	TrickKeyboard     Trick = "keyboard"      // Tab through the page
+)
+
+// Tricks lists every trick, for validation and documentation.
+func Tricks() []Trick {
+	return []Trick{TrickClickButtons, TrickValidForm, TrickSelect, TrickPaginate, TrickXSS, TrickLong,
+		TrickExotic, TrickDouble, TrickCatalogue, TrickDropSession, TrickKeyboard}
+}
+
+// FormTricks are the tricks that need a page with text fields.
+func FormTricks() []Trick {
+	return []Trick{TrickValidForm, TrickXSS, TrickExotic, TrickLong, TrickDouble, TrickCatalogue}
+}
