@@ -146,10 +146,9 @@ func TestNetIdleTimers(t *testing.T) {
 	e, err := testBrowser.NewEngine(Config{Origins: []string{srv.URL}})
 	require.NoError(t, err)
 	defer e.Close()
+	s := mustUser(t, e, "timers")
+	ok(t, s, `{"action":"navigate","url":"/"}`)
 	ctx := context.Background()
-	s, err := e.User(ctx, "u")
-	require.NoError(t, err)
-	require.True(t, s.Do(ctx, Intent{Action: ActNavigate, URL: srv.URL + "/"}).OK)
 	v, err := s.Evaluate(ctx, `() => new Promise((resolve) => {
   const got = [];
   setTimeout((a, b) => got.push(a + b), 0, 'x', 'y');
