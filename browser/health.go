@@ -105,7 +105,7 @@ func (h *health) add(f Finding) {
 	if f.Time.IsZero() {
 		f.Time = time.Now().UTC()
 	}
-	f.Message = clip(f.Message, 500)
+	f.Message = clip(f.Message, MaxMessage)
 	f.Evidence = clip(f.Evidence, 2000)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -169,6 +169,11 @@ func (h *health) history() []Finding {
 	defer h.mu.Unlock()
 	return slices.Clone(h.all)
 }
+
+// MaxMessage is the most bytes of a finding's message the engine keeps
+// (a console message, a page error's text); a longer one is cut and ends
+// with "…".
+const MaxMessage = 500
 
 func clip(s string, n int) string {
 	if len(s) <= n {

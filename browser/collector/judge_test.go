@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentgraph/agentgraph/browser"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -64,4 +66,12 @@ func TestAwaitJudgementAsksOnce(t *testing.T) {
 // TestDeadWindowMatchesRecorder: the Go constant is the recorder's.
 func TestDeadWindowMatchesRecorder(t *testing.T) {
 	assert.True(t, strings.Contains(collectorJS, fmt.Sprintf("const deadWindow = %d;", DeadWindow.Milliseconds())))
+}
+
+// TestReportFitsTheEngine: a report of the recorder, with its marker,
+// stays within what the engine keeps of a console message.
+func TestReportFitsTheEngine(t *testing.T) {
+	n, err := strconv.Atoi(reportLimit)
+	assert.NoError(t, err)
+	assert.LessOrEqual(t, n+len(consoleMark), browser.MaxMessage)
 }

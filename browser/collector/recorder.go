@@ -11,6 +11,10 @@ import (
 // consoleMark starts the console messages of the in-page recorder.
 const consoleMark = "[agentgraph-collector] "
 
+// reportLimit is the most bytes of a report's JSON: with consoleMark, it
+// stays within browser.MaxMessage (TestReportFitsTheEngine).
+const reportLimit = "470"
+
 // FromConsole turns a recorder's console message into its finding; ok is
 // false for every other console message.
 func FromConsole(f browser.Finding) (browser.Finding, bool) {
@@ -109,7 +113,22 @@ const collectorJS = `(() => {
   window.__agx = true;
   // Reports go out as console errors with a marker: no request of ours
   // can outlive the page (or keep the engine's network from settling).
-  const post = (f) => console.error('` + consoleMark + `' + JSON.stringify(f));
+  // A report must fit the engine's bound on a console message
+  // (browser.MaxMessage bytes with the marker): one cut there no longer
+  // parses. The evidence gives way first (its start tag, which names the
+  // element, stays), then the message, then the selector.
+  const enc = new TextEncoder();
+  const post = (f) => {
+    let s = JSON.stringify(f);
+    for (let k = 0; enc.encode(s).length > ` + reportLimit + ` && k < 40; k++) {
+      if (f.evidence && f.evidence.length > 40) f.evidence = f.evidence.slice(0, Math.floor(f.evidence.length * 0.8));
+      else if (f.message && f.message.length > 40) f.message = f.message.slice(0, Math.floor(f.message.length * 0.8));
+      else if (f.selector) f.selector = '';
+      else break;
+      s = JSON.stringify(f);
+    }
+    console.error('` + consoleMark + `' + s);
+  };
   const html = (el) => el ? String(el.outerHTML).slice(0, 330) : '';
   // A CSS path to el (up to the nearest id), for the bug's screenshot to
   // outline it.

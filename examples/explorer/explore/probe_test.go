@@ -271,6 +271,13 @@ func TestCollectorCutPayload(t *testing.T) {
 			// handler runs on to the next quote of the page.
 			body = `<ul id="recent"><li><a href="/items/5"><img src onerror="console.error('` + collector.XSSMarker + `in</a></li><li><a href="/items/4">Fuse</a></li></ul>`
 		}
+		if r.URL.Path == "/long" {
+			// The same, in an element whose markup (quotes, letters
+			// outside ASCII) makes the recorder's report longer than the
+			// engine keeps of a console message.
+			const t = "Ω東京 Ångström \"quoted\" Ω東京 Ångström Ω東京 Ångström Ω東京"
+			body = `<ul id="recent"><li><a href="/items/9" class="row item" data-kind="tool" data-note='` + t + `' title='` + t + `'><img src onerror="console.error('` + collector.XSSMarker + `in</a></li><li><a href="/items/8" data-note='` + t + `'>Ångström Ωmega 東京</a></li></ul>`
+		}
 		if r.URL.Path == "/broken" {
 			body = `<p id="echo">Saved</p><img src="x" onerror="show(">`
 		}
@@ -308,6 +315,18 @@ func TestCollectorCutPayload(t *testing.T) {
 	}
 	require.Len(t, xss, 1, "%+v", fs)
 	assert.True(t, strings.HasPrefix(xss[0].Evidence, `<a href="/items/5">`), xss[0].Evidence)
+
+	fs = open("/long")
+	xss = nil
+	for _, f := range fs {
+		assert.NotEqual(t, browser.FindPageError, f.Kind, "the cut payload's compile error is no page error: %+v", f)
+		if f.Kind == collector.FindXSS {
+			xss = append(xss, f)
+		}
+	}
+	require.Len(t, xss, 1, "%+v", fs)
+	assert.True(t, strings.HasPrefix(xss[0].Evidence, `<a href="/items/9"`), "the recorder's report fits the engine's bound and parses: %s", xss[0].Evidence)
+	assert.Contains(t, xss[0].Message, "cut")
 
 	fs = open("/broken")
 	kinds := map[browser.FindingKind]int{}
