@@ -121,9 +121,16 @@ func (s *Session) Do(ctx context.Context, in Intent) Result {
 	t1 := time.Now()
 	var t2 time.Time
 	settled := "none"
-	switch in.Action {
-	case ActSnapshot, ActExtractText, ActScreenshot, ActCheckHealth:
+	switch {
+	case in.Action == ActSnapshot || in.Action == ActExtractText || in.Action == ActScreenshot || in.Action == ActCheckHealth:
 		t2 = t1
+	case s.suspect:
+		// A call of the action timed out (a navigation to a page whose
+		// scripts never yield, a server that never answers): the liveness
+		// check below decides at once, where a settle and a health probe
+		// would first wait out timeouts of their own on a hung page.
+		t2 = t1
+		settled = "skipped"
 	default:
 		settled = s.settle(ctx, t0, gen0)
 		t2 = time.Now()

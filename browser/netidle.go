@@ -77,7 +77,10 @@ const netIdleTimeout = 300 * time.Millisecond
 // not answer within netIdleTimeout is noted for the liveness check.
 func (s *Session) pageIdle(ctx context.Context, since, quiet time.Duration, newDoc bool) bool {
 	p := s.page
-	v, err := boundedOn(&s.loadWaits, ctx, netIdleTimeout, "settle: page network", func() (any, error) {
+	// Not one of the page's load waits (an evaluate is no load-state
+	// wait): on a hung page it is left running, and replacing the page
+	// must not wait for it.
+	v, err := bounded(ctx, netIdleTimeout, "settle: page network", func() (any, error) {
 		return p.Evaluate(`(ms) => typeof window.__agNetIdle === 'function' ? window.__agNetIdle(ms) : null`, quiet.Milliseconds())
 	})
 	if err != nil {
