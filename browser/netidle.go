@@ -93,9 +93,9 @@ func (s *Session) pageIdle(ctx context.Context, since, quiet time.Duration, newD
 	if !ok || len(a) != 4 {
 		return false
 	}
-	inflight, ok1 := jsNumber(a[0])
-	ago, ok2 := jsNumber(a[1])
-	soon, ok3 := jsNumber(a[2])
+	inflight, ok1 := JSNumber(a[0])
+	ago, ok2 := JSNumber(a[1])
+	soon, ok3 := JSNumber(a[2])
 	loaded, ok4 := a[3].(bool)
 	if !ok1 || !ok2 || !ok3 || !ok4 || inflight != 0 {
 		return false
@@ -106,8 +106,9 @@ func (s *Session) pageIdle(ctx context.Context, since, quiet time.Duration, newD
 	return ago < 0 || ago >= float64(since.Milliseconds())
 }
 
-// jsNumber is a number from Evaluate (an int when integral).
-func jsNumber(v any) (float64, bool) {
+// JSNumber is a number a page script returned through Evaluate
+// (Playwright gives an integral one as an int, another as a float64).
+func JSNumber(v any) (float64, bool) {
 	switch n := v.(type) {
 	case int:
 		return float64(n), true

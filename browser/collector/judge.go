@@ -3,6 +3,8 @@ package collector
 import (
 	"context"
 	"time"
+
+	"github.com/agentgraph/agentgraph/browser"
 )
 
 // DeadWindow is how long the recorder gives a clicked button to visibly
@@ -40,24 +42,10 @@ func afterJudgement(v any, err error, left time.Duration) time.Duration {
 	if err != nil || !ok {
 		return max(left, 0)
 	}
-	if dead, ok := jsInt(r["dead"]); ok && dead == 0 {
+	if dead, ok := browser.JSNumber(r["dead"]); ok && dead == 0 {
 		return 0
 	}
 	return ReportLag
-}
-
-// jsInt is a number the page gave as an int (Playwright gives an integral
-// number as int, another as float64).
-func jsInt(v any) (int, bool) {
-	switch n := v.(type) {
-	case int:
-		return n, true
-	case int64:
-		return int(n), true
-	case float64:
-		return int(n), true
-	}
-	return 0, false
 }
 
 // pause waits d or until ctx ends.
