@@ -61,8 +61,12 @@ const netIdleJS = `(() => {
     const end = performance.now() + Math.max(0, Math.min(Number(ms) || 0, 10000)), ran0 = fired;
     const check = () => {
       const now = performance.now();
+      // Due before the wait's end, or in the next 100 ms: a page that
+      // keeps scheduling work is not calm just because the wait is
+      // nearly over.
+      const horizon = Math.max(end, now + 100);
       let soon = 0;
-      for (const d of due.values()) if (d >= now - 50 && d <= end) soon++;
+      for (const d of due.values()) if (d >= now - 50 && d <= horizon) soon++;
       if (soon === 0 && inflight === 0) { resolve([true, fired - ran0]); return; }
       if (now >= end) { resolve([false, fired - ran0]); return; }
       T0(check, 10);
@@ -166,7 +170,7 @@ func (s *Session) AwaitCalm(ctx context.Context, wait time.Duration) (calm bool,
 		return false, 0, errNoCalm
 	}
 	c, ok1 := a[0].(bool)
-	n, ok2 := jsNumber(a[1])
+	n, ok2 := JSNumber(a[1])
 	if !ok1 || !ok2 {
 		return false, 0, errNoCalm
 	}
