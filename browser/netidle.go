@@ -21,6 +21,7 @@ const netIdleJS = `(() => {
   const mark = () => { last = performance.now(); };
   const done = () => { inflight = Math.max(0, inflight - 1); mark(); };
   const T0 = window.setTimeout, C0 = window.clearTimeout, due = new Map();
+  let fired = 0;
   try {
     const f0 = window.fetch;
     if (typeof f0 === 'function') {
@@ -42,12 +43,36 @@ const netIdleJS = `(() => {
       if (typeof fn !== 'function') return T0.apply(this, arguments);
       const args = Array.prototype.slice.call(arguments, 2);
       let id;
-      id = T0.call(this, function () { due.delete(id); return fn.apply(this, args); }, ms);
+      id = T0.call(this, function () { due.delete(id); fired++; return fn.apply(this, args); }, ms);
       if (due.size < 1000) due.set(id, performance.now() + (Number(ms) || 0));
       return id;
     };
     window.clearTimeout = function (id) { due.delete(id); return C0.apply(this, arguments); };
   } catch (e) {}
+  // The harness's own scripts (the collector's recorder) take their
+  // timers from here, so that they are not counted as the page's.
+  Object.defineProperty(window, '__agTimers', {value: Object.freeze({set: T0, clear: C0})});
+  // Resolves once no call is in flight and no timer callback is due
+  // before the wait's end (ms from now), or at that end: with whether the
+  // page went calm and how many of the page's callbacks ran meanwhile
+  // (their effects, a console message among them, may still be on their
+  // way to the engine).
+  Object.defineProperty(window, '__agCalm', {value: (ms) => new Promise((resolve) => {
+    const end = performance.now() + Math.max(0, Math.min(Number(ms) || 0, 10000)), ran0 = fired;
+    const check = () => {
+      const now = performance.now();
+      // Due before the wait's end, or in the next 100 ms: a page that
+      // keeps scheduling work is not calm just because the wait is
+      // nearly over.
+      const horizon = Math.max(end, now + 100);
+      let soon = 0;
+      for (const d of due.values()) if (d >= now - 50 && d <= horizon) soon++;
+      if (soon === 0 && inflight === 0) { resolve([true, fired - ran0]); return; }
+      if (now >= end) { resolve([false, fired - ran0]); return; }
+      T0(check, 10);
+    };
+    check();
+  })});
   // After the page's next frame: the calls in flight, the ms since one
   // last started or ended (-1: none yet in this document), the timer
   // callbacks due within ms from now, and whether the document (with its
@@ -119,3 +144,37 @@ func JSNumber(v any) (float64, bool) {
 	}
 	return 0, false
 }
+
+// calmTimeout is the slack the engine gives the page's answer beyond the
+// wait it asked for.
+const calmTimeout = 300 * time.Millisecond
+
+// AwaitCalm waits, at most wait, until the page has no fetch or
+// XMLHttpRequest in flight and none of its timer callbacks is due before
+// the wait is over: what a click may still do (an error thrown a moment
+// later, a panel shown by a timer) has then been done. It reports whether
+// the page went calm and how many of the page's timer callbacks ran while
+// it waited. A page that cannot be asked (a navigation under way, a page
+// without the engine's init script, one that does not answer) is an
+// error; the caller then waits as it would have without asking.
+func (s *Session) AwaitCalm(ctx context.Context, wait time.Duration) (calm bool, ran int, err error) {
+	wait = min(max(wait, 0), 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, wait+calmTimeout)
+	defer cancel()
+	v, err := s.Evaluate(ctx, `(ms) => typeof window.__agCalm === 'function' ? window.__agCalm(ms) : null`, wait.Milliseconds())
+	if err != nil {
+		return false, 0, err
+	}
+	a, ok := v.([]any)
+	if !ok || len(a) != 2 {
+		return false, 0, errNoCalm
+	}
+	c, ok1 := a[0].(bool)
+	n, ok2 := JSNumber(a[1])
+	if !ok1 || !ok2 {
+		return false, 0, errNoCalm
+	}
+	return c, int(n), nil
+}
+
+var errNoCalm = errors.New("browser: the page cannot say when it is calm")

@@ -168,3 +168,56 @@ func TestNetIdleTimers(t *testing.T) {
 	assert.EqualValues(t, 1, a[2], "one callback due within 500 ms")
 	assert.Equal(t, true, a[3])
 }
+
+// TestAwaitCalm: after a click, the wait for what it may still do ends
+// once the page's timers due within it have run (and says how many ran),
+// at once when none is due, and at its end when the page keeps
+// scheduling work.
+func TestAwaitCalm(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><head><title>Calm</title></head><body><p id="out">-</p>
+<button onclick="document.getElementById('out').textContent = 'now'">Now</button>
+<button onclick="setTimeout(() => { document.getElementById('out').textContent = 'later'; console.error('late failure'); }, 300)">Later</button>
+<button onclick="setTimeout(() => {}, 5000)">Far</button>
+<button onclick="const tick = () => setTimeout(tick, 50); tick()">Busy</button>
+</body></html>`)
+	}))
+	defer srv.Close()
+	e, err := testBrowser.NewEngine(Config{Origins: []string{srv.URL}})
+	require.NoError(t, err)
+	defer e.Close()
+	s := mustUser(t, e, "calm")
+	ok(t, s, `{"action":"navigate","url":"/"}`)
+	ctx := context.Background()
+	const wait = 2 * time.Second
+	click := func(name string) (bool, int, time.Duration) {
+		t.Helper()
+		ok(t, s, fmt.Sprintf(`{"action":"click","target":"role=button[name=\"%s\"]"}`, name))
+		start := time.Now()
+		calm, ran, err := s.AwaitCalm(ctx, wait)
+		require.NoError(t, err)
+		return calm, ran, time.Since(start)
+	}
+
+	calm, ran, took := click("Now")
+	assert.True(t, calm)
+	assert.Zero(t, ran)
+	assert.Less(t, took, wait, "nothing due: no wait")
+
+	calm, ran, took = click("Later")
+	assert.True(t, calm)
+	assert.Equal(t, 1, ran, "the click's timer ran within the wait")
+	assert.Less(t, took, wait)
+	r := s.Do(ctx, Intent{Action: ActExtractText, Target: "#out"})
+	assert.Equal(t, "later", r.Output)
+	assert.True(t, hasKind(append(r.Findings, s.TakeFindings()...), FindConsoleError), "the late error reached the engine")
+
+	calm, ran, took = click("Far")
+	assert.True(t, calm, "a timer due after the wait is not waited for")
+	assert.Zero(t, ran)
+	assert.Less(t, took, wait)
+
+	calm, _, took = click("Busy")
+	assert.False(t, calm, "a page that keeps scheduling work is not calm")
+	assert.GreaterOrEqual(t, took, wait-50*time.Millisecond, "and the wait runs to its end")
+}

@@ -111,6 +111,12 @@ var pageKinds = map[string]browser.FindingKind{"xss": FindXSS, "a11y": FindA11y,
 const collectorJS = `(() => {
   if (window.__agx) return;
   window.__agx = true;
+  // Timers of the harness (the browser engine's, when it runs the page)
+  // are not counted among the page's own when the engine waits for the
+  // page to go calm.
+  const agT = window.__agTimers;
+  const later0 = agT ? agT.set : (f, ms) => setTimeout(f, ms);
+  const cancel0 = agT ? agT.clear : (id) => clearTimeout(id);
   // Reports go out as console errors with a marker: no request of ours
   // can outlive the page (or keep the engine's network from settling).
   // A report must fit the engine's bound on a console message
@@ -159,8 +165,8 @@ const collectorJS = `(() => {
   Object.defineProperty(window, '__agAudit', {value: (ms) => new Promise((resolve) => {
     const answer = () => resolve(JSON.stringify({violations: found.splice(0)}));
     if (!axeBusy && !due) { answer(); return; }
-    const wake = () => { clearTimeout(t); answer(); };
-    const t = setTimeout(() => { const i = idle.indexOf(wake); if (i >= 0) idle.splice(i, 1); answer(); }, Math.max(0, Math.min(Number(ms) || 0, 30000)));
+    const wake = () => { cancel0(t); answer(); };
+    const t = later0(() => { const i = idle.indexOf(wake); if (i >= 0) idle.splice(i, 1); answer(); }, Math.max(0, Math.min(Number(ms) || 0, 30000)));
     idle.push(wake);
   }), configurable: true});
   // Keyboard focus on an element the user cannot see (off screen,
@@ -300,7 +306,7 @@ const collectorJS = `(() => {
   // a link) is something happening, though the page has not changed yet.
   let navs = 0;
   addEventListener('beforeunload', () => { navs++; });
-  addEventListener('submit', (ev) => { setTimeout(() => { if (!ev.defaultPrevented) navs++; }, 0); });
+  addEventListener('submit', (ev) => { later0(() => { if (!ev.defaultPrevented) navs++; }, 0); });
   const look = () => [location.href, document.body ? document.body.innerText : '', document.getElementsByTagName('*').length, calls(), document.querySelectorAll('dialog[open]').length, navs].join('\u0001');
   // The control's own state counts too: a menu button that a hover
   // already opened still flips its aria-expanded when clicked.
@@ -329,8 +335,8 @@ const collectorJS = `(() => {
   Object.defineProperty(window, '__agJudged', {value: (ms) => new Promise((resolve) => {
     const answer = () => { const dead = deadPosts; deadPosts = 0; resolve({undecided, dead}); };
     if (undecided === 0) { answer(); return; }
-    const wake = () => { clearTimeout(timer); answer(); };
-    const timer = setTimeout(() => { const i = waiters.indexOf(wake); if (i >= 0) waiters.splice(i, 1); answer(); }, Math.max(0, Math.min(Number(ms) || 0, 5000)));
+    const wake = () => { cancel0(timer); answer(); };
+    const timer = later0(() => { const i = waiters.indexOf(wake); if (i >= 0) waiters.splice(i, 1); answer(); }, Math.max(0, Math.min(Number(ms) || 0, 5000)));
     waiters.push(wake);
   }), configurable: true});
   document.addEventListener('click', (ev) => {
@@ -357,7 +363,7 @@ const collectorJS = `(() => {
         decide();
       }
     }, 25);
-    setTimeout(() => {
+    later0(() => {
       clearInterval(early);
       if (errors === errs) {
         if (look() + own(el) !== before) worked.add(el);
@@ -375,7 +381,7 @@ const collectorJS = `(() => {
   // one more scan when it ends; the scan after that does not chain
   // another, so a page that changes on every scan is not scanned forever.
   let timer = null, missed = false, followUp = false;
-  const later = () => { clearTimeout(timer); due = true; timer = setTimeout(scan, 250); };
+  const later = () => { cancel0(timer); due = true; timer = later0(scan, 250); };
   const start = () => {
     scan();
     new MutationObserver(() => { if (axeBusy) { missed = true; return; } followUp = false; later(); })

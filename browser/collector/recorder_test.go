@@ -135,3 +135,34 @@ func TestRecorderViolations(t *testing.T) {
 	assert.Empty(t, vs)
 	assert.Less(t, time.Since(start), 2*time.Second)
 }
+
+// TestRecorderTimersAreNotThePages: the recorder's own timers (a clicked
+// button's dead window, the deferred accessibility scan) are not counted
+// as the page's when the engine waits for the page to go calm.
+func TestRecorderTimersAreNotThePages(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><html lang="en"><head><title>Panel</title></head><body><main><h1>Panel</h1>
+<button id="dead">Nothing</button><button id="grow" onclick="document.querySelector('main').append(document.createElement('p'))">Grow</button></main></body></html>`)
+	}))
+	defer upstream.Close()
+	c, err := New(upstream.URL, 0, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	front := httptest.NewServer(c)
+	defer front.Close()
+	e, err := testBrowser.NewEngine(browser.Config{Origins: []string{front.URL}})
+	require.NoError(t, err)
+	defer func() { _ = e.Close() }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := e.User(ctx, "calm")
+	require.NoError(t, err)
+	require.True(t, s.Do(ctx, browser.Intent{Action: browser.ActNavigate, URL: front.URL + "/"}).OK)
+	for _, id := range []string{"#dead", "#grow"} {
+		require.True(t, s.Do(ctx, browser.Intent{Action: browser.ActClick, Target: id}).OK)
+		calm, ran, err := s.AwaitCalm(ctx, 2*time.Second)
+		require.NoError(t, err)
+		assert.True(t, calm, id)
+		assert.Zero(t, ran, "%s: the recorder's timers are its own", id)
+	}
+}

@@ -117,8 +117,10 @@ type step struct {
 	why    string
 	// chain runs the step right after the previous one, without looking.
 	chain bool
-	// watch keeps the page untouched this long after the step, so the
-	// in-page recorder can tell whether the click changed anything.
+	// watch keeps the page untouched at most this long after the step,
+	// until the page is calm (nothing in flight, no timer of its own due
+	// within the watch), so that what the click still does (a late
+	// error, a dead control's verdict) belongs to it.
 	watch time.Duration
 	// lead: the step only takes the browser to where the member's next
 	// one is (see member.lead).

@@ -73,7 +73,7 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 		mr.awaitJudgement(ctx)
 	}
 	if left := wait - time.Since(start); left > 0 {
-		mr.col.WaitQuiet(ctx, left)
+		mr.awaitCalm(ctx, left)
 	}
 	mr.progress(m.p.Name, st, res)
 	// Findings that arrived while the page was watched (the recorder's
@@ -94,6 +94,23 @@ const deadWatch = collector.DeadWindow + 50*time.Millisecond
 // judged every click, and for a dead control's report to arrive.
 func (mr *missionRun) awaitJudgement(ctx context.Context) {
 	collector.AwaitJudgement(ctx, mr.sess, deadWatch)
+}
+
+// awaitCalm waits, at most d, for what a click may still do: until the page
+// has nothing in flight and none of its timer callbacks due within d
+// (browser.Session.AwaitCalm), then a moment for the reports of callbacks
+// that ran meanwhile. A page that cannot be asked gets the whole wait.
+func (mr *missionRun) awaitCalm(ctx context.Context, d time.Duration) {
+	start := time.Now()
+	calm, ran, err := mr.sess.AwaitCalm(ctx, d)
+	switch {
+	case err != nil:
+		if left := d - time.Since(start); left > 0 {
+			mr.col.WaitQuiet(ctx, left)
+		}
+	case ran > 0 || !calm:
+		mr.col.WaitQuiet(ctx, collector.ReportLag)
+	}
 }
 
 // judged: the action clicked a button and the browser stayed on the page,
