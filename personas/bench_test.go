@@ -45,23 +45,22 @@ func BenchmarkStateHash(b *testing.B) {
 	}
 }
 
-// BenchmarkExplorerNext is the explorer's decision on a 200-control page
-// it has already seen 50 states of.
-func BenchmarkExplorerNext(b *testing.B) {
-	x := newExplorer()
-	snaps := make([]browser.Snapshot, 50)
-	for i := range snaps {
-		snaps[i] = bigSnapshot(200)
-		snaps[i].URL = fmt.Sprintf("http://127.0.0.1:8080/list?p=%d", i)
+// BenchmarkModelStrategyNext is the explorer persona's decision (the
+// app model played by its preference) on a 200-control page after 50
+// steps.
+func BenchmarkModelStrategyNext(b *testing.B) {
+	p, err := NewRegistry().Get(Explorer)
+	if err != nil {
+		b.Fatal(err)
 	}
-	rng := newRand(1)
-	for i, s := range snaps {
-		_, _ = x.Next(Step{N: i, Snapshot: s, Elements: ParseElements(s), Rand: rng})
+	x := p.Strategy()
+	snap := bigSnapshot(200)
+	els := ParseElements(snap)
+	for i := range 50 {
+		_, _ = x.Next(Step{N: i, Snapshot: snap, Elements: els})
 	}
-	s := snaps[0]
-	els := ParseElements(s)
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _ = x.Next(Step{Snapshot: s, Elements: els, Rand: rng})
+		_, _ = x.Next(Step{Snapshot: snap, Elements: els})
 	}
 }

@@ -28,57 +28,49 @@ func Builtins() []Persona {
 			Focus:       []string{"discovery: every visible link and button", "defaults: submit forms as they come", "onboarding: get started, sign up, next, continue", "controls that do nothing, dead ends, confusing errors"},
 			Keywords:    []string{"onboarding", "new user", "first", "signup", "sign up", "discover", "smoke", "happy path", "default"},
 			NewStrategy: func() Strategy { return &newUser{m: memo{}} },
-			Tricks:      []Trick{TrickClickButtons, TrickValidForm}},
+			Tricks:      []Trick{TrickClickButtons, TrickValidForm},
+			Prefer:      leanClicks},
 		{Name: PowerUser, Role: "an expert user who works fast with the keyboard, bulk operations, filters and sorting",
 			Focus:       []string{"keyboard: Enter to submit, Tab through forms, shortcuts", "bulk: select all, act on many rows at once", "filters and search", "sorting every column both ways"},
 			Keywords:    []string{"power", "bulk", "keyboard", "shortcut", "filter", "sort", "table", "batch"},
 			NewStrategy: func() Strategy { return &powerUser{m: memo{}} },
-			Tricks:      []Trick{TrickPaginate, TrickSelect}},
+			Tricks:      []Trick{TrickPaginate, TrickSelect},
+			Prefer:      leanControls},
 		{Name: Adversarial, Role: "a hostile tester who feeds the app malicious and malformed input",
 			Focus:       []string{"injection: XSS probes (a marker is logged when one runs), SQL and template injection", "over-long, unicode, negative and boundary values", "empty submits", "rapid repeated clicks"},
 			Keywords:    []string{"security", "xss", "injection", "adversarial", "attack", "malicious", "fuzz", "validation", "input"},
 			NewStrategy: func() Strategy { return &adversarial{m: memo{}} },
-			Tricks:      []Trick{TrickXSS, TrickDouble, TrickCatalogue, TrickLong, TrickExotic, TrickDropSession}},
+			Tricks:      []Trick{TrickXSS, TrickDouble, TrickCatalogue, TrickLong, TrickExotic, TrickDropSession},
+			Prefer:      leanHostile},
 		{Name: Accessibility, Role: "an accessibility auditor who uses only the keyboard and checks every page with axe-core",
 			Focus:       []string{"axe-core serious and critical violations on every page", "keyboard-only paths: Tab, Shift+Tab, Enter, Space, Escape", "focus order and visible focus", "names and labels of controls and images"},
 			Keywords:    []string{"accessibility", "a11y", "axe", "wcag", "screen reader", "keyboard only", "aria", "label", "contrast"},
 			NewStrategy: func() Strategy { return &accessibility{m: memo{}} },
-			Tricks:      []Trick{TrickKeyboard, TrickClickButtons}},
+			Tricks:      []Trick{TrickKeyboard, TrickClickButtons},
+			Prefer:      leanKeys},
 		{Name: DataHeavy, Role: "a user with a lot of data: many records, large inputs and long lists",
 			Focus:       []string{"many records: add repeatedly", "large inputs and files", "pagination to the last page, load more, show all", "slow responses"},
 			Keywords:    []string{"data", "pagination", "large", "many", "volume", "performance", "slow", "records", "list"},
-			NewStrategy: func() Strategy { return &dataHeavy{m: memo{}} },
-			Tricks:      []Trick{TrickPaginate, TrickLong, TrickSelect, TrickExotic}},
+			NewStrategy: func() Strategy { return &dataHeavy{} },
+			Tricks:      []Trick{TrickPaginate, TrickLong, TrickSelect, TrickExotic},
+			Prefer:      leanControls},
 		{Name: Impatient, Role: "an impatient user who double-submits, reloads and goes back while requests run",
 			Focus:       []string{"double submits", "reloading and navigating mid-request", "going back during a submit", "duplicate records, lost state"},
 			Keywords:    []string{"impatient", "double", "race", "reload", "refresh", "duplicate", "concurrency", "submit", "checkout", "payment"},
 			NewStrategy: func() Strategy { return &impatient{m: memo{}} },
-			Tricks:      []Trick{TrickDouble, TrickValidForm}},
+			Tricks:      []Trick{TrickDouble, TrickValidForm},
+			Prefer:      leanDouble},
 		{Name: ReturningUser, Role: "a returning user whose cookies and storage were cleared or whose session expired, arriving from bookmarks and history",
 			Focus:       []string{"cleared cookies and storage", "expired sessions", "cached and bookmarked pages opened directly", "back and forward through history"},
 			Keywords:    []string{"returning", "session", "cookie", "storage", "login", "logout", "expired", "cache", "bookmark", "history", "back"},
 			NewStrategy: func() Strategy { return &returningUser{m: memo{}} },
 			Tricks:      []Trick{TrickDropSession, TrickXSS}},
 		{Name: Explorer, Role: "a coverage-driven explorer who seeks page states not seen yet",
-			Focus:       []string{"reach every screen: prefer actions that lead to unseen states", "broken links and deep pages", "errors off the main paths"},
-			Keywords:    []string{"explore", "coverage", "crawl", "everything", "broken link", "404", "deep"},
-			NewStrategy: func() Strategy { return newExplorer() },
-			Tricks:      []Trick{TrickClickButtons, TrickValidForm}},
+			Focus:    []string{"reach every screen: prefer actions that lead to unseen states", "broken links and deep pages", "errors off the main paths"},
+			Keywords: []string{"explore", "coverage", "crawl", "everything", "broken link", "404", "deep"},
+			Tricks:   []Trick{TrickClickButtons, TrickValidForm},
+			Prefer:   leanClicks},
 	}
-}
-
-// restart returns to the start page, or is ErrDone after too many restarts.
-func restart(s Step) (browser.Intent, error) {
-	n := 0
-	for _, e := range s.Tape {
-		if e.Action == browser.ActNavigate && e.Params.URL == s.Start {
-			n++
-		}
-	}
-	if n > 4 {
-		return browser.Intent{}, ErrDone
-	}
-	return Navigate(s.Start), nil
 }
 
 // ---- new user -------------------------------------------------------------
@@ -109,7 +101,7 @@ func (n *newUser) Next(s Step) (browser.Intent, error) {
 		n.m.mark(key(page, e))
 		return Click(e), nil
 	}
-	return restart(s)
+	return browser.Intent{}, ErrPass
 }
 
 func plainValue(e Element) string {
@@ -187,12 +179,8 @@ func (p *powerUser) Next(s Step) (browser.Intent, error) {
 		use(sorters[0])
 		return Click(sorters[0]), nil
 	}
-	// otherwise move on like a user who knows the app: any untried control
-	if e, ok := Pick(s.Rand, p.m.untried(page, Filter(s.Elements, isClickable))); ok {
-		use(e)
-		return Click(e), nil
-	}
-	return restart(s)
+	// otherwise move on through the app model
+	return browser.Intent{}, ErrPass
 }
 
 // queueBulk schedules the page's bulk action after the selection.
@@ -259,7 +247,7 @@ func (a *adversarial) Next(s Step) (browser.Intent, error) {
 		}
 		return Click(e), nil
 	}
-	return restart(s)
+	return browser.Intent{}, ErrPass
 }
 
 // payload cycles XSS probes with hostile values, in a seeded order.
@@ -315,7 +303,7 @@ func (a *accessibility) Next(s Step) (browser.Intent, error) {
 		a.visited[pathQuery(u)] = true
 		return Navigate(u), nil
 	}
-	return browser.Intent{Action: browser.ActPress, Key: "Escape"}, nil
+	return browser.Intent{}, ErrPass
 }
 
 // ---- data-heavy -----------------------------------------------------------
@@ -323,13 +311,11 @@ func (a *accessibility) Next(s Step) (browser.Intent, error) {
 var pageWords = []string{"next", "more", "load more", "show all", "older", "»", "›", "last"}
 
 type dataHeavy struct {
-	m     memo
 	adds  int
 	large bool
 }
 
 func (d *dataHeavy) Next(s Step) (browser.Intent, error) {
-	page := s.Snapshot.URL
 	// pagination first: keep paging to the end
 	if p := Named(Filter(s.Elements, isClickable), nil, pageWords...); len(p) > 0 {
 		return Click(p[0]), nil
@@ -348,11 +334,7 @@ func (d *dataHeavy) Next(s Step) (browser.Intent, error) {
 	if b, ok := SubmitButton(s.Elements); ok && d.adds > 0 && d.adds < 8 {
 		return Click(b), nil
 	}
-	if e, ok := Pick(s.Rand, d.m.untried(page, Filter(s.Elements, isClickable))); ok {
-		d.m.mark(key(page, e))
-		return Click(e), nil
-	}
-	return restart(s)
+	return browser.Intent{}, ErrPass
 }
 
 // ---- impatient ------------------------------------------------------------
@@ -385,11 +367,7 @@ func (im *impatient) Next(s Step) (browser.Intent, error) {
 		}
 		return Click(b), nil
 	}
-	if e, ok := Pick(s.Rand, im.m.untried(page, Filter(s.Elements, isClickable))); ok {
-		im.m.mark(key(page, e))
-		return Click(e), nil
-	}
-	return restart(s)
+	return browser.Intent{}, ErrPass
 }
 
 // ---- returning user -------------------------------------------------------
@@ -435,139 +413,5 @@ func (r *returningUser) Next(s Step) (browser.Intent, error) {
 		r.visit++
 		return browser.Intent{Action: browser.ActGoBack}, nil
 	}
-	return browser.Intent{}, ErrDone
-}
-
-// ---- explorer -------------------------------------------------------------
-
-// explorer is coverage-guided: it keeps a graph of page states (by
-// StateHash) and the actions between them.
-type explorer struct {
-	actions map[string][]string        // state → candidate action keys, document order
-	tried   map[string]map[string]bool // state → action keys tried
-	next    map[string]string          // state|action → resulting state
-	urls    map[string]string          // state → a URL that showed it
-	targets map[string]string          // action key → link target path ("" for buttons)
-	visited map[string]bool            // page paths seen
-	last    string                     // state|action of the previous step
-}
-
-func newExplorer() *explorer {
-	return &explorer{actions: map[string][]string{}, tried: map[string]map[string]bool{}, next: map[string]string{},
-		urls: map[string]string{}, targets: map[string]string{}, visited: map[string]bool{}}
-}
-
-func exploreKey(e Element) string { return e.Role + "|" + e.Name + "|" + e.URL }
-
-// Next prefers, in order: an untried action of this state that leads
-// somewhere unseen (a button, or a link to a page not visited); the first
-// step of the shortest known path to a state that has such an action; any
-// untried action here; a jump to a state with untried actions.
-func (x *explorer) Next(s Step) (browser.Intent, error) {
-	h := StateHash(s.Snapshot)
-	if x.last != "" {
-		x.next[x.last] = h
-	}
-	if s.Snapshot.URL != "" {
-		x.visited[pathQuery(s.Snapshot.URL)] = true
-		if _, ok := x.urls[h]; !ok {
-			x.urls[h] = s.Snapshot.URL
-		}
-	}
-	byKey := map[string]Element{}
-	if _, ok := x.actions[h]; !ok {
-		x.tried[h] = map[string]bool{}
-		for _, e := range s.Elements {
-			if !e.Clickable() || e.Role == "checkbox" || e.Role == "radio" {
-				continue
-			}
-			k := exploreKey(e)
-			if _, dup := byKey[k]; dup {
-				continue
-			}
-			byKey[k] = e
-			x.actions[h] = append(x.actions[h], k)
-			if e.URL != "" {
-				x.targets[k] = pathQuery(e.URL)
-			}
-		}
-	}
-	for _, e := range s.Elements {
-		if _, ok := byKey[exploreKey(e)]; !ok {
-			byKey[exploreKey(e)] = e
-		}
-	}
-	act := func(k string) (browser.Intent, error) {
-		x.tried[h][k] = true
-		x.last = h + "|" + k
-		return Click(byKey[k]), nil
-	}
-	if novel := x.untried(h, true); len(novel) > 0 {
-		return act(novel[s.Rand.IntN(len(novel))])
-	}
-	if k, ok := x.towards(h, func(st string) bool { return len(x.untried(st, true)) > 0 }); ok {
-		return act(k)
-	}
-	if rest := x.untried(h, false); len(rest) > 0 {
-		return act(rest[s.Rand.IntN(len(rest))])
-	}
-	if k, ok := x.towards(h, func(st string) bool { return len(x.untried(st, false)) > 0 }); ok {
-		return act(k)
-	}
-	x.last = ""
-	var jumps []string
-	for st, u := range x.urls {
-		if st != h && len(x.untried(st, false)) > 0 {
-			jumps = append(jumps, u)
-		}
-	}
-	slices.Sort(jumps)
-	if len(jumps) > 0 {
-		return Navigate(jumps[s.Rand.IntN(len(jumps))]), nil
-	}
-	return browser.Intent{}, ErrDone
-}
-
-// untried lists a state's untried actions; novel keeps only those that
-// may lead to an unseen page.
-func (x *explorer) untried(st string, novel bool) []string {
-	var out []string
-	for _, k := range x.actions[st] {
-		if x.tried[st][k] {
-			continue
-		}
-		if t := x.targets[k]; novel && t != "" && x.visited[t] {
-			continue
-		}
-		out = append(out, k)
-	}
-	return out
-}
-
-// towards returns the first action of the shortest known path from st to
-// a state that satisfies goal.
-func (x *explorer) towards(st string, goal func(string) bool) (string, bool) {
-	type hop struct{ state, first string }
-	seen := map[string]bool{st: true}
-	queue := []hop{{st, ""}}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		for _, k := range x.actions[cur.state] {
-			to, ok := x.next[cur.state+"|"+k]
-			if !ok || seen[to] {
-				continue
-			}
-			seen[to] = true
-			first := cur.first
-			if first == "" {
-				first = k
-			}
-			if goal(to) {
-				return first, true
-			}
-			queue = append(queue, hop{to, first})
-		}
-	}
-	return "", false
+	return browser.Intent{}, ErrPass
 }

@@ -4,8 +4,12 @@
 //
 // # Personas
 //
-// A [Persona] has a name, a role, a focus list, routing keywords and an
-// offline [Strategy]. [Persona.SystemPrompt] builds the system prompt for a
+// A [Persona] has a name, a role, a focus list, routing keywords and its
+// offline behaviour: its lean over the app model's targets
+// ([Persona.Prefer]; [Persona.Preference] adds the catalogue's order of
+// input classes, [ClassBias]), its tricks in the explorer's team, and,
+// when [Run] drives it alone, a [Strategy] of its own or, without one, the
+// app model played by its preference ([ModelStrategy]). [Persona.SystemPrompt] builds the system prompt for a
 // model-driven agent: role, application context, mission, focus, browser
 // rules and the learned supplement (take it from memory.QA.Supplement and
 // pass it in [PromptInput]; this package does not import memory).
@@ -25,9 +29,9 @@
 //   - returning_user: browses, clears cookies and storage
 //     (browser.ActClearSiteData), reopens remembered pages directly,
 //     reloads, walks back through history
-//   - explorer: coverage-guided; it hashes every snapshot ([StateHash]) and
-//     prefers actions that lead to unseen states, then the shortest known
-//     path to a state that still has some
+//   - explorer: coverage-guided; it plays the app model ([ModelStrategy]):
+//     untried targets of new and fruitful states first, by the known way
+//     to a state that still has some, clicks before typing
 //
 // Each persona also lists its [Trick]s: what it does, in order, on every
 // page as a member of the explorer's offline team (examples/explorer),
@@ -40,6 +44,19 @@
 // A [Strategy] sees a [Step]: the snapshot, its parsed [Element]s, the recent
 // tape and a seeded *rand.Rand, and returns the next browser.Intent. The
 // same seed against the same app gives the same run.
+//
+// [ModelStrategy] is the strategy over the app model (below) that any
+// persona can play: it observes every page into a [Model] of its own,
+// records where each target led, and goes for the best untried target by
+// the persona's preference, typing one field's input class with the
+// other empty fields valid and submitting by the page's own button (or
+// Enter). A custom persona needs no strategy of its own:
+//
+//	reg.Register(personas.Persona{Name: "filters", Role: "a user who lives in the filters",
+//		Prefer: func(t personas.Target) float64 {
+//			if t.Action.Kind == personas.ActionSelect { return 2 }
+//			return 0
+//		}})
 //
 // # Running a persona
 //

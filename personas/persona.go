@@ -15,7 +15,9 @@ import (
 var ErrDone = errors.New("personas: strategy done")
 
 // Persona is one member of the QA team: who it is, what it looks for, how
-// its system prompt reads, and how it acts offline, without a model.
+// its system prompt reads, and how it acts offline, without a model: its
+// lean over the app model's targets (Prefer), its tricks in the explorer's
+// team, and its strategy when Run drives it alone.
 type Persona struct {
 	// Name is the registry key, e.g. "adversarial" (lower case, no spaces).
 	Name string
@@ -27,8 +29,13 @@ type Persona struct {
 	// Keywords route mission prompts to this persona's team (see Registry.Route).
 	Keywords []string
 	// NewStrategy returns a fresh offline strategy for one run. Strategies
-	// keep state across steps, so every run needs its own.
+	// keep state across steps, so every run needs its own. Nil: the
+	// persona plays the app model ([ModelStrategy] with [Persona.Preference]).
 	NewStrategy func() Strategy
+	// Prefer is the persona's lean over the app model's targets (added to
+	// the model's score and ClassBias, see [Persona.Preference]): which
+	// targets it goes for first, wherever it runs offline. Nil: none.
+	Prefer func(Target) float64
 	// Tricks are what the persona does offline as a member of the
 	// explorer's team, tried in order on every page (see [Trick]). None:
 	// the member makes only the moves every member makes.
@@ -44,8 +51,6 @@ func (p Persona) Validate() error {
 		return fmt.Errorf("personas: persona name %q: use lower case without spaces", p.Name)
 	case strings.TrimSpace(p.Role) == "":
 		return fmt.Errorf("personas: persona %q has no role", p.Name)
-	case p.NewStrategy == nil:
-		return fmt.Errorf("personas: persona %q has no offline strategy", p.Name)
 	}
 	for _, t := range p.Tricks {
 		if !slices.Contains(Tricks(), t) {

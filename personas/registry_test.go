@@ -32,7 +32,7 @@ func TestRegistryTeams(t *testing.T) {
 		require.NoError(t, p.Validate(), p.Name)
 		assert.NotEmpty(t, p.Focus, p.Name)
 		assert.NotEmpty(t, p.Keywords, p.Name)
-		assert.NotNil(t, p.NewStrategy(), p.Name)
+		assert.NotNil(t, p.Strategy(), p.Name)
 		assert.NotEmpty(t, p.Tricks, "%s: what it does in the explorer's team", p.Name)
 	}
 	_, err = r.Team("nope")
@@ -72,7 +72,6 @@ func TestPersonaValidate(t *testing.T) {
 		{Persona{Role: "r", NewStrategy: ok}, "no name"},
 		{Persona{Name: "Two Words", Role: "r", NewStrategy: ok}, "lower case"},
 		{Persona{Name: "x", NewStrategy: ok}, "no role"},
-		{Persona{Name: "x", Role: "r"}, "no offline strategy"},
 		{Persona{Name: "x", Role: "r", NewStrategy: ok, Tricks: []Trick{TrickXSS, "juggle"}}, `unknown trick "juggle"`},
 	}
 	for _, tc := range cases {

@@ -137,7 +137,7 @@ type driver struct {
 }
 
 func (d *driver) run(ctx context.Context) (Report, error) {
-	strat := d.p.NewStrategy()
+	strat := d.p.Strategy()
 	if strat == nil {
 		return d.rep, fmt.Errorf("personas: persona %q: NewStrategy returned nil", d.p.Name)
 	}

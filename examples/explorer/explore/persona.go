@@ -26,6 +26,11 @@ type Persona struct {
 	Focus []string
 	// Tricks are tried in order on every page.
 	Tricks []Trick
+	// Prefer is the persona's lean over the app model's targets
+	// (personas.Persona.Prefer): the member picks the model's untried
+	// targets by it. Nil: none (the catalogue's order of classes still
+	// applies, personas.ClassBias).
+	Prefer func(personas.Target) float64
 }
 
 // Trick is one thing a persona does on a page: personas.Trick, where each
@@ -66,13 +71,13 @@ const (
 )
 
 // builtinTeam is a personas built-in team: its members' names, roles,
-// focus and tricks, one definition shared with model prompts and
-// personas.Run.
+// focus, tricks and leans over the app model, one definition shared with
+// model prompts and personas.Run.
 func builtinTeam(team string) []Persona {
 	ps, _ := personas.NewRegistry().Team(team) // the built-in teams always exist
 	out := make([]Persona, 0, len(ps))
 	for _, p := range ps {
-		out = append(out, Persona{Name: p.Name, Role: p.Role, Focus: p.Focus, Tricks: slices.Clone(p.Tricks)})
+		out = append(out, Persona{Name: p.Name, Role: p.Role, Focus: p.Focus, Tricks: slices.Clone(p.Tricks), Prefer: p.Prefer})
 	}
 	return out
 }

@@ -83,7 +83,7 @@ func reportingRun(t *testing.T) (*missionRun, *member) {
 	require.NoError(t, err)
 	mr := &missionRun{cfg: Config{}, m: Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test",
 		trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]Bug{}, sw: newSweep()}
-	return mr, &member{p: Persona{Name: "adversarial"}}
+	return mr, &member{p: leaning(Persona{Name: "adversarial"})}
 }
 
 // TestReportOneBugPerCause drives the team's reporting with findings of

@@ -184,7 +184,7 @@ func TestResumedBugKeepsItsNewMark(t *testing.T) {
 		return &missionRun{cfg: Config{}, m: Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test", dir: dir,
 			trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]Bug{}, sw: newSweep()}
 	}
-	m := &member{p: Persona{Name: "adversarial"}}
+	m := &member{p: leaning(Persona{Name: "adversarial"})}
 	boom := []browser.Finding{{Kind: browser.FindServerError, URL: "http://app.test/items", Message: "server error 500 on POST /items",
 		Evidence: "POST /items → 500; body: database is locked"}}
 	find := func(mr *missionRun, seq int64) []Bug {

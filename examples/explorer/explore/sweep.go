@@ -367,7 +367,7 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 	if st, ok := sw.followUp(v); ok {
 		return st, true
 	}
-	persona := preference(m.p.Name)
+	persona := preference(m.p)
 	width := sw.widths()
 	signin := sw.signinStates()
 	prefer := func(t personas.Target) float64 {
@@ -463,69 +463,23 @@ func mustAction(k personas.ActionKey) personas.Action {
 	return a
 }
 
-// preference is how a persona leans over the model's own order of
-// targets: its strategy over the model.
-func preference(persona string) func(personas.Target) float64 {
+// preference is how persona p leans over the model's own order of
+// targets (personas.Persona.Preference: the catalogue's order of classes
+// and the persona's lean), and what every member knows of double clicks.
+func preference(p Persona) func(personas.Target) float64 {
+	lean := personas.Persona{Prefer: p.Prefer}.Preference()
 	return func(t personas.Target) float64 {
 		a := t.Action
-		p := classBias(a)
-		switch persona {
-		case personas.Adversarial:
-			if a.Kind == personas.ActionFill && a.Class != personas.ClassValid {
-				p += 2
-			}
-		case personas.NewUser, personas.Explorer:
-			if a.Kind == personas.ActionClick {
-				p++
-			}
-		case personas.PowerUser, personas.DataHeavy:
-			switch a.Kind {
-			case personas.ActionSelect, personas.ActionCheck, personas.ActionUncheck, personas.ActionPress:
-				p += 1.5
-			}
-		case personas.Impatient:
-			if a.Kind == personas.ActionDblClick {
-				p += 3
-			}
-		case personas.Accessibility:
-			if a.Kind == personas.ActionPress {
-				p++
-			}
-		}
+		s := lean(t)
 		switch {
 		case a.Kind == personas.ActionDblClick && a.Role == "clickable":
-			p += 2 // a handler listens for exactly that (double-click to edit)
+			s += 2 // a handler listens for exactly that (double-click to edit)
 		case a.Kind == personas.ActionDblClick && (a.Role != "button" || submitRank(a.Name) == len(submitWords)):
 			// Twice on a control that sends nothing is a toggle undone.
-			p -= 2
+			s -= 2
 		}
-		return p
+		return s
 	}
-}
-
-// classBias orders the catalogue's classes within a field by how often
-// they break an app (the classic equivalence classes and boundaries
-// first, the exotic variants of a class after).
-func classBias(a personas.Action) float64 {
-	if a.Kind != personas.ActionFill {
-		return 0
-	}
-	switch a.Class {
-	case personas.ClassValid:
-		// Every other target's macro fills the field validly already,
-		// and so does a submit button's: alone it tells little.
-		return -3
-	case personas.ClassMarkup, personas.ClassQuotes:
-		// Injection: the classes whose bugs are the most severe.
-		return 1.5
-	case personas.ClassEmpty, personas.ClassNonLatin, personas.ClassLong256,
-		personas.ClassNegative, personas.ClassZero, personas.ClassHuge, personas.ClassAboveMax:
-		return 1
-	case personas.ClassEmoji, personas.ClassRTL, personas.ClassLong10001, personas.ClassWhitespace, personas.ClassPadded,
-		personas.ClassMin, personas.ClassMax, personas.ClassBelowMin:
-		return -1.5
-	}
-	return 0
 }
 
 // snapshot is the model as JSON for the graph state (nil without one).

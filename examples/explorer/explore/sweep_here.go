@@ -45,7 +45,7 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 			played[t.Action.Role+"\x00"+t.Action.Name] = true
 		}
 	}
-	persona := preference(m.p.Name)
+	persona := preference(m.p)
 	flow := sw.stepPending(v)
 	best, bestScore := personas.Target{}, math.Inf(-1)
 	for _, t := range st.Targets {

@@ -42,7 +42,7 @@ func intents(ss []step) []string {
 // other empty fields a valid one, and the form is sent by its button.
 func TestTargetMacroFillsOneFieldAtATime(t *testing.T) {
 	v := formView()
-	m := newMember(Persona{Name: personas.Adversarial}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial}), Credentials{}, nil)
 	a := personas.Action{Kind: personas.ActionFill, Role: "spinbutton", Name: "Copies", Class: personas.ClassNegative}
 	macro := targetMacro(m, v, a, personas.Input{Class: personas.ClassNegative, Value: "-1"})
 	got := intents(macro)
@@ -71,7 +71,7 @@ func TestTargetMacroFillsOneFieldAtATime(t *testing.T) {
 func TestTargetMacroSubmitAndDouble(t *testing.T) {
 	v := formView()
 	held := 0
-	m := newMember(Persona{Name: personas.Impatient}, Credentials{}, func() { held++ })
+	m := newMember(leaning(Persona{Name: personas.Impatient}), Credentials{}, func() { held++ })
 	macro := targetMacro(m, v, personas.Action{Kind: personas.ActionDblClick, Role: "button", Name: "Create thing"}, personas.Input{})
 	require.GreaterOrEqual(t, len(macro), 3)
 	last := macro[len(macro)-1]
@@ -110,7 +110,7 @@ func TestListPages(t *testing.T) {
 func TestSweepRunsOutOfTargets(t *testing.T) {
 	sw := newSweep()
 	v := formView()
-	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	sw.observe(v.URL, v.Els)
 	require.Equal(t, 1, sw.work())
 	played := 0
@@ -157,7 +157,7 @@ func TestSweepChromeOnce(t *testing.T) {
 	sw.observe(b.URL, b.Els)
 	t2 := personas.Target{State: sw.cur, Action: personas.Action{Kind: personas.ActionClick, Role: "link", Name: "Home"}}
 	assert.Equal(t, 1, sw.seen(t2))
-	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	st, ok := sw.next(m, b)
 	require.True(t, ok)
 	assert.True(t, strings.Contains(st.why, "Refresh"), "the page's own control before the chrome seen elsewhere: %s", st.why)
@@ -169,7 +169,7 @@ func TestSweepSnapshotRestore(t *testing.T) {
 	assert.Nil(t, sw.snapshot(), "nothing seen yet")
 	v := formView()
 	sw.observe(v.URL, v.Els)
-	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	_, ok := sw.next(m, v)
 	require.True(t, ok)
 	sw.acted(false) // one target failed
@@ -199,7 +199,7 @@ func TestSweepRecheckNewRecord(t *testing.T) {
 		{Role: "link", Name: "Edit", Ref: "e9", InMain: true, URL: "/things/42/edit"},
 	}}
 	sw.observe(rec.URL, rec.Els)
-	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	st, ok := sw.next(m, rec)
 	require.True(t, ok)
 	assert.Equal(t, "e7", st.in.Target, "the new record's own button first")
@@ -293,7 +293,7 @@ func TestExoticTextTrick(t *testing.T) {
 	v := formView()
 	v.Els = append(v.Els[:4:4], personas.Element{Role: "textbox", Name: "Email", Ref: "e6", InMain: true, Flags: []string{"type=email"}},
 		personas.Element{Role: "textbox", Name: "Code", Ref: "e7", InMain: true, Flags: []string{"maxlength=4"}}, v.Els[4])
-	m := newMember(Persona{Name: personas.Adversarial}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial}), Credentials{}, nil)
 	macro := m.plan(TrickExotic, v)
 	require.Len(t, macro, 6, "%v", intents(macro))
 	byRef := map[string]string{}
@@ -333,7 +333,7 @@ func TestSweepWidensAClassToTheForm(t *testing.T) {
 	assert.Contains(t, wide["e4"], "'")
 	assert.False(t, strict, "quotes are legal text")
 
-	m := newMember(Persona{Name: personas.Adversarial}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial}), Credentials{}, nil)
 	macro := targetMacroWith(m, v, title, in, wide)
 	got := intents(macro)
 	assert.Contains(t, strings.Join(got, "\n"), `"target":"e4","value":"O'Brien`, "the field with a value gets the class too")
@@ -395,7 +395,7 @@ func TestTrickCoversTargets(t *testing.T) {
 	sw := newSweep()
 	sw.observe(v.URL, v.Els)
 	v.Sweep = sw
-	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}), Credentials{}, nil)
 	require.NotEmpty(t, m.plan(TrickXSS, v))
 	st, _ := sw.model.State(sw.cur)
 	tried := map[personas.ActionKey]bool{}
@@ -529,7 +529,7 @@ func TestBackToFormLeads(t *testing.T) {
 	form := formView()
 	cov := form.Cov
 	cov.noteForm(form)
-	m := newMember(Persona{Name: personas.NewUser, Tricks: []Trick{TrickValidForm}}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser, Tricks: []Trick{TrickValidForm}}), Credentials{}, nil)
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
 	st, ok := m.next(other)
 	require.True(t, ok)
@@ -548,7 +548,7 @@ func TestCatalogueTrick(t *testing.T) {
 	sw := newSweep()
 	sw.observe(v.URL, v.Els)
 	v.Sweep = sw
-	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), Credentials{}, nil)
 	macro := m.plan(TrickCatalogue, v)
 	got := strings.Join(intents(macro), "\n")
 	require.NotNil(t, sw.pend)
@@ -597,7 +597,7 @@ func TestSweepSignInLast(t *testing.T) {
 	}}
 	sw := newSweep()
 	sw.observe(v.URL, v.Els)
-	m := newMember(Persona{Name: personas.Adversarial}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial}), Credentials{}, nil)
 	var order []personas.Action
 	for range 3 {
 		_, ok := sw.next(m, v)
@@ -639,7 +639,7 @@ func TestSweepSubmitsAFormsChoices(t *testing.T) {
 	}
 	sw := newSweep()
 	sw.observe(v.URL, v.Els)
-	m := newMember(Persona{Name: personas.PowerUser}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.PowerUser}), Credentials{}, nil)
 
 	colour := personas.Action{Kind: personas.ActionSelect, Role: "combobox", Name: "Colour", Class: personas.ClassOption, Arg: "Green"}
 	wide, also := sw.widenOptions(v, colour)
@@ -692,7 +692,7 @@ func TestSweepWalksAFlowToItsEnd(t *testing.T) {
 	}
 	cov := newCoverage()
 	v1 := &view{URL: "http://app.test/items/new", Els: step1, Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
-	m := newMember(Persona{Name: personas.Adversarial}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial}), Credentials{}, nil)
 
 	valid := m.plan(TrickValidForm, v1)
 	got := strings.Join(intents(valid), "\n")
@@ -782,7 +782,7 @@ func TestSweepCreditsTheTeamsSteps(t *testing.T) {
 	assert.Equal(t, personas.TargetTried, status[`check checkbox "Reminders" :toggle_on`])
 	assert.Equal(t, personas.TargetUntried, status[`uncheck checkbox "Reminders" :toggle_off`])
 	assert.True(t, sw.playedHere(els[0]))
-	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	assert.Nil(t, m.plan(TrickClickButtons, v), "the button was played")
 
 	// A link to a view of the page is this screen's own control; a link
@@ -818,7 +818,7 @@ func TestConfirmWithoutFieldsIsAButton(t *testing.T) {
 	dialog := []personas.Element{els[0], {Role: "button", Name: "Close the month…", Ref: "e9", InMain: true}, {Role: "button", Name: "Confirm", Ref: "e10", InMain: true}}
 	assert.False(t, sendsForm(dialog, 2), "a dialog's Confirm after the button that opened it sends no form")
 	v, sw := sweptView("http://app.test/months", els)
-	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	var pressed []string
 	for range 4 {
 		st, ok := sw.here(m, v)
@@ -832,7 +832,7 @@ func TestConfirmWithoutFieldsIsAButton(t *testing.T) {
 	assert.Contains(t, pressed, "e4", "the dialog's confirm")
 	assert.NotContains(t, pressed, "e2", "the search form's own button waits for the sweep")
 	assert.NotContains(t, pressed, "e5", "cancel waits too")
-	m2 := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	m2 := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	var tricked []string
 	for range 4 {
 		macro := m2.plan(TrickClickButtons, &view{URL: v.URL, Els: els, Cov: v.Cov, Rand: v.Rand, Start: "/"})
@@ -855,7 +855,7 @@ func TestDismissButtonsLast(t *testing.T) {
 		{Role: "button", Name: "Yes, close it", Ref: "e4", InMain: true},
 	}
 	v, _ := sweptView("http://app.test/ledger", els)
-	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	var order []string
 	for range 5 {
 		macro := m.plan(TrickClickButtons, v)
@@ -899,14 +899,14 @@ func TestCatalogueBackToLeastPlayedForm(t *testing.T) {
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: first.Rand, Start: "/"}
 
 	cov.catalogued["/things/new"] = 3
-	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), Credentials{}, nil)
 	st, ok := m.next(other)
 	require.True(t, ok)
 	assert.Equal(t, "/things/7/edit", st.in.URL, "the form the catalogue played least on")
 
 	// Even: discovery order.
 	cov.catalogued["/things/7/edit"] = 3
-	m = newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}, Credentials{}, nil)
+	m = newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), Credentials{}, nil)
 	st, ok = m.next(other)
 	require.True(t, ok)
 	assert.Equal(t, "/things/new", st.in.URL)
@@ -920,7 +920,7 @@ func TestBackToFormInPersonaOrder(t *testing.T) {
 	cov := form.Cov
 	cov.noteForm(form)
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
-	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS, TrickDouble, TrickCatalogue, TrickLong, TrickExotic}}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS, TrickDouble, TrickCatalogue, TrickLong, TrickExotic}}), Credentials{}, nil)
 	m.tried[string(TrickXSS)+":"+formSig(form)] = true
 	st, ok := m.next(other)
 	require.True(t, ok)
@@ -935,7 +935,7 @@ func TestCatalogueFirstRoundThenOtherTricks(t *testing.T) {
 	cov := form.Cov
 	cov.noteForm(form)
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
-	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue, TrickDouble}}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue, TrickDouble}}), Credentials{}, nil)
 
 	st, ok := m.next(other)
 	require.True(t, ok)
@@ -1028,7 +1028,7 @@ func TestCatalogueSkipsOneFieldForms(t *testing.T) {
 	cov.noteForm(form)
 	require.Equal(t, []string{"/search", "/things/new"}, cov.forms)
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
-	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), Credentials{}, nil)
 	st, ok := m.next(other)
 	require.True(t, ok)
 	assert.Equal(t, "/things/new", st.in.URL, "the form of two fields, not the search box found first")
@@ -1046,7 +1046,7 @@ func TestDoubleSubmitSkipsOneFieldForms(t *testing.T) {
 	cov.noteForm(search)
 	cov.noteForm(form)
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
-	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDouble}}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDouble}}), Credentials{}, nil)
 	st, ok := m.next(other)
 	require.True(t, ok)
 	assert.Equal(t, "/things/new", st.in.URL, "the one-field form found first is not a double submit's: %s", st.why)
@@ -1057,7 +1057,7 @@ func TestDoubleSubmitSkipsOneFieldForms(t *testing.T) {
 // The markup probe looks for its payload where the app lists records
 // after a record's form, not after a search or a filter.
 func TestXSSListPagesOnlyAfterStoringForms(t *testing.T) {
-	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}), Credentials{}, nil)
 	navs := func(ss []step) (n int) {
 		for _, s := range ss {
 			if s.in.Action == browser.ActNavigate {
@@ -1100,7 +1100,7 @@ func TestFlowBeforeQueuedVisits(t *testing.T) {
 	sw := newSweep()
 	v1 := &view{URL: "http://app.test/items/new", Els: step1, Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Sweep: sw}
 	sw.observe(v1.URL, step1)
-	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}), Credentials{}, nil)
 	var played []step
 	for range 2 {
 		st, ok := m.next(v1)
@@ -1135,7 +1135,7 @@ func TestCatalogueDueShare(t *testing.T) {
 	form.Sweep = sw
 	cov.noteForm(form)
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/", Sweep: sw, Spent: 0.5, Steps: 100}
-	newUser := newMember(Persona{Name: personas.NewUser, Tricks: []Trick{TrickValidForm}}, Credentials{}, nil)
+	newUser := newMember(leaning(Persona{Name: personas.NewUser, Tricks: []Trick{TrickValidForm}}), Credentials{}, nil)
 
 	_, ok := newUser.catalogueDue(other)
 	assert.False(t, ok, "the member's own form trick first")
@@ -1168,7 +1168,7 @@ func TestCatalogueDueShare(t *testing.T) {
 
 	// A member that came back to the form for another trick plays that
 	// one there first.
-	adv := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDouble, TrickCatalogue}}, Credentials{}, nil)
+	adv := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDouble, TrickCatalogue}}), Credentials{}, nil)
 	st, ok = adv.next(other)
 	require.True(t, ok)
 	require.Contains(t, st.why, string(TrickDouble))
@@ -1220,7 +1220,7 @@ func TestCatalogueDueShare(t *testing.T) {
 func TestSweepOpensLinkedPagesDirectly(t *testing.T) {
 	sw := newSweep()
 	cov := newCoverage()
-	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	home := &view{URL: "http://app.test/", Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Sweep: sw, Els: []personas.Element{
 		{Role: "link", Name: "Things", Ref: "e1", URL: "/things", InMain: true},
 		{Role: "link", Name: "Top", Ref: "e2", URL: "#top", InMain: true},
@@ -1275,7 +1275,7 @@ func TestDropSessionOnAPageWithButtons(t *testing.T) {
 	cov.noteButtons(about)
 	require.Equal(t, []string{"/stock/1"}, cov.buttonPages)
 
-	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDropSession}}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDropSession}}), Credentials{}, nil)
 	macro := m.plan(TrickDropSession, about)
 	require.Len(t, macro, 1)
 	assert.Equal(t, "/stock/1", macro[0].in.URL, "to the page with buttons first")
@@ -1295,7 +1295,7 @@ func TestDropSessionOnAPageWithButtons(t *testing.T) {
 // step of the budget; what must go alone (a held or watched click, a
 // chained one, a step that leads elsewhere) stays a step of its own.
 func TestBatchFillsAForm(t *testing.T) {
-	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	red := "Red"
 	m.q = []step{
 		{in: fillRef("e3", "b"), why: "fill B", cat: true},
@@ -1377,7 +1377,7 @@ func TestRevealedLinksAreFollowed(t *testing.T) {
 	cov := newCoverage()
 	cov.visit("/")
 	cov.visit("/seen")
-	m := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	home := &view{URL: "http://app.test/", Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Sweep: sw, Els: []personas.Element{
 		{Role: "link", Name: "Seen page", Ref: "e1", URL: "/seen", InMain: true},
 		{Role: "link", Name: "About us", Ref: "e2", URL: "about", InMain: true},
@@ -1395,7 +1395,7 @@ func TestRevealedLinksAreFollowed(t *testing.T) {
 	cov2.visit("/")
 	cov2.visit("/x")
 	cov2.see("/hidden", "/")
-	m2 := newMember(Persona{Name: personas.NewUser}, Credentials{}, nil)
+	m2 := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	x := &view{URL: "http://app.test/x", Cov: cov2, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Els: []personas.Element{{Role: "heading", Name: "X", Ref: "e1", InMain: true}}}
 	st, ok = m2.decide(x)
 	require.True(t, ok)
@@ -1425,7 +1425,7 @@ func TestCatalogueLongTextInTextareas(t *testing.T) {
 	sw := newSweep()
 	sw.observe(v.URL, v.Els)
 	v.Sweep = sw
-	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), Credentials{}, nil)
 	var classes []personas.InputClass
 	long := 0
 	for macro := m.plan(TrickCatalogue, v); len(macro) > 0; macro = m.plan(TrickCatalogue, v) {
@@ -1470,7 +1470,7 @@ func TestCatalogueLoneNumberField(t *testing.T) {
 	sw := newSweep()
 	sw.observe(page.URL, page.Els)
 	page.Sweep = sw
-	m := newMember(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), Credentials{}, nil)
 	var classes []personas.InputClass
 	for macro := m.plan(TrickCatalogue, page); len(macro) > 0; macro = m.plan(TrickCatalogue, page) {
 		classes = append(classes, sw.pend.class)
@@ -1506,7 +1506,7 @@ func TestHereEveryControlFirst(t *testing.T) {
 	sw := newSweep()
 	v.Sweep = sw
 	sw.observe(v.URL, v.Els)
-	m := newMember(Persona{Name: personas.PowerUser}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.PowerUser}), Credentials{}, nil)
 	var refs []string
 	for range 5 {
 		st, ok := sw.here(m, v)
@@ -1531,7 +1531,7 @@ func TestHereFilterFormOfChoices(t *testing.T) {
 	sw := newSweep()
 	v.Sweep = sw
 	sw.observe(v.URL, v.Els)
-	m := newMember(Persona{Name: personas.PowerUser}, Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.PowerUser}), Credentials{}, nil)
 	st, ok := sw.here(m, v)
 	require.True(t, ok)
 	got := append(intents([]step{st}), intents(m.q)...)
@@ -1550,7 +1550,7 @@ func TestHereFilterFormOfChoices(t *testing.T) {
 	sw2 := newSweep()
 	v2.Sweep = sw2
 	sw2.observe(v2.URL, v2.Els)
-	m2 := newMember(Persona{Name: personas.PowerUser}, Credentials{}, nil)
+	m2 := newMember(leaning(Persona{Name: personas.PowerUser}), Credentials{}, nil)
 	st, ok = sw2.here(m2, v2)
 	if ok {
 		assert.NotContains(t, st.in.JSON(), "select_option", st.why)

@@ -200,6 +200,10 @@ func TestTeamsArePersonas(t *testing.T) {
 			assert.Equal(t, want[i].Role, p.Role)
 			assert.Equal(t, want[i].Focus, p.Focus)
 			assert.NotEmpty(t, p.Tricks, p.Name)
+			// The member leans over the model as the persona does.
+			probe := personas.Target{Action: personas.Action{Kind: personas.ActionFill, Role: "textbox", Name: "x", Class: personas.ClassMarkup}}
+			assert.Equal(t, want[i].Preference()(probe), preference(p)(probe), p.Name)
+			assert.Equal(t, want[i].Prefer != nil, p.Prefer != nil, p.Name)
 		}
 	}
 }
@@ -221,4 +225,13 @@ func TestReplayable(t *testing.T) {
 	}
 	assert.Equal(t, []int64{1, 3, 4}, seqs(replayable(tl, 4)), "the failed 4th is the bug's")
 	assert.Equal(t, []int64{1, 3, 5}, seqs(replayable(tl, 6)), "snapshots and other failures are left out")
+}
+
+// leaning gives a test's persona the lean of the built-in persona of its
+// name (personas.Persona.Prefer), as the built-in teams have it.
+func leaning(p Persona) Persona {
+	if b, err := personas.NewRegistry().Get(p.Name); err == nil {
+		p.Prefer = b.Prefer
+	}
+	return p
 }
