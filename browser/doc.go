@@ -49,6 +49,9 @@
 //     appends an Entry to the Tape and the in-memory Window. What a page
 //     does as seen from outside it (the network, axe-core, an in-page
 //     recorder) is the page-health collector's, package browser/collector.
+//     Session.AwaitCalm waits (bounded) for what a click may still do:
+//     until the page has no fetch or XMLHttpRequest in flight and no timer
+//     callback of its own due within the wait.
 //   - A snapshot is Playwright's AI-mode aria snapshot ([ref=eN] on every
 //     interactable element, f1eN inside iframes; open shadow roots
 //     included), compacted and capped, plus controls shown only on hover or
