@@ -65,6 +65,10 @@ type sweep struct {
 	// rows counts the further instances of a repeated control played per
 	// page template (see again).
 	rows map[string]int
+	// retry holds "page|action" for the button clicks the browser could
+	// not do (an open dialog in the way, say): the control is clicked
+	// once more on its page's next screen (see again).
+	retry map[string]bool
 	// catN counts the catalogue trick's submissions per page (see
 	// formClass).
 	catN map[string]int
@@ -145,15 +149,17 @@ type pendingTarget struct {
 	// also are the targets of the same input class on the form's other
 	// fields that the macro filled in the same submission (see widen);
 	// they count as tried with key unless the form sent the submission
-	// back and one of their values was one the app may refuse (strict).
+	// back and one of their values was one the app may refuse (strict),
+	// or the server failed on the submission (broke).
 	also   []personas.ActionKey
 	strict bool
+	broke  bool
 	class  personas.InputClass
 }
 
 func newSweep() *sweep {
 	return &sweep{model: personas.NewModel(personas.Limits{}), done: map[string]int{}, typed: typedValues{}, hereN: map[string]int{},
-		refused: map[string]bool{}, rows: map[string]int{}, catN: map[string]int{}, madeFrom: map[string]int{}}
+		refused: map[string]bool{}, rows: map[string]int{}, retry: map[string]bool{}, catN: map[string]int{}, madeFrom: map[string]int{}}
 }
 
 // doneKeys are the keys of sweep.done a target counts under.
@@ -288,8 +294,10 @@ func (sw *sweep) linkNew(t personas.Target, cov *coverage) bool {
 // took the submission (the browser left its screen) or no value in it
 // was one the app may refuse, every field's target of the class was
 // tried; when the form sent back a submission holding values it may
-// refuse, one of them may have hidden another field's fault, so those
-// targets stay untried and the form's fields get the class one at a time.
+// refuse, or the server failed on it, one field's value may have hidden
+// another field's fault (the first column the server chokes on is the
+// only one it reports), so those targets stay untried and the form's
+// fields get the class one at a time.
 func (sw *sweep) settleAlso(p *pendingTarget, to personas.StateID) {
 	if len(p.also) == 0 {
 		return
@@ -305,7 +313,7 @@ func (sw *sweep) settleAlso(p *pendingTarget, to personas.StateID) {
 		a := mustAction(p.key)
 		back = slices.ContainsFunc(st.Controls, func(c personas.Control) bool { return c.Role == a.Role && c.Name == a.Name })
 	}
-	if back && p.strict {
+	if back && p.strict || p.broke {
 		sw.refused[refusedKey(from.Template, p.class)] = true
 		return
 	}
@@ -328,10 +336,24 @@ func (sw *sweep) acted(ok bool) bool {
 	if ok {
 		return false
 	}
+	if st, ok := sw.model.State(sw.pend.from); ok {
+		if a := mustAction(sw.pend.key); a.Kind == personas.ActionClick && a.Role == "button" {
+			page, _, _ := strings.Cut(st.Template, "?")
+			sw.retry[page+"|"+string(sw.pend.key)] = true
+		}
+	}
 	sw.model.Fail(sw.pend.from, sw.pend.key)
 	sw.markDone(sw.pend.from, sw.pend.key)
 	sw.pend = nil
 	return true
+}
+
+// serverFailed notes that the server answered a request of the macro
+// under way with an error (see settleAlso).
+func (sw *sweep) serverFailed() {
+	if sw != nil && sw.pend != nil && len(sw.pend.also) > 0 {
+		sw.pend.broke = true
+	}
 }
 
 // merged accounts for n steps of the pending macro that member.batch

@@ -208,7 +208,9 @@ const maxRows = 4
 // the row's data. The rows are taken from the last one back, so a row
 // whose button goes away once used does not shift the next one. Buttons
 // named to destroy or cancel are left alone; at most maxRows rows per
-// control and page template.
+// control and page template. A button whose click the browser could not
+// do (sweep.retry: an open dialog in the way, say) is clicked once more
+// first, on the page's next screen.
 func (sw *sweep) again(v *view) (step, bool) {
 	if sw == nil || sw.pend != nil {
 		return step{}, false
@@ -231,13 +233,19 @@ func (sw *sweep) again(v *view) (step, bool) {
 		if !ok || !first.InMain {
 			continue
 		}
+		k := page + "|" + string(a.Key())
+		if sw.retry[k] {
+			// Its click failed on an earlier screen of the page (a
+			// dialog over it, say), so it was never done: once more.
+			delete(sw.retry, k)
+			return step{in: clickRef(first.Ref), why: fmt.Sprintf("%s again: the browser could not click it before", first.Name), watch: 400 * time.Millisecond}, true
+		}
 		var same []personas.Element
 		for _, e := range v.Els {
 			if e.Role == first.Role && e.Name == first.Name && e.InMain && !e.Has("disabled") {
 				same = append(same, e)
 			}
 		}
-		k := page + "|" + string(a.Key())
 		n := sw.rows[k]
 		if len(same) < 2 || n >= maxRows || n >= len(same)-1 {
 			continue

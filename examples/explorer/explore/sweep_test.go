@@ -388,6 +388,57 @@ func TestSweepWidensAClassToTheForm(t *testing.T) {
 	assert.Empty(t, also, "256 characters in a title of at most 80")
 }
 
+// A widened submission the server failed on (its first bad column is all
+// it reports) leaves the class's other fields untried, even when the
+// browser left the form for an error page, and the class goes one field
+// at a time on that form from then on.
+func TestSweepServerErrorUnwidens(t *testing.T) {
+	v := formView()
+	sw := newSweep()
+	sw.observe(v.URL, v.Els)
+	form := sw.cur
+	title := personas.Action{Kind: personas.ActionFill, Role: "textbox", Name: "Title", Class: personas.ClassQuotes}
+	notes := personas.Action{Kind: personas.ActionFill, Role: "textbox", Name: "Notes", Class: personas.ClassQuotes}
+	in, ok := sw.model.Input(personas.Target{State: form, Action: title})
+	require.True(t, ok)
+	_, also, strict := sw.widen(v, title, in)
+	require.Equal(t, []personas.ActionKey{notes.Key()}, also)
+	require.False(t, strict, "quotes are legal text: a refusal alone would not unwiden")
+
+	sw.pend = &pendingTarget{from: form, key: title.Key(), left: 0, also: also, class: in.Class}
+	sw.serverFailed()
+	sw.observe("http://app.test/things/new", []personas.Element{{Role: "heading", Name: "Internal Server Error", Ref: "e1"}})
+	st, _ := sw.model.State(form)
+	for _, tg := range st.Targets {
+		switch tg.Key() {
+		case title.Key():
+			assert.Equal(t, personas.TargetTried, tg.Status)
+		case notes.Key():
+			assert.Equal(t, personas.TargetUntried, tg.Status, "its fault may have been hidden by the title's")
+		}
+	}
+	sw.observe(v.URL, v.Els)
+	in, _ = sw.model.Input(personas.Target{State: form, Action: notes})
+	wide, also, _ := sw.widen(v, notes, in)
+	assert.Nil(t, wide, "one field at a time now")
+	assert.Nil(t, also)
+
+	// Without the server's failure the same submission tries both.
+	sw2 := newSweep()
+	sw2.observe(v.URL, v.Els)
+	in, _ = sw2.model.Input(personas.Target{State: sw2.cur, Action: title})
+	_, also, _ = sw2.widen(v, title, in)
+	require.Equal(t, []personas.ActionKey{notes.Key()}, also)
+	sw2.pend = &pendingTarget{from: sw2.cur, key: title.Key(), left: 0, also: also, class: in.Class}
+	sw2.observe("http://app.test/things/9", []personas.Element{{Role: "link", Name: "Home", Ref: "e1", URL: "/"}})
+	st, _ = sw2.model.State(form)
+	for _, tg := range st.Targets {
+		if tg.Key() == notes.Key() {
+			assert.Equal(t, personas.TargetTried, tg.Status)
+		}
+	}
+}
+
 // A trick's submission marks the targets it played: the sweep does not
 // play the class on those fields again.
 func TestTrickCoversTargets(t *testing.T) {
@@ -521,6 +572,38 @@ func TestSweepAgainOnOtherRows(t *testing.T) {
 	st, ok := sw.again(changed)
 	require.True(t, ok, "the row's button, played on the page's other state")
 	assert.Equal(t, "h5", st.in.Target)
+}
+
+// A row's button the browser could not click (a dialog left open over the
+// list) is clicked once more on the page's next screen, before the other
+// rows; not while the dialog's screen lasts, and only once.
+func TestSweepRetriesAFailedClick(t *testing.T) {
+	rows := []personas.Element{}
+	for i := range 3 {
+		rows = append(rows, personas.Element{Role: "button", Name: "Unpin", Ref: fmt.Sprintf("h%d", i), InMain: true})
+	}
+	withDialog := &view{URL: "http://app.test/pins", Cov: newCoverage(), Els: append(slices.Clone(rows),
+		personas.Element{Role: "dialog", Name: "Archive all?", Ref: "e8"},
+		personas.Element{Role: "button", Name: "Confirm", Ref: "e9", InMain: true})}
+	sw := newSweep()
+	sw.observe(withDialog.URL, withDialog.Els)
+	dialog := sw.cur
+	unpin := personas.Action{Kind: personas.ActionClick, Role: "button", Name: "Unpin"}.Key()
+	sw.pend = &pendingTarget{from: dialog, key: unpin, left: 1}
+	require.True(t, sw.acted(false), "the click timed out: the macro ends")
+	_, ok := sw.again(withDialog)
+	assert.False(t, ok, "not again while the dialog is open")
+
+	closed := &view{URL: withDialog.URL, Cov: withDialog.Cov, Els: slices.Clone(rows)}
+	sw.observe(closed.URL, closed.Els)
+	require.NotEqual(t, dialog, sw.cur)
+	st, ok := sw.again(closed)
+	require.True(t, ok)
+	assert.Equal(t, "h0", st.in.Target, "the row whose click failed, first")
+	assert.Contains(t, st.why, "again")
+	st, ok = sw.again(closed)
+	require.True(t, ok)
+	assert.Equal(t, "h2", st.in.Target, "then the other rows, from the last")
 }
 
 // Going back to a form for a trick leads to the trick: the member says

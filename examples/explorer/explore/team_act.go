@@ -81,6 +81,9 @@ func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res b
 	fs := collector.PageFindings(append(slices.Clip(res.Findings), mr.sess.TakeFindings()...))
 	fs = append(fs, mr.col.Take()...)
 	fs = append(fs, mr.crossCheck(ctx, res, fs)...)
+	if slices.ContainsFunc(fs, func(f browser.Finding) bool { return f.Kind == browser.FindServerError }) {
+		mr.sw.serverFailed()
+	}
 	mr.prevActor, mr.prevEntry = m, entry
 	return mr.report(ctx, m, entry, fs, out)
 }
