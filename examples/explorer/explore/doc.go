@@ -40,8 +40,11 @@
 // validly first. A fill target's class also goes into every other field of
 // its form whose value of that class the app must take (widen: one
 // submission per class, not per field); values the app may refuse go one
-// field at a time, and a class whose widened submission came back goes one
-// field at a time on that form (settleAlso). The adversarial persona's
+// field at a time, and a class whose widened submission came back, or
+// that the server failed on (its first bad column is all it reports),
+// goes one field at a time on that form (settleAlso). A button click the
+// browser could not do (a dialog left open over it) is clicked once more
+// on the page's next screen (sweep.retry, again). The adversarial persona's
 // catalogue trick (formClass) plays a form's classes in catalogueOrder the
 // same way before the sweep gets there, and from 15% of the budget on any
 // member that has played its own form tricks keeps it at 30% of the
