@@ -2,8 +2,10 @@ package personas
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/browser/collector"
 )
 
 // ErrPass is returned by a persona's own Strategy when it has nothing of
@@ -37,7 +39,7 @@ type overModel struct {
 }
 
 func (o *overModel) Next(s Step) (browser.Intent, error) {
-	here := o.ms.m.Observe(s.Snapshot.URL, s.Elements)
+	here := o.ms.observe(s)
 	if in, ok := o.ms.carryOn(s, here); ok {
 		return in, nil
 	}
@@ -55,9 +57,9 @@ func (o *overModel) Next(s Step) (browser.Intent, error) {
 // (Model.NextFar, prefer as the hook): here, or by the known way to its
 // state, or by opening an entry URL. A field's input class is typed with
 // the page's other empty fields valid (ValidValue) and submitted the
-// page's own way: its submit button, else Enter in the field. The intents of one target
-// go out one per step. It is ErrDone when no untried target is
-// reachable. Deterministic: it uses no randomness.
+// page's own way: its submit button, else Enter in the field. The
+// intents of one target go out one per step. It is ErrDone when no
+// untried target is reachable. Deterministic: it uses no randomness.
 func ModelStrategy(prefer func(Target) float64) Strategy {
 	return &modelStrategy{m: NewModel(Limits{}), prefer: prefer}
 }
@@ -80,8 +82,17 @@ type modelPending struct {
 	q    []browser.Intent
 }
 
+// observe adds the page to the model; the collector's own pages (where a
+// persona clears the site's data) are not the app's.
+func (ms *modelStrategy) observe(s Step) StateID {
+	if strings.Contains(s.Snapshot.URL, collector.Prefix) {
+		return ""
+	}
+	return ms.m.Observe(s.Snapshot.URL, s.Elements)
+}
+
 func (ms *modelStrategy) Next(s Step) (browser.Intent, error) {
-	here := ms.m.Observe(s.Snapshot.URL, s.Elements)
+	here := ms.observe(s)
 	if in, ok := ms.carryOn(s, here); ok {
 		return in, nil
 	}
