@@ -154,3 +154,27 @@ func TestOwnStrategyOverModel(t *testing.T) {
 	assert.Equal(t, "e3", got[3].Target)
 	assert.Equal(t, 3, asked, "asked at steps 0, 1 (passed) and 4, not during the model's form")
 }
+
+// A custom persona can be a name, a role and a lean: it registers, and
+// its strategy is the model played by that lean (selects first here).
+func TestPreferOnlyPersona(t *testing.T) {
+	p := Persona{Name: "filters", Role: "a user who lives in the filters", Prefer: func(t Target) float64 {
+		if t.Action.Kind == ActionSelect {
+			return 5
+		}
+		return 0
+	}}
+	reg := NewRegistry()
+	require.NoError(t, reg.Register(p))
+	got, err := reg.Get("filters")
+	require.NoError(t, err)
+	page := []Element{
+		{Ref: "e1", Role: "button", Name: "Refresh"},
+		{Ref: "e2", Role: "combobox", Name: "Show", Options: []string{"All", "Open", "Closed"}},
+	}
+	app := &toyApp{pages: map[string][]Element{"/": page}, at: "/"}
+	in, _, err := app.step(got.Strategy(), 0, nil)
+	require.NoError(t, err)
+	assert.Equal(t, browser.ActSelectOption, in.Action, "%v", in)
+	assert.Equal(t, "e2", in.Target)
+}
