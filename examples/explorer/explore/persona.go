@@ -61,6 +61,10 @@ const catalogueRound = 3
 // dropped.
 const maxSessionPages = 15
 
+// maxStaleButtons bounds the buttons clicked on the page loaded before the
+// session was dropped.
+const maxStaleButtons = 3
+
 // formTricks are the tricks that need a page with text fields.
 var formTricks = personas.FormTricks()
 

@@ -149,13 +149,27 @@ func (c *coverage) noteButtons(v *view) {
 // page itself: it sends no form's fields, and neither destroys, dismisses
 // nor signs out.
 func pageButton(els []personas.Element) (personas.Element, bool) {
+	bs := pageButtons(els, 1)
+	if len(bs) == 0 {
+		return personas.Element{}, false
+	}
+	return bs[0], true
+}
+
+// pageButtons are the page's first n buttons of its own (see pageButton),
+// one per name.
+func pageButtons(els []personas.Element, n int) []personas.Element {
+	var out []personas.Element
 	for i, e := range els {
+		if len(out) == n {
+			break
+		}
 		if e.Role == "button" && e.InMain && !e.Has("disabled") && !reNotSubmit.MatchString(e.Name) && !reSignOut.MatchString(e.Name) &&
-			!dismiss(e.Name) && !sendsForm(els, i) {
-			return e, true
+			!dismiss(e.Name) && !sendsForm(els, i) && !slices.ContainsFunc(out, func(o personas.Element) bool { return o.Name == e.Name }) {
+			out = append(out, e)
 		}
 	}
-	return personas.Element{}, false
+	return out
 }
 
 // visit counts a visit of the page l (path?query).

@@ -204,7 +204,7 @@ func (m *member) plan(t Trick, v *view) []step {
 			m.pendingForms(v.Cov) > 0 && v.Spent < 0.5 {
 			return nil
 		}
-		b, stale := pageButton(v.Els)
+		_, stale := pageButton(v.Els)
 		if here := urlx.PathQuery(v.URL); !stale && !m.tried["drop-via"] {
 			// A page with buttons of its own is where the session is
 			// best dropped: they are clicked on the page as it was
@@ -218,8 +218,10 @@ func (m *member) plan(t Trick, v *view) []step {
 		macro := []step{{in: browser.Intent{Action: browser.ActClearSiteData}, why: "clear cookies and storage", before: func() { v.Cov.gen++ }}}
 		if stale {
 			// The page stays as it was loaded (a stale page): its
-			// button's request goes without a session.
-			macro = append(macro, step{in: clickRef(b.Ref), why: "click " + b.Name + " on the page loaded before the session went", watch: 700 * time.Millisecond})
+			// buttons' requests go without a session.
+			for _, b := range pageButtons(v.Els, maxStaleButtons) {
+				macro = append(macro, step{in: clickRef(b.Ref), why: "click " + b.Name + " on the page loaded before the session went", watch: 700 * time.Millisecond})
+			}
 		}
 		seen := map[string]bool{pageTemplate(v.Cov.signin): true}
 		for _, l := range append([]string{urlx.PathQuery(v.URL)}, v.Cov.visitedOrder...) {

@@ -1352,6 +1352,8 @@ func TestDropSessionOnAPageWithButtons(t *testing.T) {
 		{Role: "button", Name: "Delete", Ref: "e1", InMain: true},
 		{Role: "button", Name: "Refresh counts", Ref: "e2", InMain: true},
 		{Role: "link", Name: "Home", Ref: "e3", URL: "/"},
+		{Role: "button", Name: "Refresh counts", Ref: "e4", InMain: true},
+		{Role: "button", Name: "Show history", Ref: "e5", InMain: true},
 	}}
 	cov.noteButtons(stock)
 	about := &view{URL: "http://app.test/about", Cov: cov, Rand: rnd, Start: "/", Spent: 0.6, Els: []personas.Element{{Role: "link", Name: "Home", Ref: "e1", URL: "/"}}}
@@ -1365,10 +1367,11 @@ func TestDropSessionOnAPageWithButtons(t *testing.T) {
 	assert.False(t, cov.dropped)
 
 	macro = m.plan(TrickDropSession, stock)
-	require.GreaterOrEqual(t, len(macro), 4)
+	require.GreaterOrEqual(t, len(macro), 5)
 	assert.Equal(t, browser.ActClearSiteData, macro[0].in.Action)
-	assert.Equal(t, `{"action":"click","target":"e2"}`, macro[1].in.JSON(), "its own button, not Delete, on the stale page")
-	assert.Equal(t, "/stock/1", macro[2].in.URL, "then the screens again, this one first")
+	assert.Equal(t, `{"action":"click","target":"e2"}`, macro[1].in.JSON(), "its own buttons, not Delete, on the stale page")
+	assert.Equal(t, `{"action":"click","target":"e5"}`, macro[2].in.JSON(), "each name once")
+	assert.Equal(t, "/stock/1", macro[3].in.URL, "then the screens again, this one first")
 	assert.Equal(t, "/login", macro[len(macro)-1].in.URL)
 	assert.True(t, cov.dropped)
 	assert.Nil(t, m.plan(TrickDropSession, stock), "once")
