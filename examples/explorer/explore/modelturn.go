@@ -52,7 +52,7 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 		return State{}, err
 	}
 	sup, _ := mr.qa.Supplement(ctx, m.p.Name)
-	system := personas.Persona{Name: m.p.Name, Role: m.p.Role, Focus: m.p.Focus}.SystemPrompt(personas.PromptInput{
+	system := m.p.SystemPrompt(personas.PromptInput{
 		App:     personas.App{BaseURL: mr.target, Description: "The app under test."},
 		Mission: mr.m.Prompt, Supplement: sup,
 	})

@@ -14,24 +14,13 @@ import (
 	"github.com/agentgraph/agentgraph/personas"
 )
 
-// Persona is one member of the offline QA team: who it is and the tricks it
-// plays on a page, on top of the common moves every member makes (sign in
-// when asked, follow unexplored links, come back to forms it has work left on).
-type Persona struct {
-	// Name is the node name in the team graph, e.g. "adversarial".
-	Name string
-	// Role is one sentence for reports and prompts.
-	Role string
-	// Focus lists what the persona looks for.
-	Focus []string
-	// Tricks are tried in order on every page.
-	Tricks []Trick
-	// Prefer is the persona's lean over the app model's targets
-	// (personas.Persona.Prefer): the member picks the model's untried
-	// targets by it. Nil: none (the catalogue's order of classes still
-	// applies, personas.ClassBias).
-	Prefer func(personas.Target) float64
-}
+// Persona is one member of the QA team: a personas.Persona, the one
+// definition of who it is (name, role, focus, for reports and prompts)
+// and how it acts offline (its lean over the app model, Prefer, and the
+// tricks it plays on a page, in order, on top of the common moves every
+// member makes: sign in when asked, follow unexplored links, come back to
+// forms it has work left on). The team reads nothing else of it.
+type Persona = personas.Persona
 
 // Trick is one thing a persona does on a page: personas.Trick, where each
 // built-in persona lists its own (personas.Persona.Tricks).
@@ -79,11 +68,7 @@ const (
 // model prompts and personas.Run.
 func builtinTeam(team string) []Persona {
 	ps, _ := personas.NewRegistry().Team(team) // the built-in teams always exist
-	out := make([]Persona, 0, len(ps))
-	for _, p := range ps {
-		out = append(out, Persona{Name: p.Name, Role: p.Role, Focus: p.Focus, Tricks: slices.Clone(p.Tricks), Prefer: p.Prefer})
-	}
-	return out
+	return ps
 }
 
 // StandardTeam is the default team: new user, power user, adversarial.

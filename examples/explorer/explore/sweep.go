@@ -489,7 +489,7 @@ func mustAction(k personas.ActionKey) personas.Action {
 // targets (personas.Persona.Preference: the catalogue's order of classes
 // and the persona's lean), and what every member knows of double clicks.
 func preference(p Persona) func(personas.Target) float64 {
-	lean := personas.Persona{Prefer: p.Prefer}.Preference()
+	lean := p.Preference()
 	return func(t personas.Target) float64 {
 		a := t.Action
 		s := lean(t)
