@@ -163,7 +163,10 @@
 //
 // Teams: StandardTeam (new_user, power_user, adversarial) and AdvancedTeam
 // (accessibility, data_heavy, impatient, returning_user, explorer), picked
-// per mission by RouteTeam's keywords or forced with Config.Team.
+// per mission by RouteTeam's keywords or forced with Config.Team. A member
+// is a personas.Persona (Persona is an alias): its name, role and focus
+// make its prompt, its Prefer and Tricks its offline play; the explorer
+// implements the tricks on its app model (persona_tricks.go).
 //
 // # Oracles
 //
