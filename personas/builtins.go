@@ -85,7 +85,7 @@ func (n *newUser) Next(s Step) (browser.Intent, error) {
 	for _, e := range n.m.untried(page, Filter(s.Elements, isFillable)) {
 		n.m.mark(key(page, e))
 		if e.Value == "" {
-			return Fill(e, plainValue(e)), nil
+			return Fill(e, ValidValue(FieldOf(e, nil))), nil
 		}
 	}
 	fresh := n.m.untried(page, Filter(s.Elements, isClickable))
@@ -102,23 +102,6 @@ func (n *newUser) Next(s Step) (browser.Intent, error) {
 		return Click(e), nil
 	}
 	return browser.Intent{}, ErrPass
-}
-
-func plainValue(e Element) string {
-	n := strings.ToLower(e.Name)
-	switch {
-	case strings.Contains(n, "mail"):
-		return "alex@example.com"
-	case strings.Contains(n, "phone"):
-		return "+1 555 0100"
-	case strings.Contains(n, "pass"):
-		return "Correct-Horse-9"
-	case strings.Contains(n, "age"), strings.Contains(n, "qty"), strings.Contains(n, "quantity"), strings.Contains(n, "amount"), e.Role == "spinbutton":
-		return "3"
-	case strings.Contains(n, "search"), strings.Contains(n, "filter"):
-		return "test"
-	}
-	return "Alex Doe"
 }
 
 // ---- power user -----------------------------------------------------------
@@ -356,7 +339,7 @@ func (im *impatient) Next(s Step) (browser.Intent, error) {
 	for _, f := range Filter(s.Elements, isFillable) {
 		if f.Value == "" && !im.m.done(key(page, f)) {
 			im.m.mark(key(page, f))
-			return Fill(f, plainValue(f)), nil
+			return Fill(f, ValidValue(FieldOf(f, nil))), nil
 		}
 	}
 	if b, ok := SubmitButton(im.m.untried(page, s.Elements)); ok {

@@ -14,7 +14,9 @@
 // rules and the learned supplement (take it from memory.QA.Supplement and
 // pass it in [PromptInput]; this package does not import memory).
 //
-// The eight built-ins ([Builtins]):
+// The eight built-ins ([Builtins]), each with its lean and, but for the
+// explorer, moves of its own that hand a step to the app model
+// ([ErrPass]) when they have nothing to do on the page:
 //
 //   - new_user: discovery, defaults, onboarding (clicks the obvious next step)
 //   - power_user: keyboard, select-all and bulk actions, filters, sorting
