@@ -178,3 +178,35 @@ func TestPreferOnlyPersona(t *testing.T) {
 	assert.Equal(t, browser.ActSelectOption, in.Action, "%v", in)
 	assert.Equal(t, "e2", in.Target)
 }
+
+// The built-ins' leans: each persona goes for its own kind of target
+// first, over the catalogue's order of classes.
+func TestBuiltinLeans(t *testing.T) {
+	probe := map[string]Target{
+		"click":    {Action: Action{Kind: ActionClick, Role: "button", Name: "Go"}},
+		"markup":   {Action: Action{Kind: ActionFill, Role: "textbox", Name: "Name", Class: ClassMarkup}},
+		"valid":    {Action: Action{Kind: ActionFill, Role: "textbox", Name: "Name", Class: ClassValid}},
+		"select":   {Action: Action{Kind: ActionSelect, Role: "combobox", Name: "Show", Arg: "All"}},
+		"press":    {Action: Action{Kind: ActionPress, Arg: "Escape"}},
+		"dblclick": {Action: Action{Kind: ActionDblClick, Role: "button", Name: "Save"}},
+	}
+	want := map[string]map[string]float64{
+		NewUser:       {"click": 1, "markup": 1.5, "valid": -3, "select": 0, "press": 0, "dblclick": 0},
+		Explorer:      {"click": 1, "markup": 1.5, "valid": -3, "select": 0, "press": 0, "dblclick": 0},
+		Adversarial:   {"click": 0, "markup": 3.5, "valid": -3, "select": 0, "press": 0, "dblclick": 0},
+		PowerUser:     {"click": 0, "markup": 1.5, "valid": -3, "select": 1.5, "press": 1.5, "dblclick": 0},
+		DataHeavy:     {"click": 0, "markup": 1.5, "valid": -3, "select": 1.5, "press": 1.5, "dblclick": 0},
+		Impatient:     {"click": 0, "markup": 1.5, "valid": -3, "select": 0, "press": 0, "dblclick": 3},
+		Accessibility: {"click": 0, "markup": 1.5, "valid": -3, "select": 0, "press": 1, "dblclick": 0},
+		ReturningUser: {"click": 0, "markup": 1.5, "valid": -3, "select": 0, "press": 0, "dblclick": 0},
+	}
+	reg := NewRegistry()
+	for name, w := range want {
+		p, err := reg.Get(name)
+		require.NoError(t, err)
+		pref := p.Preference()
+		for k, tg := range probe {
+			assert.Equal(t, w[k], pref(tg), "%s %s", name, k)
+		}
+	}
+}

@@ -1,5 +1,7 @@
 package personas
 
+import "slices"
+
 // Preference is the persona's offline strategy over the app model: its
 // score for a target, added to the model's own (Model.Score) when the
 // model picks the next target (Model.Next and NextFar take it as their
@@ -51,35 +53,15 @@ func leanHostile(t Target) float64 {
 	return 0
 }
 
-// leanClicks: what a click moves to (new user, explorer).
-func leanClicks(t Target) float64 {
-	if t.Action.Kind == ActionClick {
-		return 1
+// leanKinds scores the targets of the given kinds: new user and
+// explorer, clicks (what moves through the app); power user and data
+// heavy, selects, toggles and keys; impatient, double clicks;
+// accessibility, key presses.
+func leanKinds(bonus float64, kinds ...ActionKind) func(Target) float64 {
+	return func(t Target) float64 {
+		if slices.Contains(kinds, t.Action.Kind) {
+			return bonus
+		}
+		return 0
 	}
-	return 0
-}
-
-// leanControls: selects, toggles and keys (power user, data heavy).
-func leanControls(t Target) float64 {
-	switch t.Action.Kind {
-	case ActionSelect, ActionCheck, ActionUncheck, ActionPress:
-		return 1.5
-	}
-	return 0
-}
-
-// leanDouble: double clicks (impatient).
-func leanDouble(t Target) float64 {
-	if t.Action.Kind == ActionDblClick {
-		return 3
-	}
-	return 0
-}
-
-// leanKeys: key presses (accessibility).
-func leanKeys(t Target) float64 {
-	if t.Action.Kind == ActionPress {
-		return 1
-	}
-	return 0
 }
