@@ -151,8 +151,10 @@ const calmTimeout = 300 * time.Millisecond
 
 // AwaitCalm waits, at most wait, until the page has no fetch or
 // XMLHttpRequest in flight and none of its timer callbacks is due before
-// the wait is over: what a click may still do (an error thrown a moment
-// later, a panel shown by a timer) has then been done. It reports whether
+// the wait is over or within the next 100 ms (so a page that keeps
+// scheduling work is not calm because the wait is nearly over): what a
+// click may still do (an error thrown a moment later, a panel shown by a
+// timer) has then been done. It reports whether
 // the page went calm and how many of the page's timer callbacks ran while
 // it waited. A page that cannot be asked (a navigation under way, a page
 // without the engine's init script, one that does not answer) is an

@@ -8,8 +8,9 @@
 // offline behaviour: its lean over the app model's targets
 // ([Persona.Prefer]; [Persona.Preference] adds the catalogue's order of
 // input classes, [ClassBias]), its tricks in the explorer's team, and,
-// when [Run] drives it alone, a [Strategy] of its own or, without one, the
-// app model played by its preference ([ModelStrategy]). [Persona.SystemPrompt] builds the system prompt for a
+// when [Run] drives it alone, the app model played by its preference
+// ([ModelStrategy]) under a [Strategy] of its own, if it has one
+// ([Persona.Strategy]). [Persona.SystemPrompt] builds the system prompt for a
 // model-driven agent: role, application context, mission, focus, browser
 // rules and the learned supplement (take it from memory.QA.Supplement and
 // pass it in [PromptInput]; this package does not import memory).

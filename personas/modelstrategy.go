@@ -21,7 +21,7 @@ var ErrPass = errors.New("personas: nothing of the persona's own here")
 // fields and its submission) is finished before the own strategy is
 // asked again. Nil when NewStrategy returns nil.
 func (p Persona) Strategy() Strategy {
-	ms := &modelStrategy{m: NewModel(Limits{}), prefer: p.Preference()}
+	ms := newModelStrategy(p.Preference())
 	if p.NewStrategy == nil {
 		return ms
 	}
@@ -60,7 +60,9 @@ func (o *overModel) Next(s Step) (browser.Intent, error) {
 // page's own way: its submit button, else Enter in the field. The
 // intents of one target go out one per step. It is ErrDone when no
 // untried target is reachable. Deterministic: it uses no randomness.
-func ModelStrategy(prefer func(Target) float64) Strategy {
+func ModelStrategy(prefer func(Target) float64) Strategy { return newModelStrategy(prefer) }
+
+func newModelStrategy(prefer func(Target) float64) *modelStrategy {
 	return &modelStrategy{m: NewModel(Limits{}), prefer: prefer}
 }
 

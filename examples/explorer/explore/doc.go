@@ -34,8 +34,9 @@
 // every finished macro its transition. When a persona's tricks and the
 // unexplored links run out, it takes Model.NextFar's best target (its
 // persona's preference, personas.Persona.Preference, added to the model's
-// score, minus a cost per step of the way) and plays it as a macro: the form's other empty fields valid,
-// the target's field with its class's value, the form's submit (button,
+// score, minus a cost per step of the way) and plays it as a macro: the
+// form's other empty fields valid, the target's field with its class's
+// value, the form's submit (button,
 // else Enter); a submit button's click and double click fill the form
 // validly first. A fill target's class also goes into every other field of
 // its form whose value of that class the app must take (widen: one

@@ -130,13 +130,13 @@ func numberField(e personas.Element) bool {
 const maxButtonPages = 8
 
 // noteButtons remembers a page whose main content has a button of its own
-// (pageButton), once per page template.
+// (pageButtons), once per page template.
 func (c *coverage) noteButtons(v *view) {
 	here := urlx.PathQuery(v.URL)
 	if len(c.buttonPages) >= maxButtonPages || strings.HasPrefix(here, collector.Prefix) || hasPassword(v.Els) {
 		return
 	}
-	if _, ok := pageButton(v.Els); !ok {
+	if len(pageButtons(v.Els, 1)) == 0 {
 		return
 	}
 	t := pageTemplate(here)
@@ -145,19 +145,9 @@ func (c *coverage) noteButtons(v *view) {
 	}
 }
 
-// pageButton is the first button of the main content that acts on the
-// page itself: it sends no form's fields, and neither destroys, dismisses
-// nor signs out.
-func pageButton(els []personas.Element) (personas.Element, bool) {
-	bs := pageButtons(els, 1)
-	if len(bs) == 0 {
-		return personas.Element{}, false
-	}
-	return bs[0], true
-}
-
-// pageButtons are the page's first n buttons of its own (see pageButton),
-// one per name.
+// pageButtons are the page's first n buttons of its own, one per name:
+// buttons of the main content that act on the page itself (they send no
+// form's fields, and neither destroy, dismiss nor sign out).
 func pageButtons(els []personas.Element, n int) []personas.Element {
 	var out []personas.Element
 	for i, e := range els {

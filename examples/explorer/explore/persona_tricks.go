@@ -204,7 +204,8 @@ func (m *member) plan(t Trick, v *view) []step {
 			m.pendingForms(v.Cov) > 0 && v.Spent < 0.5 {
 			return nil
 		}
-		_, stale := pageButton(v.Els)
+		own := pageButtons(v.Els, maxStaleButtons)
+		stale := len(own) > 0
 		if here := urlx.PathQuery(v.URL); !stale && !m.tried["drop-via"] {
 			// A page with buttons of its own is where the session is
 			// best dropped: they are clicked on the page as it was
@@ -219,7 +220,7 @@ func (m *member) plan(t Trick, v *view) []step {
 		if stale {
 			// The page stays as it was loaded (a stale page): its
 			// buttons' requests go without a session.
-			for _, b := range pageButtons(v.Els, maxStaleButtons) {
+			for _, b := range own {
 				macro = append(macro, step{in: clickRef(b.Ref), why: "click " + b.Name + " on the page loaded before the session went", watch: 700 * time.Millisecond})
 			}
 		}
