@@ -7,53 +7,65 @@
 // A [Persona] has a name, a role, a focus list, routing keywords and its
 // offline behaviour: its lean over the app model's targets
 // ([Persona.Prefer]; [Persona.Preference] adds the catalogue's order of
-// input classes, [ClassBias]), its tricks in the explorer's team, and,
-// when [Run] drives it alone, the app model played by its preference
-// ([ModelStrategy]) under a [Strategy] of its own, if it has one
-// ([Persona.Strategy]). [Persona.SystemPrompt] builds the system prompt for a
+// input classes, [ClassBias]) and its [Trick]s, the sequences it plays on
+// a page (click every button, a valid form, XSS probes, a double submit,
+// a dropped session…). A custom persona may add a [Strategy] of its own
+// (NewStrategy). [Persona.SystemPrompt] builds the system prompt for a
 // model-driven agent: role, application context, mission, focus, browser
 // rules and the learned supplement (take it from memory.QA.Supplement and
 // pass it in [PromptInput]; this package does not import memory).
 //
-// The eight built-ins ([Builtins]), each with its lean and, but for the
-// explorer, moves of its own that hand a step to the app model
-// ([ErrPass]) when they have nothing to do on the page:
+// # One persona model
 //
-//   - new_user: discovery, defaults, onboarding (clicks the obvious next step)
-//   - power_user: keyboard, select-all and bulk actions, filters, sorting
-//   - adversarial: XSS probes that log collector.XSSMarker when they run, SQL and
-//     template injection, over-long, unicode, negative and boundary values,
-//     empty submits, rapid clicks
-//   - accessibility: keyboard-only paths (Tab, Shift+Tab, Enter, Escape),
-//     axe-core on every page and a focus-visibility check on every focus
-//     move (both need the page-health collector, [RunOptions].Collector)
-//   - data_heavy: pagination to the end, large inputs, many records
-//   - impatient: double submits, reload and back right after a submit
-//   - returning_user: browses, clears cookies and storage
-//     (browser.ActClearSiteData), reopens remembered pages directly,
-//     reloads, walks back through history
-//   - explorer: coverage-guided; it plays the app model ([ModelStrategy]):
-//     untried targets of new and fruitful states first, by the known way
-//     to a state that still has some, clicks before typing
+// A persona is played the same way wherever it runs offline. Its tricks
+// are implemented once, here: a [TrickPlayer] plans a trick's macro
+// ([TrickPlayer.Plan], a list of [Move]s) from the page and a [Board],
+// the run's side of it (valid values, the pages seen, the sign-in page,
+// what the run's app model already played). The explorer's team
+// (examples/explorer) plays each member's tricks with a board over its
+// shared model and coverage; [Run] plays them with a board of its own,
+// through [Persona.Strategy]: the persona's own strategy if it has one,
+// then its tricks in order, then the app model ([ModelStrategy]) by its
+// preference. The input catalogue ([TrickCatalogue]) is the app model's
+// classes: the explorer's coverage sweep plays it, and in Run the model
+// strategy's fill targets are the catalogue. The form helpers the tricks
+// read a page with ([SubmitAfter], [SendsForm], [FormFields], [InForm],
+// [RecordForm], [QueryForm], [PageButtons]…) are the explorer's too.
 //
-// Each persona also lists its [Trick]s: what it does, in order, on every
-// page as a member of the explorer's offline team (examples/explorer),
-// which shares one model of the app and one coverage objective among its
-// members and implements each trick on that model (new_user: click every
-// button, valid forms; adversarial: XSS probes, double submits, the input
-// catalogue, over-long and awkward text, a dropped session; and so on, see
-// [Builtins]). A custom persona names its own from [Tricks].
+// The eight built-ins ([Builtins]), each a lean and a list of tricks:
+//
+//   - new_user: every button once (dead controls), valid forms; leans to clicks
+//   - power_user: pagination, every option of a select, select all and the
+//     bulk action; leans to selects, checkboxes and keys
+//   - adversarial: XSS probes (collector.XSSMarker logs when one runs), a
+//     double submit, the input catalogue, over-long and awkward text, a
+//     dropped session; leans to the catalogue's invalid classes
+//   - accessibility: Tab through every page, every button; axe-core on
+//     every page and a focus-visibility check on every focus move (both
+//     need the page-health collector, [RunOptions].Collector)
+//   - data_heavy: pagination to the end, long and awkward text, selects
+//   - impatient: double submits on a slow network ([Step].Hold), valid
+//     forms; leans to double clicks
+//   - returning_user: drops the session (cookies and storage,
+//     browser.ActClearSiteData) once it has seen a few pages, clicks a
+//     stale page's buttons, reopens the pages it saw (the latest first),
+//     signs in again; XSS probes
+//   - explorer: coverage-guided; the app model alone: untried targets of
+//     new and fruitful states first, by the known way to a state that
+//     still has some, clicks before typing
 //
 // A [Strategy] sees a [Step]: the snapshot, its parsed [Element]s, the recent
-// tape and a seeded *rand.Rand, and returns the next browser.Intent. The
-// same seed against the same app gives the same run.
+// tape and a seeded *rand.Rand, and returns the next browser.Intent; one
+// that has nothing of its own on a page returns [ErrPass] and the
+// persona's tricks and the model go on. The same seed against the same
+// app gives the same run.
 //
 // [ModelStrategy] is the strategy over the app model (below) that any
 // persona can play: it observes every page into a [Model] of its own,
 // records where each target led, and goes for the best untried target by
 // the persona's preference, typing one field's input class with the
 // other empty fields valid and submitting by the page's own button (or
-// Enter). A custom persona needs no strategy of its own:
+// Enter). A custom persona needs neither a strategy nor tricks of its own:
 //
 //	reg.Register(personas.Persona{Name: "filters", Role: "a user who lives in the filters",
 //		Prefer: func(t personas.Target) float64 {

@@ -25,7 +25,8 @@ type Element struct {
 	// Flags are the bracketed states: checked, disabled, selected, expanded…
 	Flags []string
 	// InMain: the element sits inside the page's main landmark (not in its
-	// banner, navigation or footer).
+	// banner, navigation or footer); on a page without one, every
+	// element.
 	InMain bool
 }
 
@@ -72,6 +73,7 @@ func ParseElements(snap browser.Snapshot) []Element {
 	last := -1
 	lastIndent := 0
 	mainIndent := -1 // indent of the main landmark's line while inside it
+	hasMain := false
 	for _, ln := range strings.Split(snap.Text, "\n") {
 		if last >= 0 && strings.Contains(ln, "- /url: ") {
 			if m := reURL.FindStringSubmatch(ln); m != nil {
@@ -85,7 +87,7 @@ func ParseElements(snap browser.Snapshot) []Element {
 				mainIndent = -1
 			}
 			if r := strings.TrimPrefix(t, "- main"); r != t && (r == "" || r[0] == ' ' || r[0] == ':') {
-				mainIndent = indent
+				mainIndent, hasMain = indent, true
 			}
 		}
 		// A native select's options have no ref: they are its select's
@@ -124,8 +126,15 @@ func ParseElements(snap browser.Snapshot) []Element {
 			el.Value = unquoteScalar(v)
 		}
 		el.InMain = mainIndent >= 0 && len(m[1]) > mainIndent || slices.Contains(notes, "in main")
+		hasMain = hasMain || el.InMain
 		out = append(out, el)
 		last, lastIndent = len(out)-1, len(m[1])
+	}
+	if !hasMain {
+		// A page without a main landmark: all of it is its main content.
+		for i := range out {
+			out[i].InMain = true
+		}
 	}
 	return out
 }

@@ -85,6 +85,26 @@ func TestParseElementsLandmarks(t *testing.T) {
 	assert.False(t, byName["link:Help"].InMain, "in the footer after main")
 }
 
+// A page without a main landmark is all main content: its forms and
+// buttons are the tricks' as much as a page's with one.
+func TestParseElementsWithoutMain(t *testing.T) {
+	const snap = `- navigation [ref=e1]:
+  - link "Home" [ref=e2] → /
+- heading "Comments" [level=1] [ref=e3]
+- textbox "Comment" [ref=e4]
+- button "Post" [ref=e5]
+`
+	els := ParseElements(browser.Snapshot{Text: snap})
+	require.Len(t, els, 5)
+	for _, e := range els {
+		assert.True(t, e.InMain, e.Name)
+	}
+	b, ok := SubmitButton(els)
+	assert.True(t, ok)
+	assert.Equal(t, "e5", b.Ref)
+	assert.True(t, HasFields(els))
+}
+
 func TestStateHash(t *testing.T) {
 	a := browser.Snapshot{URL: "http://h/items?page=2", Text: "page: \"x\" http://h/items?page=2\n- button \"Save\" [ref=e4]\n- paragraph [ref=e5]: 12 items"}
 	b := browser.Snapshot{URL: "http://h/items?page=2", Text: "page: \"x\" http://h/items?page=2\n- button \"Save\" [ref=e9]\n- paragraph [ref=e10]: 13 items"}

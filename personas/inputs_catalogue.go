@@ -216,8 +216,11 @@ func (f Field) token() string {
 	return fmt.Sprintf("in%08x", h.Sum32())
 }
 
-// markup is the package's first XSS payload with the field's token.
-func (f Field) markup(tok string) string { return fmt.Sprintf(xssPayloads[0], tok) }
+// markupProbe is the catalogue's XSS probe; %s is the field's token.
+const markupProbe = `<img src onerror="console.error('` + collector.XSSMarker + `%s')">`
+
+// markup is the XSS probe with the field's token.
+func (f Field) markup(tok string) string { return fmt.Sprintf(markupProbe, tok) }
 
 const lorem = "Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor "
 

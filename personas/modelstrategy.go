@@ -13,29 +13,34 @@ import (
 // preference, chooses instead (see [Persona.Strategy]).
 var ErrPass = errors.New("personas: nothing of the persona's own here")
 
-// Strategy is the persona's offline strategy for one run: the app model
-// (ModelStrategy) played by its preference, under its own strategy
-// (NewStrategy) when it has one. The own strategy goes first on every
-// step; when it returns ErrPass the model chooses. Either way the model
-// observes every page, and a target the model is playing (a form's
-// fields and its submission) is finished before the own strategy is
-// asked again. Nil when NewStrategy returns nil.
+// Strategy is the persona's offline strategy for one run: its own
+// strategy (NewStrategy) when it has one, then its tricks (Tricks, played
+// by the same TrickPlayer as in the explorer's team), then the app model
+// (ModelStrategy) played by its preference. The own strategy goes first
+// on every step; when it returns ErrPass the tricks are asked, and when
+// none has anything to do on the page the model chooses. The model
+// observes every page, and a macro under way (a trick's, or a model
+// target's fields and submission) is finished before anything else is
+// asked. Nil when NewStrategy returns nil.
 func (p Persona) Strategy() Strategy {
 	ms := newModelStrategy(p.Preference())
-	if p.NewStrategy == nil {
+	var own Strategy
+	if p.NewStrategy != nil {
+		if own = p.NewStrategy(); own == nil {
+			return nil
+		}
+	}
+	if own == nil && len(p.Tricks) == 0 {
 		return ms
 	}
-	own := p.NewStrategy()
-	if own == nil {
-		return nil
-	}
-	return &overModel{own: own, ms: ms}
+	return &overModel{own: own, tricks: newTrickStrategy(p.Tricks, ms), ms: ms}
 }
 
-// overModel is a persona's own strategy over the app model.
+// overModel is a persona's own strategy and tricks over the app model.
 type overModel struct {
-	own Strategy
-	ms  *modelStrategy
+	own    Strategy // nil: none
+	tricks *trickStrategy
+	ms     *modelStrategy
 }
 
 func (o *overModel) Next(s Step) (browser.Intent, error) {
@@ -43,11 +48,16 @@ func (o *overModel) Next(s Step) (browser.Intent, error) {
 	if in, ok := o.ms.carryOn(s, here); ok {
 		return in, nil
 	}
-	in, err := o.own.Next(s)
-	if errors.Is(err, ErrPass) {
-		return o.ms.pick(s, here)
+	if len(o.tricks.q) == 0 && o.own != nil {
+		in, err := o.own.Next(s)
+		if !errors.Is(err, ErrPass) {
+			return in, err
+		}
 	}
-	return in, err
+	if in, ok := o.tricks.next(s); ok {
+		return in, nil
+	}
+	return o.ms.pick(s, here)
 }
 
 // ModelStrategy plays the app model (a [Model] of its own, built as it
@@ -72,6 +82,7 @@ const modelHop = 1.5
 
 type modelStrategy struct {
 	m      *Model
+	cur    StateID // the state of the latest page observed
 	prefer func(Target) float64
 	// pend is the target being played: its state, its key and the
 	// intents still to send.
@@ -88,9 +99,11 @@ type modelPending struct {
 // persona clears the site's data) are not the app's.
 func (ms *modelStrategy) observe(s Step) StateID {
 	if strings.Contains(s.Snapshot.URL, collector.Prefix) {
+		ms.cur = ""
 		return ""
 	}
-	return ms.m.Observe(s.Snapshot.URL, s.Elements)
+	ms.cur = ms.m.Observe(s.Snapshot.URL, s.Elements)
+	return ms.cur
 }
 
 func (ms *modelStrategy) Next(s Step) (browser.Intent, error) {

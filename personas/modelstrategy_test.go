@@ -38,12 +38,14 @@ func (a *toyApp) step(s Strategy, n int, tape []browser.Entry) (browser.Intent, 
 	return in, e, nil
 }
 
+// formPage is a page without a main landmark (so all of it is main
+// content, as ParseElements says).
 func formPage() []Element {
 	return []Element{
-		{Ref: "e1", Role: "textbox", Name: "Email"},
-		{Ref: "e2", Role: "textbox", Name: "Comment"},
-		{Ref: "e3", Role: "button", Name: "Post"},
-		{Ref: "e4", Role: "link", Name: "About", URL: "/about"},
+		{Ref: "e1", Role: "textbox", Name: "Email", InMain: true},
+		{Ref: "e2", Role: "textbox", Name: "Comment", InMain: true},
+		{Ref: "e3", Role: "button", Name: "Post", InMain: true},
+		{Ref: "e4", Role: "link", Name: "About", URL: "/about", InMain: true},
 	}
 }
 

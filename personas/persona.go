@@ -16,8 +16,9 @@ var ErrDone = errors.New("personas: strategy done")
 
 // Persona is one member of the QA team: who it is, what it looks for, how
 // its system prompt reads, and how it acts offline, without a model: its
-// lean over the app model's targets (Prefer), its tricks in the explorer's
-// team, and its strategy when Run drives it alone.
+// lean over the app model's targets (Prefer) and its tricks, played alike
+// in the explorer's team and by Run, and, for Run, an optional strategy
+// of its own.
 type Persona struct {
 	// Name is the registry key, e.g. "adversarial" (lower case, no spaces).
 	Name string
@@ -28,17 +29,21 @@ type Persona struct {
 	Focus []string
 	// Keywords route mission prompts to this persona's team (see Registry.Route).
 	Keywords []string
-	// NewStrategy returns a fresh offline strategy for one run. Strategies
-	// keep state across steps, so every run needs its own. Nil: the
-	// persona plays the app model ([ModelStrategy] with [Persona.Preference]).
+	// NewStrategy returns a fresh strategy of the persona's own for one
+	// run of [Run], asked before its tricks and the app model (see
+	// [Persona.Strategy]; it returns [ErrPass] to hand a step on).
+	// Strategies keep state across steps, so every run needs its own.
+	// Optional: the built-ins have none, and the explorer's team plays a
+	// persona by its tricks and lean only.
 	NewStrategy func() Strategy
 	// Prefer is the persona's lean over the app model's targets (added to
 	// the model's score and ClassBias, see [Persona.Preference]): which
 	// targets it goes for first, wherever it runs offline. Nil: none.
 	Prefer func(Target) float64
-	// Tricks are what the persona does offline as a member of the
-	// explorer's team, tried in order on every page (see [Trick]). None:
-	// the member makes only the moves every member makes.
+	// Tricks are the sequences the persona plays offline, tried in order
+	// on every page (see [Trick] and [TrickPlayer]). None: it plays the
+	// app model alone (and, in the explorer's team, the moves every
+	// member makes).
 	Tricks []Trick
 }
 
@@ -74,6 +79,10 @@ type Step struct {
 	// Rand is the run's seeded source: the only randomness a strategy may
 	// use, so a fixed seed gives the same run.
 	Rand *rand.Rand
+	// Hold holds the app's next answer to a POST back for a while, as a
+	// slow network would (a double submit's two requests then race); nil
+	// when the run's collector cannot.
+	Hold func()
 	// Instrumented says the app is served through a collector
 	// (RunOptions.Collector), so its own paths (collector.ClearSiteDataPath)
 	// exist.

@@ -142,6 +142,10 @@ func (d *driver) run(ctx context.Context) (Report, error) {
 		return d.rep, fmt.Errorf("personas: persona %q: NewStrategy returned nil", d.p.Name)
 	}
 	rng := newRand(d.opts.Seed)
+	var hold func()
+	if h, ok := d.opts.Collector.(interface{ HoldNextPost(time.Duration) }); ok {
+		hold = func() { h.HoldNextPost(doubleHold) }
+	}
 	before, _, _ := d.snapshot(ctx) // about:blank at first
 	if err := d.act(ctx, -1, browser.Intent{Action: browser.ActNavigate, URL: d.opts.Start}, &before); err != nil {
 		return d.rep, err
@@ -152,7 +156,7 @@ func (d *driver) run(ctx context.Context) (Report, error) {
 		}
 		tape := d.rep.Tape[max(0, len(d.rep.Tape)-d.opts.TapeWindow):]
 		in, err := strat.Next(Step{N: n, Start: d.opts.Start, Snapshot: before, Elements: ParseElements(before),
-			Tape: tape, Rand: rng, Instrumented: d.opts.Collector != nil})
+			Tape: tape, Rand: rng, Hold: hold, Instrumented: d.opts.Collector != nil})
 		if errors.Is(err, ErrDone) {
 			break
 		}
@@ -346,6 +350,10 @@ func lastInput(tape []browser.Entry) string {
 	}
 	return ""
 }
+
+// doubleHold is how long Step.Hold holds an answer back (a collector
+// that can: collector.Collector.HoldNextPost).
+const doubleHold = 1200 * time.Millisecond
 
 // newRand is the run's deterministic source for a seed.
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }

@@ -67,33 +67,6 @@ func Pick(r *rand.Rand, els []Element) (Element, bool) {
 	return els[r.IntN(len(els))], true
 }
 
-// submitWords name buttons that send a form.
-var submitWords = []string{"submit", "save", "send", "post", "add", "create", "search", "place", "confirm", "apply", "continue", "next", "ok", "go", "sign", "log in", "register", "update"}
-
-// SubmitButton is the most submit-like button of the page.
-func SubmitButton(els []Element) (Element, bool) {
-	bs := Named(els, func(e Element) bool { return e.Role == "button" && !e.Has("disabled") }, submitWords...)
-	if len(bs) == 0 {
-		return Element{}, false
-	}
-	return bs[0], true
-}
-
-// key identifies a control on a page across snapshots and runs.
-func key(page string, e Element) string { return pathQuery(page) + "|" + e.Role + "|" + e.Name }
-
-// memo remembers what a strategy already did, per page and control.
-type memo map[string]int
-
-func (m memo) done(k string) bool { return m[k] > 0 }
-func (m memo) mark(k string)      { m[k]++ }
-
-// untried keeps the elements not yet used on this page.
-func (m memo) untried(page string, els []Element) []Element {
-	return Filter(els, func(e Element) bool { return !m.done(key(page, e)) })
-}
-
-func isClickable(e Element) bool { return e.Clickable() }
-func isFillable(e Element) bool  { return e.Fillable() }
-func isLink(e Element) bool      { return e.Role == "link" && !e.Has("disabled") }
-func isButton(e Element) bool    { return e.Role == "button" && !e.Has("disabled") }
+// SubmitButton is the main content's button that most looks like it
+// submits the page's fields (SubmitAfter from the first control).
+func SubmitButton(els []Element) (Element, bool) { return SubmitAfter(els, 0) }

@@ -1,13 +1,11 @@
 package personas
 
-// Trick is one thing a persona does on a page as a member of the
-// explorer's offline team (examples/explorer): the explorer's team shares
-// one model of the app and one coverage objective, and each member plays
-// its persona's tricks, in order, on top of the moves every member makes
-// (sign in when asked, follow unexplored links, come back to forms it has
-// work left on). The tricks are the persona's offline strategy in that
-// team, as [Persona.NewStrategy] is its strategy when [Run] drives it
-// alone; the explorer implements each trick on its app model.
+// Trick is one sequence a persona plays on a page offline: a
+// [TrickPlayer] plans it, the same in the explorer's offline team
+// (examples/explorer, whose members play their persona's tricks in order
+// on top of the moves every member makes: sign in when asked, follow
+// unexplored links, come back to forms with work left) and in [Run]
+// (through [Persona.Strategy]).
 type Trick string
 
 // The tricks.
@@ -23,12 +21,13 @@ const (
 	TrickCatalogue    Trick = "catalogue"     // the input catalogue on a form, one class per submission in every field that takes it
 	TrickDropSession  Trick = "drop_session"  // clear cookies and storage, then come back
 	TrickKeyboard     Trick = "keyboard"      // Tab through the page
+	TrickBulk         Trick = "bulk"          // select all rows (or several), then the page's action on the selection
 )
 
 // Tricks lists every trick, for validation and documentation.
 func Tricks() []Trick {
 	return []Trick{TrickClickButtons, TrickValidForm, TrickSelect, TrickPaginate, TrickXSS, TrickLong,
-		TrickExotic, TrickDouble, TrickCatalogue, TrickDropSession, TrickKeyboard}
+		TrickExotic, TrickDouble, TrickCatalogue, TrickDropSession, TrickKeyboard, TrickBulk}
 }
 
 // FormTricks are the tricks that need a page with text fields.

@@ -373,7 +373,7 @@ func (g *gremlinsRun) signInHere(ctx context.Context) {
 			}
 		}
 		g.do(ctx, fillRef(e.Ref, creds.Password), true)
-		if b, ok := submitButton(els, i+1); ok {
+		if b, ok := personas.SubmitAfter(els, i+1); ok {
 			g.do(ctx, clickRef(b.Ref), true)
 		}
 		g.side.SignIns++

@@ -46,14 +46,6 @@ const (
 // its classes come after the persona's other form tricks.
 const catalogueRound = 3
 
-// maxSessionPages bounds the pages opened again once the session is
-// dropped.
-const maxSessionPages = 15
-
-// maxStaleButtons bounds the buttons clicked on the page loaded before the
-// session was dropped.
-const maxStaleButtons = 3
-
 // formTricks are the tricks that need a page with text fields.
 var formTricks = personas.FormTricks()
 
@@ -128,6 +120,8 @@ type member struct {
 	p     Persona
 	q     []step
 	tried map[string]bool
+	// tricks plays the persona's tricks; what they did is kept in tried.
+	tricks *personas.TrickPlayer
 	// lead is set when the member's latest step only took the browser
 	// to where its next one is (a form it has a trick left for): the
 	// turn goes on for that one, or another persona would move the
@@ -144,7 +138,8 @@ type member struct {
 }
 
 func newMember(p Persona, creds Credentials, hold func()) *member {
-	return &member{p: p, tried: map[string]bool{}, creds: creds, hold: hold}
+	tried := map[string]bool{}
+	return &member{p: p, tried: tried, tricks: personas.NewTrickPlayer(tried), creds: creds, hold: hold}
 }
 
 // view is what a member sees before its next move.

@@ -99,7 +99,7 @@ func (c *coverage) see(link, on string) {
 
 // noteForm remembers a page with form fields, once per form signature.
 func (c *coverage) noteForm(v *view) {
-	if (!hasFields(v.Els) && !hasRole(v.Els, "radio")) || hasPassword(v.Els) || strings.Contains(v.URL, collector.Prefix) {
+	if (!personas.HasFields(v.Els) && !personas.HasRole(v.Els, "radio")) || personas.HasPassword(v.Els) || strings.Contains(v.URL, collector.Prefix) {
 		return
 	}
 	sig := formSig(v)
@@ -111,7 +111,7 @@ func (c *coverage) noteForm(v *view) {
 		if !e.Fillable() || !e.InMain {
 			continue
 		}
-		if formFields(v.Els, i) >= 2 {
+		if personas.FormFields(v.Els, i) >= 2 {
 			c.multiField[urlx.Path(v.URL)] = true
 			break
 		}
@@ -133,33 +133,16 @@ const maxButtonPages = 8
 // (pageButtons), once per page template.
 func (c *coverage) noteButtons(v *view) {
 	here := urlx.PathQuery(v.URL)
-	if len(c.buttonPages) >= maxButtonPages || strings.HasPrefix(here, collector.Prefix) || hasPassword(v.Els) {
+	if len(c.buttonPages) >= maxButtonPages || strings.HasPrefix(here, collector.Prefix) || personas.HasPassword(v.Els) {
 		return
 	}
-	if len(pageButtons(v.Els, 1)) == 0 {
+	if len(personas.PageButtons(v.Els, 1)) == 0 {
 		return
 	}
 	t := pageTemplate(here)
 	if !slices.ContainsFunc(c.buttonPages, func(p string) bool { return pageTemplate(p) == t }) {
 		c.buttonPages = append(c.buttonPages, here)
 	}
-}
-
-// pageButtons are the page's first n buttons of its own, one per name:
-// buttons of the main content that act on the page itself (they send no
-// form's fields, and neither destroy, dismiss nor sign out).
-func pageButtons(els []personas.Element, n int) []personas.Element {
-	var out []personas.Element
-	for i, e := range els {
-		if len(out) == n {
-			break
-		}
-		if e.Role == "button" && e.InMain && !e.Has("disabled") && !reNotSubmit.MatchString(e.Name) && !reSignOut.MatchString(e.Name) &&
-			!dismiss(e.Name) && !sendsForm(els, i) && !slices.ContainsFunc(out, func(o personas.Element) bool { return o.Name == e.Name }) {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // visit counts a visit of the page l (path?query).

@@ -6,137 +6,21 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
-// plan returns the next macro of trick t on the page, or nil.
+// plan returns the next macro of trick t on the page, or nil. The
+// persona's tricks are personas' (TrickPlayer, on the team's board); the
+// catalogue is the app model's input classes, played by the sweep.
 func (m *member) plan(t Trick, v *view) []step {
-	path := templateOf(urlx.Path(v.URL))
-	key := string(t) + ":" + formSig(v)
-	switch t {
-	case TrickClickButtons:
-		primary, _ := submitButton(v.Els, 0)
-		if submitRank(primary.Name) == len(submitWords) || !sendsForm(v.Els, indexOf(v.Els, primary.Ref)) {
-			// Nothing that looks like a submit button, or one with no
-			// fields before it (a dialog's "Confirm"): a button to press.
-			primary = personas.Element{}
-		}
-		// A dialog's dismiss button (Cancel, Close) goes after the
-		// screen's other buttons: clicked first, it takes the dialog's
-		// other buttons away before they were tried.
-		var last *personas.Element
-		for i, e := range v.Els {
-			if e.Role != "button" || !e.InMain || primary.Ref != "" && e.Ref == primary.Ref || m.tried["btn:"+path+":"+e.Name] || e.Has("disabled") || v.Sweep.playedHere(e) {
-				continue
-			}
-			if strings.Contains(strings.ToLower(e.Name), "delete") || strings.Contains(strings.ToLower(e.Name), "sign out") {
-				continue
-			}
-			if dismiss(e.Name) {
-				if last == nil {
-					last = &v.Els[i]
-				}
-				continue
-			}
-			last = &v.Els[i]
-			break
-		}
-		if last != nil {
-			m.tried["btn:"+path+":"+last.Name] = true
-			return []step{{in: clickRef(last.Ref), why: "try control " + last.Name, watch: 700 * time.Millisecond}}
-		}
-	case TrickValidForm:
-		if m.tried[key] || !hasFields(v.Els) && !hasRole(v.Els, "radio") || hasPassword(v.Els) {
-			return nil
-		}
-		m.tried[key] = true
-		return formPlan(v, func(e personas.Element) (string, bool) {
-			if e.Value != "" {
-				return "", false
-			}
-			return validFor(e, v), true
-		}, false, nil)
-	case TrickXSS:
-		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
-			return nil
-		}
-		m.tried[key] = true
-		played := map[string][]personas.InputClass{}
-		macro := formPlan(v, func(e personas.Element) (string, bool) {
-			if f := personas.FieldOf(e, nil); e.Role == "spinbutton" || f.Kind != personas.FieldText && f.Kind != personas.FieldTextarea && f.Kind != personas.FieldSearch ||
-				strings.Contains(strings.ToLower(e.Name), "mail") {
-				return validFor(e, v), true
-			}
-			played[e.Ref] = []personas.InputClass{personas.ClassMarkup}
-			return collector.XSSPayload, true
-		}, false, nil)
-		if len(macro) > 0 {
-			v.Sweep.cover(v, played)
-		}
-		if len(macro) > 0 && !queryForm(v.Els) {
-			// Stored payloads show where the app lists what was made (a
-			// search's or a filter's query is not stored: it shows, if
-			// at all, on the page its submission opens).
-			for _, l := range listPages(v) {
-				macro = append(macro, step{in: nav(l), why: "see the payload where the app lists it"})
-			}
-		}
-		return macro
-	case TrickExotic:
-		// Text a plain-text field must take: a name with an apostrophe
-		// and letters outside Latin-1 (the catalogue's quotes and
-		// non_latin classes in one value). One submission tries every
-		// free-text field of the form, where the coverage sweep tries one
-		// field per submission; the other fields get valid values.
-		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
-			return nil
-		}
-		m.tried[key] = true
-		played := map[string][]personas.InputClass{}
-		macro := formPlan(v, func(e personas.Element) (string, bool) {
-			if f := personas.FieldOf(e, nil); e.Role != "spinbutton" && (f.Kind == personas.FieldText || f.Kind == personas.FieldTextarea) && f.Pattern == "" &&
-				!strings.Contains(strings.ToLower(e.Name), "mail") {
-				// Its apostrophe is one of the quotes class's characters, not
-				// all of them: that class keeps its own target.
-				played[e.Ref] = []personas.InputClass{personas.ClassNonLatin}
-				return exoticText(f, v), true
-			}
-			if e.Value != "" {
-				return "", false
-			}
-			return validFor(e, v), true
-		}, false, nil)
-		if len(macro) > 0 {
-			v.Sweep.cover(v, played)
-		}
-		return macro
-	case TrickLong:
-		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
-			return nil
-		}
-		m.tried[key] = true
-		long := strings.Repeat("Lorem ipsum dolor sit amet ", 6) // 162 characters
-		first := true
-		return formPlan(v, func(e personas.Element) (string, bool) {
-			if e.Role == "textbox" && first && !strings.Contains(strings.ToLower(e.Name), "mail") {
-				first = false
-				return long, true
-			}
-			if e.Value != "" {
-				return "", false
-			}
-			return validFor(e, v), true
-		}, false, nil)
-	case TrickCatalogue:
+	if t == TrickCatalogue {
 		// Class after class of the input catalogue, each in every
 		// field of the form that takes it (the app model's targets),
 		// until the form has had its share; the sweep does the rest.
-		if m.tried[key] || !hasFields(v.Els) || hasPassword(v.Els) {
+		key := string(t) + ":" + formSig(v)
+		if m.tried[key] || !personas.HasFields(v.Els) || personas.HasPassword(v.Els) {
 			return nil
 		}
 		macro, done := v.Sweep.formClass(m, v, catalogueOrder)
@@ -144,119 +28,52 @@ func (m *member) plan(t Trick, v *view) []step {
 			m.tried[key] = true
 		}
 		return macro
-	case TrickDouble:
-		// A record's form (two fields or more): a search or a filter
-		// sent twice changes nothing.
-		if m.tried[key] || !hasFields(v.Els) || hasRole(v.Els, "searchbox") || hasPassword(v.Els) || !recordForm(v.Els) {
-			return nil
-		}
-		m.tried[key] = true
-		return formPlan(v, func(e personas.Element) (string, bool) {
-			if e.Value != "" {
-				return "", false
-			}
-			return validFor(e, v), true
-		}, true, m.hold)
-	case TrickSelect:
-		for _, e := range sortFirst(v.Els) {
-			if e.Role != "combobox" || !e.InMain {
-				continue
-			}
-			if i := indexOf(v.Els, e.Ref); inForm(v.Els, e.Ref) && formFields(v.Els, i) > 0 {
-				// A choice of a form with fields to fill: the sweep
-				// sends it with the rest of the form filled.
-				continue
-			}
-			// The options at the end of a list are the least tried.
-			for _, o := range slices.Backward(e.Options) {
-				k := "sel:" + path + ":" + e.Name + ":" + o
-				if m.tried[k] {
-					continue
-				}
-				m.tried[k] = true
-				b, ok := submitButton(v.Els, indexOf(v.Els, e.Ref)+1)
-				if !ok {
-					return []step{{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name + ": " + o}}
-				}
-				return []step{{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name + ": " + o},
-					{in: clickRef(b.Ref), why: "apply"}}
-			}
-		}
-	case TrickPaginate:
-		for _, e := range v.Els {
-			n := strings.ToLower(e.Name)
-			if e.Role != "link" || !(n == "next" || strings.HasPrefix(n, "next ") || n == "›" || n == "»") {
-				continue
-			}
-			k := "next:" + urlx.PathQuery(v.URL)
-			if m.tried[k] {
-				continue
-			}
-			m.tried[k] = true
-			return []step{{in: clickRef(e.Ref), why: "next page"}}
-		}
-	case TrickDropSession:
-		// Late: the session is dropped once the other tricks are done, or
-		// half the budget is spent. Then every screen seen so far (one
-		// page per template) is opened again without a session: each
-		// must send the user to sign in, never fail.
-		if v.Cov.dropped || v.Cov.signin == "" || len(v.Cov.visited) < 4 || strings.Contains(v.URL, collector.Prefix) ||
-			m.pendingForms(v.Cov) > 0 && v.Spent < 0.5 {
-			return nil
-		}
-		own := pageButtons(v.Els, maxStaleButtons)
-		stale := len(own) > 0
-		if here := urlx.PathQuery(v.URL); !stale && !m.tried["drop-via"] {
-			// A page with buttons of its own is where the session is
-			// best dropped: they are clicked on the page as it was
-			// loaded, and must then ask to sign in, not fail.
-			m.tried["drop-via"] = true
-			if i := slices.IndexFunc(v.Cov.buttonPages, func(p string) bool { return p != here }); i >= 0 {
-				return []step{{in: nav(v.Cov.buttonPages[i]), why: "to " + v.Cov.buttonPages[i] + ", whose own buttons are clicked once the session is gone", lead: true}}
-			}
-		}
-		v.Cov.dropped = true
-		macro := []step{{in: browser.Intent{Action: browser.ActClearSiteData}, why: "clear cookies and storage", before: func() { v.Cov.gen++ }}}
-		if stale {
-			// The page stays as it was loaded (a stale page): its
-			// buttons' requests go without a session.
-			for _, b := range own {
-				macro = append(macro, step{in: clickRef(b.Ref), why: "click " + b.Name + " on the page loaded before the session went", watch: 700 * time.Millisecond})
-			}
-		}
-		seen := map[string]bool{pageTemplate(v.Cov.signin): true}
-		for _, l := range append([]string{urlx.PathQuery(v.URL)}, v.Cov.visitedOrder...) {
-			if t := pageTemplate(l); !seen[t] && !strings.HasPrefix(l, collector.Prefix) && len(macro) <= maxSessionPages {
-				seen[t] = true
-				macro = append(macro, step{in: nav(l), why: "come back with the session gone"})
-			}
-		}
-		return append(macro, step{in: nav(v.Cov.signin), why: "sign in again"})
-	case TrickKeyboard:
-		if m.tried[key] {
-			return nil
-		}
-		m.tried[key] = true
-		tab := browser.Intent{Action: browser.ActPress, Key: "Tab"}
-		return []step{{in: tab, why: "keyboard"}, {in: tab, why: "keyboard"}, {in: tab, why: "keyboard"}}
 	}
-	return nil
+	pg := personas.TrickPage{URL: v.URL, Elements: v.Els, Template: templateOf(urlx.Path(v.URL)), Form: formSig(v)}
+	return m.steps(m.tricks.Plan(t, pg, teamBoard{m: m, v: v}))
 }
 
-// sortFirst puts sort controls first: power users sort before they filter.
-func sortFirst(els []personas.Element) []personas.Element {
-	out := slices.Clone(els)
-	slices.SortStableFunc(out, func(a, b personas.Element) int {
-		as, bs := strings.Contains(strings.ToLower(a.Name), "sort"), strings.Contains(strings.ToLower(b.Name), "sort")
-		switch {
-		case as && !bs:
-			return -1
-		case bs && !as:
-			return 1
+// steps turns a trick's moves into the member's steps.
+func (m *member) steps(moves []personas.Move) []step {
+	if len(moves) == 0 {
+		return nil
+	}
+	out := make([]step, 0, len(moves))
+	for _, mv := range moves {
+		st := step{in: mv.Intent, why: mv.Why, watch: mv.Watch, lead: mv.Lead}
+		if mv.Hold {
+			st.before = m.hold
 		}
-		return 0
-	})
+		out = append(out, st)
+	}
 	return out
+}
+
+// teamBoard is the team's side of a member's tricks (personas.Board):
+// the mission's coverage and its app model.
+type teamBoard struct {
+	m *member
+	v *view
+}
+
+func (b teamBoard) Value(e personas.Element) string { return validFor(e, b.v) }
+func (b teamBoard) Tag() int                        { return b.v.Cov.tag(b.v.Rand) }
+func (b teamBoard) Played(e personas.Element) bool  { return b.v.Sweep.playedHere(e) }
+func (b teamBoard) ListPages() []string             { return listPages(b.v) }
+
+func (b teamBoard) Cover(played map[string][]personas.InputClass) { b.v.Sweep.cover(b.v, played) }
+
+func (b teamBoard) Session() personas.SessionInfo {
+	c := b.v.Cov
+	return personas.SessionInfo{SignIn: c.signin, Pages: c.visitedOrder, ButtonPages: c.buttonPages, Dropped: c.dropped,
+		FormsLeft: b.m.pendingForms(c), Spent: b.v.Spent, Template: pageTemplate}
+}
+
+// DropSession starts the session's next generation: sign-in pages are
+// signed in on again.
+func (b teamBoard) DropSession() {
+	b.v.Cov.dropped = true
+	b.v.Cov.gen++
 }
 
 // minRows is how many links of one URL template make a list.
@@ -351,13 +168,7 @@ func lastPage(v *view) (personas.Element, string, bool) {
 
 // hasNextLink: the page links to a next page of its list.
 func hasNextLink(els []personas.Element) bool {
-	for _, e := range els {
-		n := strings.ToLower(strings.TrimSpace(e.Name))
-		if e.Role == "link" && (n == "next" || strings.HasPrefix(n, "next ") || n == "›" || n == "»") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(els, func(e personas.Element) bool { return e.Role == "link" && personas.NextLink(e.Name) })
 }
 
 // The input catalogue's share of a mission (catalogueDue). Server faults
@@ -396,7 +207,7 @@ func (m *member) catalogueDue(v *view) (step, bool) {
 		// plays that trick there first.)
 		return step{}, false
 	}
-	if c.takes(TrickCatalogue, here) && !hasPassword(v.Els) {
+	if c.takes(TrickCatalogue, here) && !personas.HasPassword(v.Els) {
 		if macro, _ := v.Sweep.formClass(m, v, catalogueOrder); len(macro) > 0 {
 			for i := range macro {
 				macro[i].cat = true

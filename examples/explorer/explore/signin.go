@@ -47,7 +47,7 @@ func signInMacro(els []personas.Element, i int, creds Credentials) []step {
 		}
 	}
 	macro = append(macro, step{in: fillRef(els[i].Ref, creds.Password), why: "sign in: password"})
-	if b, ok := submitButton(els, i+1); ok {
+	if b, ok := personas.SubmitAfter(els, i+1); ok {
 		macro = append(macro, step{in: clickRef(b.Ref), why: "sign in"})
 	}
 	return macro
@@ -156,7 +156,7 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 	// replaced). The page may still be on its way: look again for up to
 	// a few seconds.
 	for deadline := time.Now().Add(5 * time.Second); ; {
-		if els, _, err := look(); err == nil && !hasPassword(els) {
+		if els, _, err := look(); err == nil && !personas.HasPassword(els) {
 			break
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {

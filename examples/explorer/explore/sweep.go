@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -402,9 +401,9 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 			// after everything else: each costs the session, and the
 			// team signs in again before it can go on.
 			p -= 20
-		case a.Kind == personas.ActionClick && reSignOut.MatchString(a.Name):
+		case a.Kind == personas.ActionClick && personas.SignOut(a.Name):
 			p -= 20
-		case a.Kind == personas.ActionClick && dismiss(a.Name):
+		case a.Kind == personas.ActionClick && personas.Dismiss(a.Name):
 			// A dialog's Cancel after its other buttons (it closes them).
 			p--
 		}
@@ -496,7 +495,7 @@ func preference(p Persona) func(personas.Target) float64 {
 		switch {
 		case a.Kind == personas.ActionDblClick && a.Role == "clickable":
 			s += 2 // a handler listens for exactly that (double-click to edit)
-		case a.Kind == personas.ActionDblClick && (a.Role != "button" || submitRank(a.Name) == len(submitWords)):
+		case a.Kind == personas.ActionDblClick && (a.Role != "button" || !personas.SubmitNamed(a.Name)):
 			// Twice on a control that sends nothing is a toggle undone.
 			s -= 2
 		}
@@ -532,9 +531,6 @@ func (sw *sweep) restore(b []byte, trace *slog.Logger) {
 	}
 	sw.model = m
 }
-
-// reSignOut names the controls that end the session.
-var reSignOut = regexp.MustCompile(`(?i)\b(sign|log)\s*-?\s*(out|off)\b|\blogout\b`)
 
 // signinStates are the states with a password field: sign-in forms.
 func (sw *sweep) signinStates() map[personas.StateID]bool {

@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
@@ -17,7 +16,7 @@ const maxSteps = 5
 func formNames(els []personas.Element) []string {
 	var out []string
 	for _, e := range els {
-		if e.InMain && formControl(e) && !e.Has("disabled") {
+		if e.InMain && personas.FormControl(e) && !e.Has("disabled") {
 			out = append(out, e.Role+"\x00"+e.Name)
 		}
 	}
@@ -59,7 +58,7 @@ func (sw *sweep) flowStep(url string, els []personas.Element) {
 		sw.steps, sw.double = 0, false
 		return
 	}
-	if _, ok := submitButton(els, 0); !ok || sw.steps >= maxSteps {
+	if _, ok := personas.SubmitAfter(els, 0); !ok || sw.steps >= maxSteps {
 		sw.steps, sw.double = 0, false
 		return
 	}
@@ -67,23 +66,21 @@ func (sw *sweep) flowStep(url string, els []personas.Element) {
 }
 
 // reviewSubmit is the button of a field-less review screen that goes on:
-// one whose name says it sends (submitWords), not one that steps back.
+// one whose name says it sends (personas.SubmitNamed), not one that steps
+// back.
 func reviewSubmit(els []personas.Element) (personas.Element, bool) {
 	var cands []personas.Element
 	for _, e := range els {
-		if e.Role == "button" && !reBackward.MatchString(e.Name) {
+		if e.Role == "button" && !personas.Backward(e.Name) {
 			cands = append(cands, e)
 		}
 	}
-	b, ok := submitButton(cands, 0)
-	if !ok || submitRank(b.Name) == len(submitWords) {
+	b, ok := personas.SubmitAfter(cands, 0)
+	if !ok || !personas.SubmitNamed(b.Name) {
 		return personas.Element{}, false
 	}
 	return b, true
 }
-
-// reBackward names the controls that step back in a flow.
-var reBackward = regexp.MustCompile(`(?i)\b(back|previous|prev)\b`)
 
 // stepPending: the page is a flow's next step the team has not gone on
 // from yet.
@@ -101,12 +98,12 @@ func (sw *sweep) nextStep(m *member, v *view) []step {
 	if urlx.PathQuery(v.URL) != sw.stepAt {
 		return nil // the browser left the step
 	}
-	macro := formPlan(v, func(e personas.Element) (string, bool) {
+	macro := m.steps(personas.FormMoves(v.Els, func(e personas.Element) (string, bool) {
 		if e.Value != "" || personas.FieldOf(e, nil).Kind == personas.FieldPassword {
 			return "", false
 		}
 		return validFor(e, v), true
-	}, sw.double, m.hold)
+	}, sw.double))
 	if b, ok := reviewSubmit(v.Els); ok && len(macro) == 0 && len(formNames(v.Els)) == 0 {
 		// The review screen: its submit alone (twice, in a double
 		// submission's flow).

@@ -30,7 +30,7 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 	what := a.String()
 	switch a.Kind {
 	case personas.ActionFill:
-		i := indexOf(v.Els, el.Ref)
+		i := personas.IndexOf(v.Els, el.Ref)
 		macro := fillOthersWith(v, el, i, wide)
 		val := in.Value
 		if in.Class == personas.ClassValid {
@@ -40,14 +40,14 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 		last := i
 		for j := i + 1; j < len(v.Els); j++ {
 			e := v.Els[j]
-			if e.InMain == el.InMain && submitLike(e) {
+			if e.InMain == el.InMain && personas.SubmitLike(e) {
 				break // the form's own submit: what follows is another form
 			}
-			if e.InMain == el.InMain && formControl(e) {
+			if e.InMain == el.InMain && personas.FormControl(e) {
 				last = j
 			}
 		}
-		if b, ok := submitButton(v.Els, last+1); ok && el.InMain {
+		if b, ok := personas.SubmitAfter(v.Els, last+1); ok && el.InMain {
 			return append(macro, step{in: clickRef(b.Ref), why: "submit " + b.Name})
 		}
 		return append(macro, step{in: browser.Intent{Action: browser.ActPress, Target: el.Ref, Key: "Enter"}, why: "submit with Enter"})
@@ -62,12 +62,12 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 		return macro
 	case personas.ActionClick, personas.ActionDblClick:
 		var macro []step
-		if el.Role == "button" && el.InMain && submitRank(el.Name) < len(submitWords) && sendsForm(v.Els, indexOf(v.Els, el.Ref)) {
+		if el.Role == "button" && el.InMain && personas.SubmitNamed(el.Name) && personas.SendsForm(v.Els, personas.IndexOf(v.Els, el.Ref)) {
 			// A submit button: a valid form first, so the click goes
 			// through the app's own validation to what lies behind it.
-			macro = fillOthers(v, el, indexOf(v.Els, el.Ref))
+			macro = fillOthers(v, el, personas.IndexOf(v.Els, el.Ref))
 		}
-		if a.Kind == personas.ActionDblClick && len(macro) == 0 && (el.Role != "button" || submitRank(el.Name) == len(submitWords)) {
+		if a.Kind == personas.ActionDblClick && len(macro) == 0 && (el.Role != "button" || !personas.SubmitNamed(el.Name)) {
 			// Not a submit: a plain double click (to edit, to open).
 			return []step{{in: browser.Intent{Action: browser.ActDblclick, Target: el.Ref}, why: "coverage: " + what, watch: 400 * time.Millisecond}}
 		}
@@ -87,8 +87,8 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 		// A choice inside a form is a value the form sends: it is
 		// submitted, with the rest of the form valid (and the form's
 		// other choices set as wide says), or it tests nothing.
-		i := indexOf(v.Els, el.Ref)
-		if b, ok := formSubmit(v.Els, i); ok && len(macro) > 0 {
+		i := personas.IndexOf(v.Els, el.Ref)
+		if b, ok := personas.FormSubmit(v.Els, i); ok && len(macro) > 0 {
 			macro = append(fillOthers(v, el, i), macro...)
 			for _, e := range v.Els {
 				if o, ok := wide[e.Ref]; ok && e.Ref != el.Ref && e.Role == "combobox" {
@@ -99,35 +99,6 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 		}
 	}
 	return macro
-}
-
-// inForm: the element ref sits in a form with a submit button.
-func inForm(els []personas.Element, ref string) bool {
-	_, ok := formSubmit(els, indexOf(els, ref))
-	return ok
-}
-
-// formSubmit is the submit button of the form around els[at] when it sits
-// in one: the first submit-like button of its region (main content) after
-// it, with no link between them (a link ends a form: what follows it is
-// another part of the page).
-func formSubmit(els []personas.Element, at int) (personas.Element, bool) {
-	if at < 0 || at >= len(els) || !els[at].InMain {
-		return personas.Element{}, false
-	}
-	for j := at + 1; j < len(els); j++ {
-		e := els[j]
-		if !e.InMain {
-			continue
-		}
-		if e.Role == "link" {
-			return personas.Element{}, false
-		}
-		if submitLike(e) {
-			return e, !e.Has("disabled")
-		}
-	}
-	return personas.Element{}, false
 }
 
 // widenOptions picks, for a choice target a inside a form, an untried
@@ -144,7 +115,7 @@ func (sw *sweep) widenOptions(v *view, a personas.Action) (map[string]string, []
 	if !ok {
 		return nil, nil
 	}
-	b, ok := formSubmit(v.Els, indexOf(v.Els, el.Ref))
+	b, ok := personas.FormSubmit(v.Els, personas.IndexOf(v.Els, el.Ref))
 	if !ok {
 		return nil, nil
 	}
@@ -159,7 +130,7 @@ func (sw *sweep) widenOptions(v *view, a personas.Action) (map[string]string, []
 		if !ok || e.Ref == el.Ref || e.Role != "combobox" || e.Has("disabled") {
 			continue
 		}
-		if eb, ok := formSubmit(v.Els, indexOf(v.Els, e.Ref)); !ok || eb.Ref != b.Ref {
+		if eb, ok := personas.FormSubmit(v.Els, personas.IndexOf(v.Els, e.Ref)); !ok || eb.Ref != b.Ref {
 			continue // not the same form
 		}
 		if _, dup := wide[e.Ref]; dup {
@@ -169,11 +140,6 @@ func (sw *sweep) widenOptions(v *view, a personas.Action) (map[string]string, []
 		also = append(also, ta.Key())
 	}
 	return wide, also
-}
-
-// formControl: an element a form submits.
-func formControl(e personas.Element) bool {
-	return e.Fillable() || e.Role == "combobox" || e.Role == "checkbox" || e.Role == "radio"
 }
 
 // fillOthers fills, with valid values, the empty fields of el's region
@@ -242,7 +208,7 @@ func (sw *sweep) widen(v *view, a personas.Action, in personas.Input) (map[strin
 	if !ok {
 		return nil, nil, false
 	}
-	lo, hi := formSpan(v.Els, indexOf(v.Els, el.Ref))
+	lo, hi := personas.FormSpan(v.Els, personas.IndexOf(v.Els, el.Ref))
 	wide := map[string]string{}
 	var also []personas.ActionKey
 	strict := !in.Valid && !in.Lenient
@@ -255,7 +221,7 @@ func (sw *sweep) widen(v *view, a personas.Action, in personas.Input) (map[strin
 		if !ok || e.Ref == el.Ref || e.InMain != el.InMain || !e.Fillable() {
 			continue
 		}
-		if j := indexOf(v.Els, e.Ref); j < lo || j >= hi {
+		if j := personas.IndexOf(v.Els, e.Ref); j < lo || j >= hi {
 			continue
 		}
 		if _, dup := wide[e.Ref]; dup {
@@ -282,35 +248,6 @@ func (sw *sweep) widen(v *view, a personas.Action, in personas.Input) (map[strin
 func refusedKey(template string, c personas.InputClass) string {
 	page, _, _ := strings.Cut(template, "?")
 	return page + "|" + string(c)
-}
-
-// formSpan is the index range of the form around els[at]: from after the
-// last submit-like button of its region before it to the first one after
-// it (a button inside a form that submits nothing, such as a file
-// picker's, does not end it).
-func formSpan(els []personas.Element, at int) (lo, hi int) {
-	lo, hi = 0, len(els)
-	if at < 0 || at >= len(els) {
-		return lo, hi
-	}
-	for j := at - 1; j >= 0; j-- {
-		if submitLike(els[j]) && els[j].InMain == els[at].InMain {
-			lo = j + 1
-			break
-		}
-	}
-	for j := at + 1; j < len(els); j++ {
-		if submitLike(els[j]) && els[j].InMain == els[at].InMain {
-			hi = j
-			break
-		}
-	}
-	return lo, hi
-}
-
-// submitLike: a button named like a form's submit.
-func submitLike(e personas.Element) bool {
-	return e.Role == "button" && submitRank(e.Name) < len(submitWords) && !reNotSubmit.MatchString(e.Name)
 }
 
 // cover marks as tried the current state's fill targets that a persona's
@@ -405,7 +342,7 @@ func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) (mac
 				continue
 			}
 			el, ok := personas.Locate(a, v.Els)
-			if !ok || !el.InMain || formFields(v.Els, indexOf(v.Els, el.Ref)) < 2 && !numberField(el) || !catalogueFits(c, el) {
+			if !ok || !el.InMain || personas.FormFields(v.Els, personas.IndexOf(v.Els, el.Ref)) < 2 && !numberField(el) || !catalogueFits(c, el) {
 				continue
 			}
 			in, ok := sw.model.Input(t)
@@ -440,16 +377,4 @@ func (sw *sweep) formClass(m *member, v *view, order []personas.InputClass) (mac
 // coverage sweep plays it in the other fields.
 func catalogueFits(c personas.InputClass, el personas.Element) bool {
 	return c != personas.ClassLong10001 || personas.FieldOf(el, nil).Kind == personas.FieldTextarea
-}
-
-// formFields counts the fillable fields of the form around els[at].
-func formFields(els []personas.Element, at int) int {
-	lo, hi := formSpan(els, at)
-	n := 0
-	for _, e := range els[lo:hi] {
-		if e.Fillable() && e.InMain == els[at].InMain {
-			n++
-		}
-	}
-	return n
 }

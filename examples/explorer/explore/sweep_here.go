@@ -53,12 +53,12 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 		if t.Status != personas.TargetUntried || !inMain[a.Role+"\x00"+a.Name] || sw.seen(t) > 0 {
 			continue
 		}
-		if flow && reBackward.MatchString(a.Name) {
+		if flow && personas.Backward(a.Name) {
 			continue // going back would leave the flow's step
 		}
 		switch {
 		case a.Kind == personas.ActionSelect, a.Kind == personas.ActionCheck, a.Kind == personas.ActionUncheck:
-			if e, ok := personas.Locate(a, v.Els); !ok || inForm(v.Els, e.Ref) && !choicesOnly(v.Els, a, e) {
+			if e, ok := personas.Locate(a, v.Els); !ok || personas.InForm(v.Els, e.Ref) && !choicesOnly(v.Els, a, e) {
 				// A form's choice waits for the sweep, which submits it
 				// with the rest of the form filled.
 				continue
@@ -70,8 +70,8 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 			// A link to a view of this page (#/month): a hash route
 			// renders in place, as a tab would; a link to nowhere ("#",
 			// "javascript:") is a button its script handles.
-		case a.Kind == personas.ActionClick && !reNotSubmit.MatchString(a.Name) && !reSignOut.MatchString(a.Name) &&
-			(submitRank(a.Name) == len(submitWords) || !sendsForm(v.Els, locateIndex(a, v.Els))):
+		case a.Kind == personas.ActionClick && !personas.NotSubmit(a.Name) && !personas.SignOut(a.Name) &&
+			(!personas.SubmitNamed(a.Name) || !personas.SendsForm(v.Els, locateIndex(a, v.Els))):
 			// An in-page button that submits nothing (nor deletes: a
 			// destructive button waits for the sweep, after the screen's
 			// other controls).
@@ -93,14 +93,14 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 	var wide map[string]string
 	var also []personas.ActionKey
 	e, _ := personas.Locate(best.Action, v.Els)
-	if inForm(v.Els, e.Ref) {
+	if personas.InForm(v.Els, e.Ref) {
 		// A form of choices only (a list's filter and sort): the
 		// choice and the form's submit, an option of each other select
 		// with it (see widenOptions).
 		wide, also = sw.widenOptions(v, best.Action)
 	}
 	macro := targetMacroWith(m, v, best.Action, in, wide)
-	if len(macro) == 0 || len(macro) > 1 && !inForm(v.Els, e.Ref) {
+	if len(macro) == 0 || len(macro) > 1 && !personas.InForm(v.Els, e.Ref) {
 		return step{}, false
 	}
 	sw.hereN[page]++
@@ -114,7 +114,7 @@ func (sw *sweep) here(m *member, v *view) (step, bool) {
 // type (a list's filter and sort form): choosing and applying is as
 // cheap as a select outside any form.
 func choicesOnly(els []personas.Element, a personas.Action, e personas.Element) bool {
-	return a.Kind == personas.ActionSelect && formFields(els, indexOf(els, e.Ref)) == 0
+	return a.Kind == personas.ActionSelect && personas.FormFields(els, personas.IndexOf(els, e.Ref)) == 0
 }
 
 // scriptLink: a link's href goes nowhere ("#", "javascript:…"): its
@@ -130,7 +130,7 @@ func locateIndex(a personas.Action, els []personas.Element) int {
 	if !ok {
 		return -1
 	}
-	return indexOf(els, e.Ref)
+	return personas.IndexOf(els, e.Ref)
 }
 
 // hashRoute: a link's href names a view of the page itself ("#/month",
@@ -226,7 +226,7 @@ func (sw *sweep) again(v *view) (step, bool) {
 		// screen changed once a row was played: the target is new to
 		// that state, yet here() counts it played).
 		played := t.Status == personas.TargetTried || t.Status == personas.TargetUntried && sw.seen(t) > 0
-		if !played || a.Kind != personas.ActionClick || a.Role != "button" || reNotSubmit.MatchString(a.Name) || submitRank(a.Name) < len(submitWords) {
+		if !played || a.Kind != personas.ActionClick || a.Role != "button" || personas.NotSubmit(a.Name) || personas.SubmitNamed(a.Name) {
 			continue
 		}
 		first, ok := personas.Locate(a, v.Els)

@@ -171,7 +171,7 @@ func (sw *sweep) submitted(in browser.Intent, ok bool, v *view, to string) {
 	here := urlx.PathQuery(v.URL)
 	review := false
 	if i := slices.IndexFunc(v.Els, func(e personas.Element) bool { return e.Ref == in.Target }); i >= 0 &&
-		(submitLike(v.Els[i]) || in.Action == browser.ActPress && in.Key == "Enter" && v.Els[i].Fillable()) {
+		(personas.SubmitLike(v.Els[i]) || in.Action == browser.ActPress && in.Key == "Enter" && v.Els[i].Fillable()) {
 		sw.submit, sw.sent = true, formNames(v.Els) // see flowStep
 		sw.double = in.Action == browser.ActDblclick
 		// A flow's last screen may only show what its steps sent (a
@@ -184,7 +184,7 @@ func (sw *sweep) submitted(in browser.Intent, ok bool, v *view, to string) {
 	}
 	from := personas.URLTemplate(v.URL)
 	tpl := personas.URLTemplate(to)
-	if tpl == from || !strings.Contains(tpl, "{id}") || !hasFields(v.Els) && !review {
+	if tpl == from || !strings.Contains(tpl, "{id}") || !personas.HasFields(v.Els) && !review {
 		return
 	}
 	if i := slices.IndexFunc(v.Els, func(e personas.Element) bool { return e.Ref == in.Target }); in.Target != "" && i >= 0 && v.Els[i].Role == "link" {

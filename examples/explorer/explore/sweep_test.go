@@ -695,9 +695,9 @@ func TestSweepSignInLast(t *testing.T) {
 		assert.NotEqual(t, personas.ActionFill, a.Kind, "the form's classes come last: %v", order)
 		assert.NotEqual(t, "Sign out", a.Name, "%v", order)
 	}
-	assert.True(t, reSignOut.MatchString("Log out"))
-	assert.True(t, reSignOut.MatchString("Sign-off"))
-	assert.False(t, reSignOut.MatchString("Signature outline"))
+	assert.True(t, personas.SignOut("Log out"))
+	assert.True(t, personas.SignOut("Sign-off"))
+	assert.False(t, personas.SignOut("Signature outline"))
 }
 
 // A choice inside a form is submitted with the form, together with an
@@ -716,9 +716,9 @@ func TestSweepSubmitsAFormsChoices(t *testing.T) {
 		{Role: "button", Name: "Save", Ref: "e8", InMain: true},
 	}
 	v := &view{URL: "http://app.test/rows", Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
-	assert.False(t, inForm(els, "e2"), "a link ends the filter's part of the page")
+	assert.False(t, personas.InForm(els, "e2"), "a link ends the filter's part of the page")
 	for _, ref := range []string{"e4", "e5", "e6", "e7"} {
-		assert.True(t, inForm(els, ref), ref)
+		assert.True(t, personas.InForm(els, ref), ref)
 	}
 	sw := newSweep()
 	sw.observe(v.URL, v.Els)
@@ -891,15 +891,15 @@ func TestConfirmWithoutFieldsIsAButton(t *testing.T) {
 		{Role: "button", Name: "Confirm", Ref: "e4", InMain: true},
 		{Role: "button", Name: "Cancel", Ref: "e5", InMain: true},
 	}
-	assert.True(t, sendsForm(els, 1), "a search box's button sends it")
+	assert.True(t, personas.SendsForm(els, 1), "a search box's button sends it")
 	withSide := []personas.Element{els[0], {Role: "button", Name: "Attachment", Ref: "e8", InMain: true, Flags: []string{"file input"}},
 		{Role: "button", Name: "Back", Ref: "e9", InMain: true}, els[1]}
-	assert.True(t, sendsForm(withSide, 3), "a file chooser and Back between the fields and the button")
-	assert.False(t, sendsForm(els, 3))
+	assert.True(t, personas.SendsForm(withSide, 3), "a file chooser and Back between the fields and the button")
+	assert.False(t, personas.SendsForm(els, 3))
 	withCancel := []personas.Element{els[0], {Role: "button", Name: "Cancel", Ref: "e9", InMain: true}, els[1]}
-	assert.True(t, sendsForm(withCancel, 2), "a form's Cancel does not end it")
+	assert.True(t, personas.SendsForm(withCancel, 2), "a form's Cancel does not end it")
 	dialog := []personas.Element{els[0], {Role: "button", Name: "Close the month…", Ref: "e9", InMain: true}, {Role: "button", Name: "Confirm", Ref: "e10", InMain: true}}
-	assert.False(t, sendsForm(dialog, 2), "a dialog's Confirm after the button that opened it sends no form")
+	assert.False(t, personas.SendsForm(dialog, 2), "a dialog's Confirm after the button that opened it sends no form")
 	v, sw := sweptView("http://app.test/months", els)
 	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	var pressed []string
@@ -949,10 +949,10 @@ func TestDismissButtonsLast(t *testing.T) {
 	}
 	assert.Equal(t, []string{"e1", "e4", "e2", "e3"}, order)
 	for _, name := range []string{"Cancel", "close", " No thanks ", "Not now", "×"} {
-		assert.True(t, dismiss(name), name)
+		assert.True(t, personas.Dismiss(name), name)
 	}
 	for _, name := range []string{"Close the period…", "Cancel order", "Confirm", "Next"} {
-		assert.False(t, dismiss(name), name)
+		assert.False(t, personas.Dismiss(name), name)
 	}
 }
 

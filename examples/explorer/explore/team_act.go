@@ -8,6 +8,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/internal/urlx"
+	"github.com/agentgraph/agentgraph/personas"
 )
 
 // act runs one intent, records it and turns its findings into bugs. The
@@ -18,7 +19,7 @@ func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) (
 		st.before()
 	}
 	if v := mr.lastView; v != nil && st.in.Target != "" {
-		if i := indexOf(v.Els, st.in.Target); i >= 0 && reDestroy.MatchString(v.Els[i].Name) {
+		if i := personas.IndexOf(v.Els, st.in.Target); i >= 0 && reDestroy.MatchString(v.Els[i].Name) {
 			mr.cov.destroyedAt = mr.steps + 1
 		}
 	}
