@@ -166,8 +166,11 @@
 // (accessibility, data_heavy, impatient, returning_user, explorer), picked
 // per mission by RouteTeam's keywords or forced with Config.Team. A member
 // is a personas.Persona (Persona is an alias): its name, role and focus
-// make its prompt, its Prefer and Tricks its offline play; the explorer
-// implements the tricks on its app model (persona_tricks.go).
+// make its prompt, its Prefer and Tricks its offline play. The tricks are
+// personas' (personas.TrickPlayer, the same that personas.Run plays): a
+// member plans them on a board over the team's coverage and the sweep
+// (persona_tricks.go, teamBoard); the catalogue trick is the sweep's
+// (formClass).
 //
 // # Oracles
 //
