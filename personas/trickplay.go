@@ -145,12 +145,7 @@ func (tp *TrickPlayer) Plan(t Trick, pg TrickPage, b Board) []Move {
 			return nil
 		}
 		tp.tried[key] = true
-		return FormMoves(els, func(e Element) (string, bool) {
-			if e.Value != "" {
-				return "", false
-			}
-			return b.Value(e), true
-		}, false)
+		return FormMoves(els, validEmpty(b), false)
 	case TrickXSS:
 		if tp.tried[key] || !HasFields(els) || HasPassword(els) {
 			return nil
@@ -195,10 +190,7 @@ func (tp *TrickPlayer) Plan(t Trick, pg TrickPage, b Board) []Move {
 				played[e.Ref] = []InputClass{ClassNonLatin}
 				return ExoticText(f, b.Tag()), true
 			}
-			if e.Value != "" {
-				return "", false
-			}
-			return b.Value(e), true
+			return validEmpty(b)(e)
 		}, false)
 		if len(macro) > 0 {
 			b.Cover(played)
@@ -216,10 +208,7 @@ func (tp *TrickPlayer) Plan(t Trick, pg TrickPage, b Board) []Move {
 				first = false
 				return long, true
 			}
-			if e.Value != "" {
-				return "", false
-			}
-			return b.Value(e), true
+			return validEmpty(b)(e)
 		}, false)
 	case TrickDouble:
 		// A record's form (two fields or more): a search or a filter
@@ -228,12 +217,7 @@ func (tp *TrickPlayer) Plan(t Trick, pg TrickPage, b Board) []Move {
 			return nil
 		}
 		tp.tried[key] = true
-		return FormMoves(els, func(e Element) (string, bool) {
-			if e.Value != "" {
-				return "", false
-			}
-			return b.Value(e), true
-		}, true)
+		return FormMoves(els, validEmpty(b), true)
 	case TrickSelect:
 		return tp.selects(pg)
 	case TrickPaginate:
@@ -261,6 +245,17 @@ func (tp *TrickPlayer) Plan(t Trick, pg TrickPage, b Board) []Move {
 		return []Move{{Intent: tab, Why: "keyboard"}, {Intent: tab, Why: "keyboard"}, {Intent: tab, Why: "keyboard"}}
 	}
 	return nil
+}
+
+// validEmpty fills an empty field with the board's valid value and
+// leaves a filled one as it is.
+func validEmpty(b Board) func(Element) (string, bool) {
+	return func(e Element) (string, bool) {
+		if e.Value != "" {
+			return "", false
+		}
+		return b.Value(e), true
+	}
 }
 
 // clickButtons clicks the screen's buttons that send no form, one per
