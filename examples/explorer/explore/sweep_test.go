@@ -1377,6 +1377,26 @@ func TestDropSessionOnAPageWithButtons(t *testing.T) {
 	assert.Nil(t, m.plan(TrickDropSession, stock), "once")
 }
 
+// On an app without a sign-in page the session (cookies and storage) is
+// dropped too, once three pages were seen, and the pages are opened again,
+// the latest first; there is no sign-in to go back to.
+func TestDropSessionWithoutSignIn(t *testing.T) {
+	cov := newCoverage()
+	for _, l := range []string{"/", "/board", "/board/7"} {
+		cov.visit(l)
+	}
+	rnd := rand.New(rand.NewPCG(1, 1))
+	v := &view{URL: "http://app.test/board/7", Cov: cov, Rand: rnd, Start: "/", Spent: 0.6, Els: []personas.Element{{Role: "link", Name: "Home", Ref: "e1", URL: "/"}}}
+	m := newMember(leaning(Persona{Name: personas.ReturningUser, Tricks: []Trick{TrickDropSession}}), Credentials{}, nil)
+	gen := cov.gen
+	macro := m.plan(TrickDropSession, v)
+	require.Len(t, macro, 4)
+	assert.Equal(t, browser.ActClearSiteData, macro[0].in.Action)
+	assert.Equal(t, []string{"/board/7", "/board", "/"}, []string{macro[1].in.URL, macro[2].in.URL, macro[3].in.URL})
+	assert.True(t, cov.dropped)
+	assert.Equal(t, gen+1, cov.gen, "the session's next generation")
+}
+
 // A macro's fills and choices on one screen go as one fill_form step: one
 // step of the budget; what must go alone (a held or watched click, a
 // chained one, a step that leads elsewhere) stays a step of its own.
