@@ -63,10 +63,14 @@ func (b teamBoard) ListPages() []string             { return listPages(b.v) }
 
 func (b teamBoard) Cover(played map[string][]personas.InputClass) { b.v.Sweep.cover(b.v, played) }
 
+// Session is the mission's session as the drop-session trick sees it. A
+// member acting as one of Config.Users started from that account's
+// stored session: with no sign-in page met, dropping it would leave the
+// team no way back but a password it must not type, so it is kept.
 func (b teamBoard) Session() personas.SessionInfo {
 	c := b.v.Cov
-	return personas.SessionInfo{SignIn: c.signin, Pages: c.visitedOrder, ButtonPages: c.buttonPages, Dropped: c.dropped,
-		FormsLeft: b.m.pendingForms(c), Spent: b.v.Spent, Template: pageTemplate}
+	return personas.SessionInfo{SignIn: c.signin, Pages: c.visitedOrder, ButtonPages: c.buttonPages,
+		Dropped: c.dropped || b.m.acct != nil && c.signin == "", FormsLeft: b.m.pendingForms(c), Spent: b.v.Spent, Template: pageTemplate}
 }
 
 // DropSession starts the session's next generation: sign-in pages are
