@@ -695,9 +695,6 @@ func TestSweepSignInLast(t *testing.T) {
 		assert.NotEqual(t, personas.ActionFill, a.Kind, "the form's classes come last: %v", order)
 		assert.NotEqual(t, "Sign out", a.Name, "%v", order)
 	}
-	assert.True(t, personas.SignOut("Log out"))
-	assert.True(t, personas.SignOut("Sign-off"))
-	assert.False(t, personas.SignOut("Signature outline"))
 }
 
 // A choice inside a form is submitted with the form, together with an
@@ -891,15 +888,6 @@ func TestConfirmWithoutFieldsIsAButton(t *testing.T) {
 		{Role: "button", Name: "Confirm", Ref: "e4", InMain: true},
 		{Role: "button", Name: "Cancel", Ref: "e5", InMain: true},
 	}
-	assert.True(t, personas.SendsForm(els, 1), "a search box's button sends it")
-	withSide := []personas.Element{els[0], {Role: "button", Name: "Attachment", Ref: "e8", InMain: true, Flags: []string{"file input"}},
-		{Role: "button", Name: "Back", Ref: "e9", InMain: true}, els[1]}
-	assert.True(t, personas.SendsForm(withSide, 3), "a file chooser and Back between the fields and the button")
-	assert.False(t, personas.SendsForm(els, 3))
-	withCancel := []personas.Element{els[0], {Role: "button", Name: "Cancel", Ref: "e9", InMain: true}, els[1]}
-	assert.True(t, personas.SendsForm(withCancel, 2), "a form's Cancel does not end it")
-	dialog := []personas.Element{els[0], {Role: "button", Name: "Close the month…", Ref: "e9", InMain: true}, {Role: "button", Name: "Confirm", Ref: "e10", InMain: true}}
-	assert.False(t, personas.SendsForm(dialog, 2), "a dialog's Confirm after the button that opened it sends no form")
 	v, sw := sweptView("http://app.test/months", els)
 	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
 	var pressed []string
@@ -948,12 +936,6 @@ func TestDismissButtonsLast(t *testing.T) {
 		order = append(order, macro[0].in.Target)
 	}
 	assert.Equal(t, []string{"e1", "e4", "e2", "e3"}, order)
-	for _, name := range []string{"Cancel", "close", " No thanks ", "Not now", "×"} {
-		assert.True(t, personas.Dismiss(name), name)
-	}
-	for _, name := range []string{"Close the period…", "Cancel order", "Confirm", "Next"} {
-		assert.False(t, personas.Dismiss(name), name)
-	}
 }
 
 // sweptView is a view of els at url whose sweep has observed it.
