@@ -73,7 +73,10 @@ type SessionInfo struct {
 	// SignIn is the sign-in page (path?query), empty while none was met
 	// (or the app has none: the session is its cookies and storage).
 	SignIn string
-	// Pages are the pages (path?query) visited, in visiting order.
+	// Pages are the pages (path?query) visited that a user can open by
+	// their address (a link's target, an entry page), in visiting order:
+	// not a form's answer to a POST, which a GET of its address need not
+	// have.
 	Pages []string
 	// ButtonPages are pages whose main content has buttons of their own
 	// (PageButtons), in discovery order.
@@ -419,13 +422,16 @@ func (tp *TrickPlayer) dropSession(pg TrickPage, b Board) []Move {
 	if s.SignIn != "" {
 		again[tmpl(s.SignIn)] = true
 	}
-	// The page at hand, then the latest first (a returning user's open
-	// tabs and bookmarks): the first pages of a visit, the start page
-	// among them, are where an app sets up what it stores, and opened
-	// first they would set it up again for the others.
+	// The page at hand (when it is one of Pages), then the latest first
+	// (a returning user's open tabs and bookmarks): the first pages of a
+	// visit, the start page among them, are where an app sets up what it
+	// stores, and opened first they would set it up again for the others.
 	latest := slices.Clone(s.Pages)
 	slices.Reverse(latest)
-	for _, l := range append([]string{urlx.PathQuery(pg.URL)}, latest...) {
+	if here := urlx.PathQuery(pg.URL); slices.Contains(s.Pages, here) {
+		latest = append([]string{here}, latest...)
+	}
+	for _, l := range latest {
 		if t := tmpl(l); !again[t] && !strings.HasPrefix(l, collector.Prefix) && len(macro) <= MaxSessionPages {
 			again[t] = true
 			macro = append(macro, Move{Intent: Navigate(l), Why: "come back with the session gone"})

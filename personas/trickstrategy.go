@@ -2,6 +2,7 @@ package personas
 
 import (
 	"math/rand/v2"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -24,7 +25,7 @@ type trickStrategy struct {
 
 func newTrickStrategy(tricks []Trick, ms *modelStrategy) *trickStrategy {
 	return &trickStrategy{tricks: tricks, tp: NewTrickPlayer(nil), ms: ms,
-		board: runBoard{ms: ms, seen: map[string]bool{}, tags: map[int]bool{}}}
+		board: runBoard{ms: ms, seen: map[string]bool{}, links: map[string]bool{}, tags: map[int]bool{}}}
 }
 
 // next is the trick's next intent, or false when no trick has anything
@@ -75,6 +76,7 @@ type runBoard struct {
 	ms          *modelStrategy
 	pages       []string // visited, in order
 	seen        map[string]bool
+	links       map[string]bool // same-origin link targets seen (path?query)
 	signin      string
 	buttonPages []string
 	dropped     bool
@@ -90,6 +92,13 @@ func (b *runBoard) note(s Step) {
 	if !b.seen[here] {
 		b.seen[here] = true
 		b.pages = append(b.pages, here)
+	}
+	for _, e := range s.Elements {
+		if e.Role == "link" && e.URL != "" {
+			if l, ok := sameOrigin(s.Snapshot.URL, e.URL); ok {
+				b.links[l] = true
+			}
+		}
 	}
 	if HasPassword(s.Elements) {
 		if b.signin == "" {
@@ -168,8 +177,34 @@ func (b *runBoard) ListPages() []string {
 	return out
 }
 
+// Session gives the pages seen that a link led to, or the start page.
 func (b *runBoard) Session() SessionInfo {
-	return SessionInfo{SignIn: b.signin, Pages: b.pages, ButtonPages: b.buttonPages, Dropped: b.dropped, Template: URLTemplate}
+	start := urlx.PathQuery(b.s.Start)
+	var pages []string
+	for _, l := range b.pages {
+		if b.links[l] || l == start {
+			pages = append(pages, l)
+		}
+	}
+	return SessionInfo{SignIn: b.signin, Pages: pages, ButtonPages: b.buttonPages, Dropped: b.dropped, Template: URLTemplate}
+}
+
+// sameOrigin resolves href against base: its path?query when it stays
+// on base's origin.
+func sameOrigin(base, href string) (string, bool) {
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", false
+	}
+	h, err := url.Parse(href)
+	if err != nil {
+		return "", false
+	}
+	u := b.ResolveReference(h)
+	if u.Host != b.Host || u.Scheme != b.Scheme {
+		return "", false
+	}
+	return urlx.PathQuery(u.String()), true
 }
 
 func (b *runBoard) DropSession() { b.dropped = true }

@@ -69,7 +69,16 @@ func (b teamBoard) Cover(played map[string][]personas.InputClass) { b.v.Sweep.co
 // team no way back but a password it must not type, so it is kept.
 func (b teamBoard) Session() personas.SessionInfo {
 	c := b.v.Cov
-	return personas.SessionInfo{SignIn: c.signin, Pages: c.visitedOrder, ButtonPages: c.buttonPages,
+	start := urlx.PathQuery(b.v.Start)
+	var pages []string
+	for _, l := range c.visitedOrder {
+		// Pages the team can open by address: a link's target, an
+		// entry, the start page (not a form's answer to a POST).
+		if c.known[l] || l == start || slices.Contains(c.entries, l) {
+			pages = append(pages, l)
+		}
+	}
+	return personas.SessionInfo{SignIn: c.signin, Pages: pages, ButtonPages: c.buttonPages,
 		Dropped: c.dropped || b.m.acct != nil && c.signin == "", FormsLeft: b.m.pendingForms(c), Spent: b.v.Spent, Template: pageTemplate}
 }
 
