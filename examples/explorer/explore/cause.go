@@ -2,6 +2,7 @@ package explore
 
 import (
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -196,10 +197,15 @@ func topFrame(stack string) (frame, bool) {
 // where is the frame as part of a cause: its function and line, and the
 // script's URL template when the script is a file of its own. A script
 // inline in the page has the page's address, which names the record the
-// page shows; its line is what tells one handler from another.
+// page shows; its line is what tells one handler from another. The
+// address is the one the document was loaded at, which a client-side
+// route (pushState) may have changed since: a frame whose address is not
+// the page's and has no file extension (a document's, not a script's)
+// is inline too, so one handler is one cause however its page was
+// reached.
 func (fr frame) where(page string) string {
 	fn := norm(fr.fn, 80)
-	if p := urlx.Path(fr.file); p != "" && p != urlx.Path(page) {
+	if p := urlx.Path(fr.file); p != "" && p != urlx.Path(page) && strings.Contains(path.Base(p), ".") {
 		return fn + "@" + personas.URLTemplate(p) + ":" + fr.line
 	}
 	return fn + "@inline:" + fr.line

@@ -78,6 +78,17 @@ func TestRootCause(t *testing.T) {
 	b3, _ := findingBug(v3, "")
 	assert.Equal(t, b1.Fingerprint, b3.Fingerprint, "one handler on another record is one bug")
 
+	// A page's inline script has the address the document was loaded
+	// at: reached by a client-side route, the page's own address differs.
+	routed := browser.Finding{Kind: browser.FindPageError, Message: "Error: Request failed with status code 502",
+		Evidence: "Error: Request failed with status code 502\n    at render (http://x/board:67:9)"}
+	direct := routed
+	direct.Evidence = strings.Replace(routed.Evidence, "/board:", "/board/team:", 1)
+	assert.Equal(t, rootCause(routed, "http://x/board/team"), rootCause(direct, "http://x/board/team"), "one inline handler, however the page was reached")
+	script := routed
+	script.Evidence = strings.Replace(routed.Evidence, "/board:", "/static/board.js:", 1)
+	assert.Contains(t, rootCause(script, "http://x/board/team"), "render@/static/board.js:67", "a script file of its own")
+
 	n1 := browser.Finding{Kind: browser.FindNotFound, URL: "http://x/archive/7"}
 	n2 := browser.Finding{Kind: browser.FindNotFound, URL: "http://x/archive/9"}
 	assert.Equal(t, rootCause(n1, ""), rootCause(n2, ""))
