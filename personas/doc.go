@@ -48,7 +48,7 @@
 //     forms; leans to double clicks
 //   - returning_user: drops the session (cookies and storage,
 //     browser.ActClearSiteData) once it has seen a few pages, clicks a
-//     stale page's buttons, reopens the pages it saw (the latest first),
+//     stale page's buttons, reopens the pages it saw (the start page last),
 //     signs in again; XSS probes
 //   - explorer: coverage-guided; the app model alone: untried targets of
 //     new and fruitful states first, by the known way to a state that

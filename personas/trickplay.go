@@ -88,6 +88,8 @@ type SessionInfo struct {
 	// nothing else is left, or half the budget is gone.
 	FormsLeft int
 	Spent     float64
+	// Start is the run's start page (path?query or a URL): reopened last.
+	Start string
 	// Template generalises a page's address (path?query) to its screen:
 	// one page per screen is opened again. Nil: the address itself.
 	Template func(string) string
@@ -387,7 +389,8 @@ func (tp *TrickPlayer) bulk(pg TrickPage) []Move {
 // a sign-in: work without what it had stored), never fail. On a page
 // with buttons of its own (best: the trick goes to one first) those are
 // clicked on the page as it was loaded, and must then ask to sign in,
-// not fail. The sign-in page, when there is one, comes last.
+// not fail. The start page comes after the others, the sign-in page,
+// when there is one, last.
 func (tp *TrickPlayer) dropSession(pg TrickPage, b Board) []Move {
 	s := b.Session()
 	seen := len(s.Pages)
@@ -422,16 +425,24 @@ func (tp *TrickPlayer) dropSession(pg TrickPage, b Board) []Move {
 	if s.SignIn != "" {
 		again[tmpl(s.SignIn)] = true
 	}
-	// The page at hand (when it is one of Pages), then the latest first
-	// (a returning user's open tabs and bookmarks): the first pages of a
-	// visit, the start page among them, are where an app sets up what it
-	// stores, and opened first they would set it up again for the others.
-	latest := slices.Clone(s.Pages)
-	slices.Reverse(latest)
-	if here := urlx.PathQuery(pg.URL); slices.Contains(s.Pages, here) {
-		latest = append([]string{here}, latest...)
+	// The page at hand (when it is one of Pages), then the others in
+	// visiting order (an app's main screens first), the start page last:
+	// it is where an app sets up what it stores, and opened first it
+	// would set it up again for the others.
+	start := urlx.PathQuery(s.Start)
+	var order []string
+	if here := urlx.PathQuery(pg.URL); slices.Contains(s.Pages, here) && here != start {
+		order = append(order, here)
 	}
-	for _, l := range latest {
+	for _, l := range s.Pages {
+		if l != start {
+			order = append(order, l)
+		}
+	}
+	if start != "" && slices.Contains(s.Pages, start) {
+		order = append(order, start)
+	}
+	for _, l := range order {
 		if t := tmpl(l); !again[t] && !strings.HasPrefix(l, collector.Prefix) && len(macro) <= MaxSessionPages {
 			again[t] = true
 			macro = append(macro, Move{Intent: Navigate(l), Why: "come back with the session gone"})

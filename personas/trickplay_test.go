@@ -108,8 +108,9 @@ func TestTrickPlayerForms(t *testing.T) {
 
 // The session is dropped once enough pages were seen and the persona's
 // forms are done: with a sign-in page, every other screen is opened again
-// (the latest first) and the sign-in page last; without one, the pages
-// alone. A page with buttons of its own has them clicked first.
+// (the page at hand first, the start page after the others) and the
+// sign-in page last; without one, the pages alone. A page with buttons of
+// its own has them clicked first.
 func TestTrickPlayerDropSession(t *testing.T) {
 	plain := TrickPage{URL: "http://app.test/b", Template: "/b", Elements: inMain(Element{Ref: "l1", Role: "link", Name: "Home", URL: "/"})}
 	b := &fakeBoard{session: SessionInfo{SignIn: "/signin", Pages: []string{"/signin", "/a", "/b"}}}
@@ -126,14 +127,14 @@ func TestTrickPlayerDropSession(t *testing.T) {
 	for _, m := range macro[1:] {
 		urls = append(urls, m.Intent.URL)
 	}
-	assert.Equal(t, []string{"/b", "/c", "/a", "/signin"}, urls)
+	assert.Equal(t, []string{"/b", "/a", "/c", "/signin"}, urls)
 	assert.Equal(t, 1, b.drops)
 
 	// Without a sign-in page; on a page with buttons of its own.
 	withButtons := TrickPage{URL: "http://app.test/b", Template: "/b", Elements: inMain(
 		Element{Ref: "b1", Role: "button", Name: "Reload data"},
 		Element{Ref: "b2", Role: "button", Name: "Delete all"})}
-	b2 := &fakeBoard{session: SessionInfo{Pages: []string{"/", "/a", "/b"}}}
+	b2 := &fakeBoard{session: SessionInfo{Pages: []string{"/", "/a", "/b"}, Start: "http://app.test/"}}
 	macro = NewTrickPlayer(nil).Plan(TrickDropSession, withButtons, b2)
 	require.Len(t, macro, 5)
 	assert.Equal(t, "b1", macro[1].Intent.Target, "the stale page's own button, not the destructive one")

@@ -186,7 +186,7 @@ func (b *runBoard) Session() SessionInfo {
 			pages = append(pages, l)
 		}
 	}
-	return SessionInfo{SignIn: b.signin, Pages: pages, ButtonPages: b.buttonPages, Dropped: b.dropped, Template: URLTemplate}
+	return SessionInfo{SignIn: b.signin, Pages: pages, ButtonPages: b.buttonPages, Dropped: b.dropped, Start: b.s.Start, Template: URLTemplate}
 }
 
 // sameOrigin resolves href against base: its path?query when it stays

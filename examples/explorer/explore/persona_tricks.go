@@ -79,7 +79,7 @@ func (b teamBoard) Session() personas.SessionInfo {
 		}
 	}
 	return personas.SessionInfo{SignIn: c.signin, Pages: pages, ButtonPages: c.buttonPages,
-		Dropped: c.dropped || b.m.acct != nil && c.signin == "", FormsLeft: b.m.pendingForms(c), Spent: b.v.Spent, Template: pageTemplate}
+		Dropped: c.dropped || b.m.acct != nil && c.signin == "", FormsLeft: b.m.pendingForms(c), Spent: b.v.Spent, Start: start, Template: pageTemplate}
 }
 
 // DropSession starts the session's next generation: sign-in pages are

@@ -1362,7 +1362,7 @@ func TestDropSessionOnAPageWithButtons(t *testing.T) {
 
 // On an app without a sign-in page the session (cookies and storage) is
 // dropped too, once three pages were seen, and the pages are opened again,
-// the latest first; there is no sign-in to go back to. A page that was a
+// the start page last; there is no sign-in to go back to. A page that was a
 // form's answer (no link leads to it: a POST's) is not opened by its
 // address.
 func TestDropSessionWithoutSignIn(t *testing.T) {
