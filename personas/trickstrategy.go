@@ -2,7 +2,6 @@ package personas
 
 import (
 	"math/rand/v2"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -95,8 +94,8 @@ func (b *runBoard) note(s Step) {
 	}
 	for _, e := range s.Elements {
 		if e.Role == "link" && e.URL != "" {
-			if l, ok := sameOrigin(s.Snapshot.URL, e.URL); ok {
-				b.links[l] = true
+			if u, ok := urlx.Resolve(s.Snapshot.URL, e.URL); ok {
+				b.links[urlx.PathQuery(u.String())] = true
 			}
 		}
 	}
@@ -187,24 +186,6 @@ func (b *runBoard) Session() SessionInfo {
 		}
 	}
 	return SessionInfo{SignIn: b.signin, Pages: pages, ButtonPages: b.buttonPages, Dropped: b.dropped, Start: b.s.Start, Template: URLTemplate}
-}
-
-// sameOrigin resolves href against base: its path?query when it stays
-// on base's origin.
-func sameOrigin(base, href string) (string, bool) {
-	b, err := url.Parse(base)
-	if err != nil {
-		return "", false
-	}
-	h, err := url.Parse(href)
-	if err != nil {
-		return "", false
-	}
-	u := b.ResolveReference(h)
-	if u.Host != b.Host || u.Scheme != b.Scheme {
-		return "", false
-	}
-	return urlx.PathQuery(u.String()), true
 }
 
 func (b *runBoard) DropSession() { b.dropped = true }

@@ -24,3 +24,22 @@ func PathQuery(raw string) string {
 	}
 	return u.Path
 }
+
+// Resolve resolves href against base: the address it leads to, when it
+// stays on base's host over http or https (false for other origins, other
+// schemes and what does not parse).
+func Resolve(base, href string) (*url.URL, bool) {
+	b, err := url.Parse(base)
+	if err != nil {
+		return nil, false
+	}
+	h, err := url.Parse(href)
+	if err != nil {
+		return nil, false
+	}
+	u := b.ResolveReference(h)
+	if u.Host != b.Host || u.Scheme != "http" && u.Scheme != "https" {
+		return nil, false
+	}
+	return u, true
+}

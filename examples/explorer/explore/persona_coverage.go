@@ -210,19 +210,11 @@ func (c *coverage) gone(page string) bool {
 // resolveLink turns a link's href into a same-origin path?query, or false
 // for other origins, fragments and non-http schemes.
 func resolveLink(base, href string) (string, bool) {
-	b, err := url.Parse(base)
-	if err != nil {
+	u, ok := urlx.Resolve(base, href)
+	if !ok {
 		return "", false
 	}
-	h, err := url.Parse(href)
-	if err != nil {
-		return "", false
-	}
-	u := b.ResolveReference(h)
-	if u.Host != b.Host || (u.Scheme != "http" && u.Scheme != "https") {
-		return "", false
-	}
-	if u.Path == b.Path && u.RawQuery == b.RawQuery {
+	if b, _ := url.Parse(base); u.Path == b.Path && u.RawQuery == b.RawQuery {
 		return "", false
 	}
 	if strings.HasPrefix(u.Path, collector.Prefix) {
