@@ -237,6 +237,18 @@ func guessCredentials(text string, c Credentials) Credentials {
 	return c
 }
 
+// playTricks is the first step of the first of the persona's tricks
+// that has something to do on this page; the rest of its macro is queued.
+func (m *member) playTricks(v *view) (step, bool) {
+	for _, t := range m.p.Tricks {
+		if macro := m.plan(t, v); len(macro) > 0 {
+			m.q = macro[1:]
+			return macro[0], true
+		}
+	}
+	return step{}, false
+}
+
 // next picks the member's next step, or false when it has nothing to do.
 func (m *member) next(v *view) (step, bool) {
 	st, ok := m.decide(v)
@@ -347,6 +359,15 @@ func (m *member) decide(v *view) (step, bool) {
 	if st, ok := v.Sweep.followUp(v); ok {
 		return st, true
 	}
+	// A member that just came back to a form for one of its tricks
+	// plays the trick before anything else here: the screen's own
+	// controls (an "Export" button that leaves the page) would spend
+	// the trip.
+	if m.lead && !m.leadCat {
+		if st, ok := m.playTricks(v); ok {
+			return st, true
+		}
+	}
 	// A control the screen repeats on its rows (a row's button, shown
 	// on hover) on its other rows, before the list's last row takes the
 	// browser elsewhere.
@@ -365,11 +386,8 @@ func (m *member) decide(v *view) (step, bool) {
 	if st, ok := v.Sweep.here(m, v); ok {
 		return st, true
 	}
-	for _, t := range m.p.Tricks {
-		if macro := m.plan(t, v); len(macro) > 0 {
-			m.q = macro[1:]
-			return macro[0], true
-		}
+	if st, ok := m.playTricks(v); ok {
+		return st, true
 	}
 	// Follow an unexplored link on this page, main content first.
 	for _, inMain := range []bool{true, false} {

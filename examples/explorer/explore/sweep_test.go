@@ -624,6 +624,39 @@ func TestBackToFormLeads(t *testing.T) {
 	assert.False(t, m.lead)
 }
 
+// A member that came back to a form for a trick plays it before the
+// screen's own controls: a button beside the form that leaves the page
+// would spend the trip. Without the trip the screen's controls come
+// first, as before.
+func TestBackToFormTrickBeforeScreenControls(t *testing.T) {
+	for _, came := range []bool{true, false} {
+		form := formView()
+		form.Els = append(form.Els, personas.Element{Role: "button", Name: "Download all", Ref: "e9", InMain: true})
+		cov := form.Cov
+		cov.noteForm(form)
+		sw := newSweep()
+		form.Sweep = sw
+		m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}), Credentials{}, nil)
+		if came {
+			other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/", Sweep: sw}
+			sw.observe(other.URL, other.Els)
+			st, ok := m.next(other)
+			require.True(t, ok)
+			require.Equal(t, "/things/new", st.in.URL)
+			require.True(t, m.lead)
+		}
+		sw.observe(form.URL, form.Els)
+		st, ok := m.next(form)
+		require.True(t, ok)
+		if came {
+			assert.Equal(t, browser.ActFillForm, st.in.Action, "the trick it came for: %s", st.why)
+			assert.Contains(t, st.in.JSON(), "__agxss", "the XSS probe")
+		} else {
+			assert.NotEqual(t, browser.ActFillForm, st.in.Action, "the screen's own controls first: %s", st.why)
+		}
+	}
+}
+
 // The catalogue trick plays a form's classes in catalogue order, each as
 // one widened submission, and stops at its share of the page.
 func TestCatalogueTrick(t *testing.T) {
