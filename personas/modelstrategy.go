@@ -45,6 +45,7 @@ type overModel struct {
 
 func (o *overModel) Next(s Step) (browser.Intent, error) {
 	here := o.ms.observe(s)
+	o.tricks.observe(s)
 	if in, ok := o.ms.carryOn(s, here); ok {
 		return in, nil
 	}

@@ -1,6 +1,7 @@
 package personas
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/agentgraph/agentgraph/browser"
@@ -166,4 +167,72 @@ func TestTrickPlayerBulk(t *testing.T) {
 		Element{Ref: "c2", Role: "checkbox", Name: "Private"},
 		Element{Ref: "s", Role: "button", Name: "Apply"})}
 	assert.Nil(t, tp.Plan(TrickBulk, form, &fakeBoard{}), "a form's options are not a list's rows")
+}
+
+// ownSteps is a custom persona's strategy that plays every step itself.
+type ownSteps struct{}
+
+func (ownSteps) Next(Step) (browser.Intent, error) {
+	return browser.Intent{Action: browser.ActScroll}, nil
+}
+
+// The run's board notes every page the run saw, also those another
+// strategy played on (a custom persona's own steps, the model's way to
+// its target): the dropped session reopens them.
+func TestRunBoardNotesEveryPage(t *testing.T) {
+	p := Persona{Name: "custom", Tricks: []Trick{TrickDropSession}, NewStrategy: func() Strategy { return ownSteps{} }}
+	s := p.Strategy()
+	om, ok := s.(*overModel)
+	require.True(t, ok)
+	for i, at := range []string{"/", "/a", "/b?page=2"} {
+		els := []Element{{Role: "link", Name: "Next", Ref: "e1", URL: "/c", InMain: true}}
+		in, err := s.Next(Step{N: i, Snapshot: browser.Snapshot{URL: "http://app.test" + at}, Elements: els})
+		require.NoError(t, err)
+		require.Equal(t, browser.ActScroll, in.Action, "the persona's own step")
+	}
+	assert.Equal(t, []string{"/", "/a", "/b?page=2"}, om.tricks.board.pages)
+	assert.True(t, om.tricks.board.links["/c"])
+}
+
+// A form's signature is its template and its fields' roles and names:
+// the rows of many records' edit forms are one form, a wizard's steps
+// are not, and a link or a field outside main content does not count.
+func TestFormSignature(t *testing.T) {
+	edit := func(n string) []Element {
+		return []Element{
+			{Role: "link", Name: "Home", URL: "/"},
+			{Role: "textbox", Name: "Search", Ref: "e1"},
+			{Role: "textbox", Name: "Line " + n + " title", Ref: "e2", InMain: true},
+			{Role: "combobox", Name: "Status", Ref: "e3", InMain: true},
+			{Role: "button", Name: "Save", Ref: "e4", InMain: true},
+		}
+	}
+	a := FormSignature("/items/{id}/edit", edit("3"))
+	assert.Equal(t, "/items/{id}/edit|textbox:Line # title|combobox:Status", a)
+	assert.Equal(t, a, FormSignature("/items/{id}/edit", edit("12")))
+	step2 := []Element{{Role: "radio", Name: "Express", Ref: "e1", InMain: true}}
+	assert.NotEqual(t, a, FormSignature("/items/{id}/edit", step2))
+}
+
+// DrawTag never gives a number twice, widens its range when three digits
+// are crowded, and depends only on the source it is given.
+func TestDrawTag(t *testing.T) {
+	used := map[int]bool{}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		before := len(used)
+		n := DrawTag(r, used)
+		require.Equal(t, before+1, len(used), "a new number each time: %d", n)
+		require.GreaterOrEqual(t, n, 10)
+	}
+	wide := 0
+	for n := range used {
+		if n >= 1000 {
+			wide++
+		}
+	}
+	assert.Greater(t, wide, 1000, "past 990 three-digit numbers, wider ones")
+	again := map[int]bool{}
+	r1, r2 := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
+	assert.Equal(t, DrawTag(r1, again), DrawTag(r2, map[int]bool{}), "same source, same tag")
 }

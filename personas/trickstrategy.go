@@ -17,27 +17,33 @@ import (
 type trickStrategy struct {
 	tricks []Trick
 	tp     *TrickPlayer
-	ms     *modelStrategy
 	q      []Move
 	board  runBoard
 }
 
 func newTrickStrategy(tricks []Trick, ms *modelStrategy) *trickStrategy {
-	return &trickStrategy{tricks: tricks, tp: NewTrickPlayer(nil), ms: ms,
+	return &trickStrategy{tricks: tricks, tp: NewTrickPlayer(nil),
 		board: runBoard{ms: ms, seen: map[string]bool{}, links: map[string]bool{}, tags: map[int]bool{}}}
 }
 
+// observe records the page of step s on the board. It is called on
+// every step, also those another strategy plays (the model's way to its
+// target, a custom persona's own step), so the board knows every page
+// the run saw.
+func (ts *trickStrategy) observe(s Step) {
+	ts.board.s = s
+	ts.board.note(s)
+}
+
 // next is the trick's next intent, or false when no trick has anything
-// to do on this page.
+// to do on this page. The step was observed first.
 func (ts *trickStrategy) next(s Step) (browser.Intent, bool) {
 	b := &ts.board
-	b.s = s
-	b.note(s)
 	if len(ts.q) == 0 {
 		if strings.Contains(s.Snapshot.URL, collector.Prefix) {
 			return browser.Intent{}, false
 		}
-		pg := TrickPage{URL: s.Snapshot.URL, Elements: s.Elements, Template: URLTemplate(urlx.Path(s.Snapshot.URL)), Form: formSignature(s)}
+		pg := TrickPage{URL: s.Snapshot.URL, Elements: s.Elements, Template: URLTemplate(urlx.Path(s.Snapshot.URL)), Form: FormSignature(URLTemplate(urlx.Path(s.Snapshot.URL)), s.Elements)}
 		for _, t := range ts.tricks {
 			if macro := ts.tp.Plan(t, pg, b); len(macro) > 0 {
 				ts.q = macro
@@ -54,19 +60,6 @@ func (ts *trickStrategy) next(s Step) (browser.Intent, bool) {
 		s.Hold()
 	}
 	return mv.Intent, true
-}
-
-// formSignature identifies the page's form: its template and the names of
-// its fields.
-func formSignature(s Step) string {
-	var b strings.Builder
-	b.WriteString(URLTemplate(urlx.Path(s.Snapshot.URL)))
-	for _, e := range s.Elements {
-		if e.InMain && (e.Fillable() || e.Role == "radio" || e.Role == "combobox") {
-			b.WriteString("|" + e.Role + ":" + e.Name)
-		}
-	}
-	return b.String()
 }
 
 // runBoard is Run's side of a persona's tricks.
@@ -119,15 +112,7 @@ func (b *runBoard) Tag() int {
 	if r == nil {
 		r = rand.New(rand.NewPCG(1, 2))
 	}
-	for lo, hi := 10, 1000; hi < 1e12; lo, hi = hi, hi*10 {
-		for range 20 {
-			if n := lo + r.IntN(hi-lo); !b.tags[n] {
-				b.tags[n] = true
-				return n
-			}
-		}
-	}
-	return 1e12 + len(b.tags)
+	return DrawTag(r, b.tags)
 }
 
 // Played: the model strategy has tried the click on e here.

@@ -68,22 +68,13 @@ func newCoverage() *coverage {
 // carried: drawn by r from 10–999, then from wider ranges once that one
 // fills up. A nil coverage only draws.
 func (c *coverage) tag(r *rand.Rand) int {
-	lo, hi := 10, 1000
 	if c == nil {
-		return lo + r.IntN(hi-lo)
+		return 10 + r.IntN(990)
 	}
 	if c.tags == nil {
 		c.tags = map[int]bool{}
 	}
-	for {
-		for range 32 {
-			if n := lo + r.IntN(hi-lo); !c.tags[n] {
-				c.tags[n] = true
-				return n
-			}
-		}
-		lo, hi = hi, hi*10
-	}
+	return personas.DrawTag(r, c.tags)
 }
 
 func (c *coverage) see(link, on string) {
@@ -254,12 +245,5 @@ func pageTemplate(l string) string {
 // names of its fields, so the steps of a wizard differ and the edit pages
 // of many records do not.
 func formSig(v *view) string {
-	var b strings.Builder
-	b.WriteString(templateOf(urlx.Path(v.URL)))
-	for _, e := range v.Els {
-		if e.InMain && (e.Fillable() || e.Role == "radio" || e.Role == "combobox") {
-			b.WriteString("|" + e.Role + ":" + reNum.ReplaceAllString(e.Name, "#"))
-		}
-	}
-	return b.String()
+	return personas.FormSignature(templateOf(urlx.Path(v.URL)), v.Els)
 }
