@@ -66,7 +66,10 @@
 // own clicks and choices count as tried (credit). A form that answers with
 // another form is walked to its end with valid values (flowStep,
 // nextStep), a field-less review screen under the same address included,
-// before a macro's queued visits. A failed step fails the target.
+// before a macro's queued visits. A failed step fails the target. A
+// member that went back to a form for one of its tricks plays its tricks
+// there before the screen's own controls (a button beside the form that
+// leaves the page would spend the trip).
 // Controls outside the main content count once per app and actions once
 // per page template; a button every row repeats is played on a few more
 // rows (again), and a list's last row at its end (lastRow; a list with a
