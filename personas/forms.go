@@ -253,3 +253,19 @@ func HasPassword(els []Element) bool {
 	}
 	return false
 }
+
+// FormSignature identifies a form page for the form tricks' memo: the
+// page's URL template (the caller's, as its memo keys use it) and the
+// roles and names of the fields in its main content, numbers in names
+// generalised. The steps of a wizard differ; the edit pages of many
+// records do not.
+func FormSignature(template string, els []Element) string {
+	var b strings.Builder
+	b.WriteString(template)
+	for _, e := range els {
+		if e.InMain && (e.Fillable() || e.Role == "radio" || e.Role == "combobox") {
+			b.WriteString("|" + e.Role + ":" + reDigits.ReplaceAllString(e.Name, "#"))
+		}
+	}
+	return b.String()
+}

@@ -2,6 +2,7 @@ package personas
 
 import (
 	"math"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
@@ -362,4 +363,24 @@ func (f Field) validDate() string {
 		d = hi
 	}
 	return d.Format(layout)
+}
+
+// DrawTag draws a number from r that used does not hold yet, records it
+// in used and returns it: a tag that makes one run's free text unique.
+// It starts with three digits and widens when they are crowded.
+func DrawTag(r *rand.Rand, used map[int]bool) int {
+	for lo, hi := 10, 1000; hi < 1e15; lo, hi = hi, hi*10 {
+		for range 32 {
+			if n := lo + r.IntN(hi-lo); !used[n] {
+				used[n] = true
+				return n
+			}
+		}
+	}
+	n := int(1e15) + len(used)
+	for used[n] {
+		n++
+	}
+	used[n] = true
+	return n
 }

@@ -2,7 +2,6 @@ package personas
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strings"
@@ -568,40 +567,4 @@ func PageButtons(els []Element, n int) []Element {
 		}
 	}
 	return out
-}
-
-// FormSignature identifies a form page for the form tricks' memo: the
-// page's URL template (the caller's, as its memo keys use it) and the
-// roles and names of the fields in its main content, numbers in names
-// generalised. The steps of a wizard differ; the edit pages of many
-// records do not.
-func FormSignature(template string, els []Element) string {
-	var b strings.Builder
-	b.WriteString(template)
-	for _, e := range els {
-		if e.InMain && (e.Fillable() || e.Role == "radio" || e.Role == "combobox") {
-			b.WriteString("|" + e.Role + ":" + reDigits.ReplaceAllString(e.Name, "#"))
-		}
-	}
-	return b.String()
-}
-
-// DrawTag draws a number from r that used does not hold yet, records it
-// in used and returns it: a tag that makes one run's free text unique.
-// It starts with three digits and widens when they are crowded.
-func DrawTag(r *rand.Rand, used map[int]bool) int {
-	for lo, hi := 10, 1000; hi < 1e15; lo, hi = hi, hi*10 {
-		for range 32 {
-			if n := lo + r.IntN(hi-lo); !used[n] {
-				used[n] = true
-				return n
-			}
-		}
-	}
-	n := int(1e15) + len(used)
-	for used[n] {
-		n++
-	}
-	used[n] = true
-	return n
 }
