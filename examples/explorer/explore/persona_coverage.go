@@ -40,7 +40,10 @@ type coverage struct {
 	// delete (see gone).
 	seenAt      map[string]int
 	destroyedAt int
-	catalogued  map[string]int // form page -> the catalogue's submissions there
+	// lost holds the pages found gone (lose): a later look at their 404
+	// does not make them seen again.
+	lost       map[string]bool
+	catalogued map[string]int // form page -> the catalogue's submissions there
 	// catSteps counts the mission's steps spent on the catalogue (its
 	// submissions and the trips back to its forms); catTrips marks the
 	// trips taken for its share (catalogueDue), one per form and count of
@@ -194,8 +197,23 @@ var reDestroy = regexp.MustCompile(`(?i)\b(delete|remove|destroy|archive|discard
 // it and a control named to delete was used since: a 404 there now is
 // what the mission did (the record it deleted), not a broken link.
 func (c *coverage) gone(page string) bool {
+	if c.lost[page] {
+		return true
+	}
 	at, ok := c.seenAt[page]
 	return ok && c.destroyedAt > at
+}
+
+// lose records that page is gone (its record deleted): it stays gone,
+// and the team has no more trips back to it as a form.
+func (c *coverage) lose(page string) {
+	if c.lost == nil {
+		c.lost = map[string]bool{}
+	}
+	c.lost[page] = true
+	if p := urlx.Path(page); urlx.PathQuery(p) == page {
+		c.forms = slices.DeleteFunc(c.forms, func(f string) bool { return f == p })
+	}
 }
 
 // resolveLink turns a link's href into a same-origin path?query, or false

@@ -73,6 +73,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 		// The team opened by its address a page it had seen, after it
 		// deleted something: the record is gone, no link is broken.
 		mr.trace.Info("observation: a page seen before answers 404 after a delete", "url", u)
+		mr.cov.lose(u)
 		return Bug{}, false
 	}
 	if f.Kind == collector.FindDuplicateRow && mr.sw != nil && mr.sw.typed.ownRepeat(f.Evidence) {

@@ -1463,6 +1463,16 @@ func TestCoverageGone(t *testing.T) {
 	c.destroyedAt = 12
 	assert.True(t, c.gone("/things/7/edit"))
 	assert.False(t, c.gone("/things/8"), "a page never seen")
+
+	// Found gone, it stays gone when looked at again (its 404 is a look),
+	// and it is no form to go back to.
+	c.forms = []string{"/things/new", "/things/7/edit"}
+	c.lose("/things/7/edit")
+	c.seenAt["/things/7/edit"] = 20
+	assert.True(t, c.gone("/things/7/edit"), "a second trip there is not a broken link either")
+	assert.Equal(t, []string{"/things/new"}, c.forms)
+	c.lose("/things?page=2")
+	assert.Equal(t, []string{"/things/new"}, c.forms, "a page with a query is not its path's form")
 	assert.True(t, reDestroy.MatchString("Delete project"))
 	assert.False(t, reDestroy.MatchString("Save"))
 }
