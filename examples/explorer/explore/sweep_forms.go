@@ -123,7 +123,9 @@ func (sw *sweep) widenOptions(v *view, a personas.Action) (map[string]string, []
 	var also []personas.ActionKey
 	for _, t := range st.Targets {
 		ta := t.Action
-		if t.Status != personas.TargetUntried || ta.Kind != personas.ActionSelect || ta.Key() == a.Key() {
+		if t.Status != personas.TargetUntried || ta.Kind != personas.ActionSelect || ta.Key() == a.Key() || sw.seen(t) > 0 {
+			// (An option chosen on another state of this page, the
+			// same list with other filters, was tried too.)
 			continue
 		}
 		e, ok := personas.Locate(ta, v.Els)

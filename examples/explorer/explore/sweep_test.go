@@ -1740,3 +1740,40 @@ func TestStaleValuesTypedAfresh(t *testing.T) {
 	assert.NotContains(t, got, long)
 	assert.NotContains(t, got, `"target":"e2"`, "a value the mission did not type is the record's own")
 }
+
+// A filter form answers with the same list under a query (another state
+// of the model): an option its submission already chose there is tried,
+// so the next submission's other selects take options not chosen yet.
+func TestWidenOptionsAcrossStatesOfOnePage(t *testing.T) {
+	filter := func(url string, extra bool) *view {
+		els := []personas.Element{
+			{Role: "combobox", Name: "Status", Ref: "e1", InMain: true, Options: []string{"All", "Open", "Closed"}, Value: "All"},
+			{Role: "combobox", Name: "Sort", Ref: "e2", InMain: true, Options: []string{"Newest", "Oldest", "Name"}, Value: "Newest"},
+			{Role: "button", Name: "Apply", Ref: "e3", InMain: true},
+			{Role: "link", Name: "Row one", Ref: "e4", URL: "/rows/1", InMain: true},
+		}
+		if extra {
+			// The filtered list shows a control the unfiltered one has
+			// not: another structure, another state.
+			els = append(els, personas.Element{Role: "button", Name: "Clear filters", Ref: "e5", InMain: true})
+		}
+		return &view{URL: url, Els: els, Cov: newCoverage(), Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
+	}
+	sw := newSweep()
+	v := filter("http://app.test/rows", false)
+	sw.observe(v.URL, v.Els)
+	first := sw.cur
+	status := personas.Action{Kind: personas.ActionSelect, Role: "combobox", Name: "Status", Class: personas.ClassOption, Arg: "Open"}
+	_, also := sw.widenOptions(v, status)
+	require.Len(t, also, 1)
+	chosen := mustAction(also[0]).Arg
+	sw.pend = &pendingTarget{from: first, key: status.Key(), left: 0, also: also}
+	w := filter("http://app.test/rows?status=Open&sort="+chosen, true)
+	sw.observe(w.URL, w.Els)
+	require.NotEqual(t, first, sw.cur, "the filtered list is another state")
+
+	closed := personas.Action{Kind: personas.ActionSelect, Role: "combobox", Name: "Status", Class: personas.ClassOption, Arg: "Closed"}
+	wide, also := sw.widenOptions(w, closed)
+	require.Len(t, also, 1)
+	assert.NotEqual(t, chosen, mustAction(also[0]).Arg, "the sort chosen on the unfiltered list was tried: %v", wide)
+}
