@@ -55,7 +55,9 @@
 // intent (member.batch): a submission is two steps of the budget, the
 // fields and then the submit. A choice inside a form (a select's
 // option, a box) is submitted with the form, with an untried option of each
-// of the form's other selects (widenOptions); sweep.here, each visit's own
+// of the form's other selects (widenOptions; an option chosen on another
+// state of the same page, the list under a filter's query, was tried);
+// sweep.here, each visit's own
 // controls (sweep_here.go), plays choices outside forms and in forms of
 // choices only (a list's filter and sort, with its submit), buttons that
 // send no fields and links to views of the page (hash routes), each
