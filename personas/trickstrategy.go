@@ -43,7 +43,8 @@ func (ts *trickStrategy) next(s Step) (browser.Intent, bool) {
 		if strings.Contains(s.Snapshot.URL, collector.Prefix) {
 			return browser.Intent{}, false
 		}
-		pg := TrickPage{URL: s.Snapshot.URL, Elements: s.Elements, Template: URLTemplate(urlx.Path(s.Snapshot.URL)), Form: FormSignature(URLTemplate(urlx.Path(s.Snapshot.URL)), s.Elements)}
+		tpl := URLTemplate(urlx.Path(s.Snapshot.URL))
+		pg := TrickPage{URL: s.Snapshot.URL, Elements: s.Elements, Template: tpl, Form: FormSignature(tpl, s.Elements)}
 		for _, t := range ts.tricks {
 			if macro := ts.tp.Plan(t, pg, b); len(macro) > 0 {
 				ts.q = macro
