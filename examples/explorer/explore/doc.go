@@ -396,7 +396,9 @@
 // signed-in mission stays signed in when the app kept its sessions. The
 // app model (State.AppModel) and the team's progress (State.Progress: the
 // frontier, pages visited, forms, tried tricks) come back from the
-// checkpoint; the bugs found after it come back from the mission's bug
+// checkpoint, with the marks that tell a record the team deleted from a
+// broken link (a 404 on a page seen before the team's delete is the
+// team's doing); the bugs found after it come back from the mission's bug
 // journal (.bug_journal.jsonl), with the ids and "new" marks they were
 // found with; what the killed run typed comes back from the tape
 // (resume.go).

@@ -170,6 +170,12 @@ type progress struct {
 	Done     map[string]int      `json:"done,omitempty"`
 	HereN    map[string]int      `json:"here_n,omitempty"`
 	Revisit  []string            `json:"revisit,omitempty"`
+	// SeenAt, DestroyedAt and Lost are coverage's marks for telling a
+	// record the team deleted from a broken link (coverage.gone); steps
+	// are the mission's, which a resume continues.
+	SeenAt      map[string]int `json:"seen_at,omitempty"`
+	DestroyedAt int            `json:"destroyed_at,omitempty"`
+	Lost        []string       `json:"lost,omitempty"`
 }
 
 // progressSnapshot is the mission's progress as JSON for the graph state.
@@ -178,7 +184,8 @@ func (mr *missionRun) progressSnapshot() []byte {
 		return nil
 	}
 	p := progress{Visited: mr.cov.visitedOrder, Frontier: mr.cov.frontier, Forms: mr.cov.forms, FormSig: mr.cov.formSig,
-		SignIn: mr.cov.signin, Gen: mr.cov.gen, Dropped: mr.cov.dropped, Tried: map[string][]string{}, Idle: mr.idle}
+		SignIn: mr.cov.signin, Gen: mr.cov.gen, Dropped: mr.cov.dropped, Tried: map[string][]string{}, Idle: mr.idle,
+		SeenAt: mr.cov.seenAt, DestroyedAt: mr.cov.destroyedAt, Lost: slices.Sorted(maps.Keys(mr.cov.lost))}
 	for _, m := range mr.team {
 		p.Tried[m.p.Name] = slices.Sorted(maps.Keys(m.tried))
 	}
@@ -220,6 +227,13 @@ func (mr *missionRun) restoreProgress(b []byte) {
 	c.signin = p.SignIn
 	c.gen = max(c.gen, p.Gen)
 	c.dropped = c.dropped || p.Dropped
+	for page, at := range p.SeenAt {
+		c.seenAt[page] = max(c.seenAt[page], at)
+	}
+	c.destroyedAt = max(c.destroyedAt, p.DestroyedAt)
+	for _, page := range p.Lost {
+		c.lose(page)
+	}
 	for _, m := range mr.team {
 		for _, k := range p.Tried[m.p.Name] {
 			m.tried[k] = true

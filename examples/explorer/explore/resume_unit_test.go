@@ -62,8 +62,8 @@ func TestBugJournal(t *testing.T) {
 // TestProgressRoundTrip snapshots a mission's Go-side progress (what
 // State.Progress carries) and restores it in a fresh mission run, as a
 // resumed process does: pages, frontier, forms, sign-in, the dropped
-// session, each persona's tried tricks, idleness and the sweep's counters
-// come back. A progress that does not decode is left out.
+// session, each persona's tried tricks, idleness, the sweep's counters
+// and the marks that tell a deleted record from a broken link come back. A progress that does not decode is left out.
 func TestProgressRoundTrip(t *testing.T) {
 	fresh := func() *missionRun {
 		mr := &missionRun{cov: newCoverage(), sw: newSweep(), idle: map[string]int{}, trace: slog.New(slog.DiscardHandler)}
@@ -86,6 +86,10 @@ func TestProgressRoundTrip(t *testing.T) {
 	mr.sw.done["/items|click:button:Save"] = 3
 	mr.sw.hereN["/items"] = 2
 	mr.sw.revisit = []string{"/items"}
+	mr.cov.seenAt["/items/7/edit"] = 4
+	mr.cov.seenAt["/items/9"] = 12
+	mr.cov.destroyedAt = 9
+	mr.cov.lose("/items/3/edit")
 	b := mr.progressSnapshot()
 	require.NotEmpty(t, b)
 
@@ -108,6 +112,10 @@ func TestProgressRoundTrip(t *testing.T) {
 	assert.Equal(t, mr.sw.done, got.sw.done)
 	assert.Equal(t, mr.sw.hereN, got.sw.hereN)
 	assert.Equal(t, mr.sw.revisit, got.sw.revisit)
+	assert.True(t, got.cov.gone("/items/7/edit"), "seen before the delete: a 404 there is the team's own doing")
+	assert.False(t, got.cov.gone("/items/9"), "seen after the delete: a 404 there is a broken link")
+	assert.True(t, got.cov.gone("/items/3/edit"), "a page found gone stays gone after the resume")
+	assert.False(t, got.cov.gone("/items/1"))
 
 	broken := fresh()
 	broken.restoreProgress([]byte(`{"visited": 3`))
