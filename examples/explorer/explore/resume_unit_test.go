@@ -63,7 +63,8 @@ func TestBugJournal(t *testing.T) {
 // State.Progress carries) and restores it in a fresh mission run, as a
 // resumed process does: pages, frontier, forms, sign-in, the dropped
 // session, each persona's tried tricks, idleness, the sweep's counters
-// and the marks that tell a deleted record from a broken link come back. A progress that does not decode is left out.
+// and the marks that tell a deleted record from a broken link come back.
+// A progress that does not decode is left out.
 func TestProgressRoundTrip(t *testing.T) {
 	fresh := func() *missionRun {
 		mr := &missionRun{cov: newCoverage(), sw: newSweep(), idle: map[string]int{}, trace: slog.New(slog.DiscardHandler)}
