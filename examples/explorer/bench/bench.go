@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/bugfarm"
 	"github.com/agentgraph/agentgraph/internal/bugfarm/drive"
 )
@@ -65,7 +66,7 @@ const (
 type outcome struct {
 	seed  int64
 	build build
-	bugs  []explore.Bug
+	bugs  []findings.Bug
 	steps int // gremlins: actions
 	wall  time.Duration
 	found []string // gremlins only

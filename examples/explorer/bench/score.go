@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/bugfarm"
 )
 
@@ -22,7 +22,7 @@ type Score struct {
 // (bugfarm.FindIDs) in the evidence, title, URL or symptoms of a reported
 // bug (a symptom is part of its report: the banner that shows a failing
 // request's body, as the demo app's score counts it too).
-func score(seeded []bugfarm.Bug, reports []explore.Bug) Score {
+func score(seeded []bugfarm.Bug, reports []findings.Bug) Score {
 	ids := map[string]bool{}
 	for _, b := range seeded {
 		ids[b.ID] = true
@@ -107,7 +107,7 @@ type Row struct {
 
 // newRow scores one seed: its seeded bugs, the explorer's reports on the
 // buggy and the fixed build.
-func newRow(seed int64, seeded []bugfarm.Bug, buggy, fixed []explore.Bug) Row {
+func newRow(seed int64, seeded []bugfarm.Bug, buggy, fixed []findings.Bug) Row {
 	s := score(seeded, buggy)
 	r := Row{Seed: seed, Seeded: len(seeded), Found: len(s.Found), FoundIDs: s.Found, Reports: len(buggy),
 		Unattributed: s.Unattributed, FixedReports: len(fixed), Classes: map[bugfarm.Class]ClassCount{}}

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/bugfarm"
 )
 
@@ -24,22 +24,22 @@ func seededBugs() []bugfarm.Bug {
 func TestScore(t *testing.T) {
 	tests := []struct {
 		name         string
-		reports      []explore.Bug
+		reports      []findings.Bug
 		found        []string
 		unattributed int
 	}{
 		{"none", nil, []string{}, 0},
-		{"evidence, title and URL all count", []explore.Bug{
+		{"evidence, title and URL all count", []findings.Bug{
 			{Evidence: "TypeError: x [bf5-03]"},
 			{Title: "Console error on /: bf5-01 failed"},
 			{URL: "http://h/docs/bf5-04"},
 		}, []string{"bf5-01", "bf5-03", "bf5-04"}, 0},
-		{"one report naming two bugs finds both", []explore.Bug{{Evidence: "bf5-02 and BF5-01"}}, []string{"bf5-01", "bf5-02"}, 0},
-		{"duplicates count once as found, every report counts", []explore.Bug{{Evidence: "bf5-02"}, {Evidence: "again bf5-02"}}, []string{"bf5-02"}, 0},
-		{"a report naming no id is unattributed", []explore.Bug{{Evidence: "slow page"}, {Evidence: "bf5-01"}}, []string{"bf5-01"}, 1},
-		{"an id that is not seeded is unattributed", []explore.Bug{{Evidence: "bf6-01"}, {Evidence: "bf5-09"}}, []string{}, 2},
-		{"a longer id is not the seeded one", []explore.Bug{{Evidence: "bf5-010"}}, []string{}, 1},
-		{"a symptom is part of the report", []explore.Bug{{Evidence: "GET /x 500", Symptoms: []string{"error_banner: Oops [bf5-03]"}}}, []string{"bf5-03"}, 0},
+		{"one report naming two bugs finds both", []findings.Bug{{Evidence: "bf5-02 and BF5-01"}}, []string{"bf5-01", "bf5-02"}, 0},
+		{"duplicates count once as found, every report counts", []findings.Bug{{Evidence: "bf5-02"}, {Evidence: "again bf5-02"}}, []string{"bf5-02"}, 0},
+		{"a report naming no id is unattributed", []findings.Bug{{Evidence: "slow page"}, {Evidence: "bf5-01"}}, []string{"bf5-01"}, 1},
+		{"an id that is not seeded is unattributed", []findings.Bug{{Evidence: "bf6-01"}, {Evidence: "bf5-09"}}, []string{}, 2},
+		{"a longer id is not the seeded one", []findings.Bug{{Evidence: "bf5-010"}}, []string{}, 1},
+		{"a symptom is part of the report", []findings.Bug{{Evidence: "GET /x 500", Symptoms: []string{"error_banner: Oops [bf5-03]"}}}, []string{"bf5-03"}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,8 +51,8 @@ func TestScore(t *testing.T) {
 }
 
 func TestNewRowAndTotal(t *testing.T) {
-	buggy := []explore.Bug{{Evidence: "bf5-01"}, {Evidence: "bf5-01 again"}, {Evidence: "bf5-04"}, {Evidence: "noise"}, {Evidence: "more noise"}}
-	fixed := []explore.Bug{{Title: "Slow response on /x"}}
+	buggy := []findings.Bug{{Evidence: "bf5-01"}, {Evidence: "bf5-01 again"}, {Evidence: "bf5-04"}, {Evidence: "noise"}, {Evidence: "more noise"}}
+	fixed := []findings.Bug{{Title: "Slow response on /x"}}
 	r := newRow(5, seededBugs(), buggy, fixed)
 	assert.Equal(t, 4, r.Seeded)
 	assert.Equal(t, 2, r.Found)
@@ -67,7 +67,7 @@ func TestNewRowAndTotal(t *testing.T) {
 	assert.Equal(t, ClassCount{Seeded: 1, Found: 0, Recall: 0}, r.Classes[bugfarm.ClassConsole])
 	assert.Equal(t, ClassCount{Seeded: 1, Found: 1, Recall: 1}, r.Classes[bugfarm.ClassA11y])
 
-	empty := newRow(6, []bugfarm.Bug{{ID: "bf6-01", Class: bugfarm.ClassDead}}, []explore.Bug{{Evidence: "x"}}, nil)
+	empty := newRow(6, []bugfarm.Bug{{ID: "bf6-01", Class: bugfarm.ClassDead}}, []findings.Bug{{Evidence: "x"}}, nil)
 	assert.Zero(t, empty.ReportsPerFound, "no found bug: no ratio")
 	assert.Equal(t, 1, empty.Unattributed)
 

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/bugfarm"
 )
 
@@ -136,12 +136,12 @@ func TestBenchSmoke(t *testing.T) {
 	assert.False(t, strings.Contains(string(md), "## Errors"))
 }
 
-func readBugs(t *testing.T, path string) []explore.Bug {
+func readBugs(t *testing.T, path string) []findings.Bug {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var s struct {
-		Bugs []explore.Bug `json:"bugs"`
+		Bugs []findings.Bug `json:"bugs"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &s))
 	return s.Bugs

@@ -12,14 +12,10 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
 	"github.com/agentgraph/agentgraph/internal/urlx"
-	"github.com/agentgraph/agentgraph/personas"
 )
-
-// FindCrossUser is a page of one user showing a value another user typed
-// (that user's record): private data crossing accounts.
-const FindCrossUser browser.FindingKind = "cross_user_leak"
 
 // maxProbes bounds the pages of other users one user opens directly.
 const maxProbes = 8
@@ -37,8 +33,8 @@ type crossUser struct {
 	// probed: viewer → pages of others it opened (or skipped).
 	probed map[string]map[string]bool
 	// leaks by finding message, and by bug id once reported.
-	leaks   map[string]crossLeak
-	byBug   map[string]crossLeak
+	leaks   map[string]findings.CrossLeak
+	byBug   map[string]findings.CrossLeak
 	probing bool // the current step is a probe
 	// seen: user and page → the page's text when the user last read it
 	// (at most maxSeen pages, each cut at maxSeenText bytes); before:
@@ -86,14 +82,9 @@ func (xu *crossUser) fresh(v string) bool {
 	return true
 }
 
-// crossLeak is one sighting of another user's marker.
-type crossLeak struct {
-	Owner, Viewer, Marker, Page string
-}
-
 func newCrossUser() *crossUser {
 	return &crossUser{typed: map[string]map[string]bool{}, own: map[string][]string{}, okBy: map[string]map[string]bool{},
-		probed: map[string]map[string]bool{}, leaks: map[string]crossLeak{}, byBug: map[string]crossLeak{},
+		probed: map[string]map[string]bool{}, leaks: map[string]findings.CrossLeak{}, byBug: map[string]findings.CrossLeak{},
 		seen: map[string]string{}, before: map[string]bool{}}
 }
 
@@ -192,10 +183,10 @@ func (mr *missionRun) crossCheck(ctx context.Context, res browser.Result, fs []b
 			continue
 		}
 		owner := sortedKeys((by))[0]
-		l := crossLeak{Owner: owner, Viewer: me, Marker: marker, Page: page}
+		l := findings.CrossLeak{Owner: owner, Viewer: me, Marker: marker, Page: page}
 		msg := fmt.Sprintf("%s sees %s's data: %q, which only %s typed", me, owner, marker, owner)
 		mr.xu.leaks[msg] = l
-		out = append(out, browser.Finding{Kind: FindCrossUser, URL: mr.sess.URL(), Message: msg,
+		out = append(out, browser.Finding{Kind: findings.FindCrossUser, URL: mr.sess.URL(), Message: msg,
 			Evidence: fmt.Sprintf("user %s, signed in as itself, opened %s and the page shows %q, a value user %s typed into a form (%s's record); %s never typed it",
 				me, page, marker, owner, owner, me)})
 	}
@@ -276,14 +267,6 @@ func (mr *missionRun) othersLoaded(u string) bool {
 	return false
 }
 
-// crossUserCause is the cause key of a leak: the page template and the
-// pair of users (either way round), so one cause is one report.
-func crossUserCause(f browser.Finding, l crossLeak, page string) string {
-	pair := []string{l.Owner, l.Viewer}
-	slices.Sort(pair)
-	return "xuser|" + personas.URLTemplate(urlx.Path(firstNonEmpty(f.URL, page))) + "|" + strings.Join(pair, "+")
-}
-
 // crossUserRepro is the reproduction of a leak: the owner's steps that
 // typed the marker and submitted it, in a browser context of its own,
 // then the viewer's visit to the page, in another; the check is that the
@@ -291,7 +274,7 @@ func crossUserCause(f browser.Finding, l crossLeak, page string) string {
 // state start from it (its path read from AGENTGRAPH_STORAGE_STATE_<NAME>);
 // the others replay the set-up mission's sign-in (passwords from
 // SECRET_n).
-func (mr *missionRun) crossUserRepro(b Bug, tl []TimelineEntry) (browser.Reproduction, bool) {
+func (mr *missionRun) crossUserRepro(b findings.Bug, tl []TimelineEntry) (browser.Reproduction, bool) {
 	l, ok := mr.xu.byBug[b.ID]
 	if !ok {
 		return browser.Reproduction{}, false

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/memory"
 
@@ -96,7 +97,7 @@ func TestExploreDemoApp(t *testing.T) {
 
 	var sum struct {
 		Demo struct{ Seeded, Found []string } `json:"demo"`
-		Bugs []Bug                            `json:"bugs"`
+		Bugs []findings.Bug                   `json:"bugs"`
 	}
 	raw, err := os.ReadFile(filepath.Join(mdir, "summary.json"))
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 )
 
 // Missions come from YAML; every problem names its line.
@@ -23,7 +24,7 @@ func ExampleParseMissions() {
 
 // The exit code follows the --fail-on policy.
 func ExampleExitCode() {
-	res := explore.Result{Missions: []explore.MissionResult{{Bugs: []explore.Bug{{Kind: "http_5xx", New: false}}}}}
+	res := explore.Result{Missions: []explore.MissionResult{{Bugs: []findings.Bug{{Kind: "http_5xx", New: false}}}}}
 	fmt.Println(explore.ExitCode(res, nil, explore.FailOnNew), explore.ExitCode(res, nil, explore.FailOnAny))
 	// Output: 0 1
 }

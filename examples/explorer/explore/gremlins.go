@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 )
 
@@ -146,8 +147,8 @@ type GremlinsSide struct {
 	HarnessSteps int `json:"harness_steps"`
 	// Bugs are the collector's and the engine's findings, as the explorer
 	// turns them into bugs.
-	Bugs  []Bug    `json:"bugs"`
-	Found []string `json:"found"`
+	Bugs  []findings.Bug `json:"bugs"`
+	Found []string       `json:"found"`
 	// OwnOracles are the seeded bugs that gremlins' own oracles could have
 	// seen: the JS errors (uncaught exceptions and console errors) alone.
 	OwnOracles []string      `json:"own_oracles"`

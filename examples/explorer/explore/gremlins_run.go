@@ -13,10 +13,9 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
-	"github.com/agentgraph/agentgraph/internal/clip"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/urlx"
-	"github.com/agentgraph/agentgraph/memory"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
@@ -129,7 +128,7 @@ func gremlinsOn(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, scr
 		return GremlinsSide{}, fmt.Errorf("explore: gremlins: browser context: %w", err)
 	}
 	g := &gremlinsRun{cfg: cfg, sess: sess, col: col, colURL: colURL, seen: map[string]bool{}, pages: map[string]bool{}, signIn: !cfg.NoSignIn,
-		side: GremlinsSide{Version: GremlinsVersion, Species: map[string]int{}, Bugs: []Bug{}}}
+		side: GremlinsSide{Version: GremlinsVersion, Species: map[string]int{}, Bugs: []findings.Bug{}}}
 	if err := g.unleash(ctx); err != nil {
 		return g.side, err
 	}
@@ -137,7 +136,7 @@ func gremlinsOn(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, scr
 	col.WaitQuiet(ctx, 800*time.Millisecond)
 	g.do(ctx, browser.Intent{Action: browser.ActCheckHealth}, false)
 
-	own := make([]Bug, 0, len(g.side.Bugs))
+	own := make([]findings.Bug, 0, len(g.side.Bugs))
 	for _, bug := range g.side.Bugs {
 		if bug.Kind == string(browser.FindPageError) || bug.Kind == string(browser.FindConsoleError) {
 			own = append(own, bug)
@@ -298,7 +297,7 @@ func (g *gremlinsRun) collect(res browser.Result) {
 	}
 	fs = append(fs, g.col.Take()...)
 	for _, f := range fs {
-		bug, ok := findingBug(f, res.URL)
+		bug, ok := findings.FindingBug(f, res.URL)
 		if !ok || g.seen[bug.Fingerprint] {
 			continue
 		}
@@ -308,25 +307,6 @@ func (g *gremlinsRun) collect(res browser.Result) {
 		bug.Step = g.side.Actions
 		g.side.Bugs = append(g.side.Bugs, bug)
 	}
-}
-
-// findingBug is the bug the explorer files for a finding (same filters,
-// title and evidence), without memory, screenshot or spec.
-func findingBug(f browser.Finding, pageURL string) (Bug, bool) {
-	title, ok := bugKinds[f.Kind]
-	// The collector reports every 5xx with its body; the browser's copy
-	// without one is skipped.
-	if !ok || (f.Kind == browser.FindServerError && (!strings.Contains(f.Evidence, "body:") || strings.Contains(f.Evidence, collector.FailurePrefix))) || echoOfLoad(f) {
-		return Bug{}, false
-	}
-	page := f.URL
-	if page == "" {
-		page = pageURL
-	}
-	evidence := bugEvidence(f)
-	cause := rootCause(f, page)
-	return Bug{Fingerprint: memory.CauseFingerprint(string(f.Kind), cause), Cause: cause, Kind: string(f.Kind), Severity: severityOf(string(f.Kind)),
-		Title: title + " on " + urlx.Path(page) + ": " + clip.String(f.Message, 120), URL: page, Evidence: evidence, New: true, SeenCount: 1}, true
 }
 
 var reSignInLink = regexp.MustCompile(`(?i)\b(sign|log) ?in\b`)

@@ -14,13 +14,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
 // named reports whether some bug's evidence names the seeded id, the way
 // the explorer's summary matches them.
-func named(bugs []Bug, id string) bool {
+func named(bugs []findings.Bug, id string) bool {
 	for _, b := range bugs {
 		if slices.Contains(demoapp.FindIDs(b.Evidence+"\n"+b.Title+"\n"+b.URL), demoapp.BugID(id)) {
 			return true
@@ -71,7 +72,7 @@ func TestCompareGremlins(t *testing.T) {
 		assert.True(t, named(g.Bugs, id), "gremlins: %s", id)
 	}
 	var sum2 struct {
-		Bugs []Bug `json:"bugs"`
+		Bugs []findings.Bug `json:"bugs"`
 	}
 	raw, err := os.ReadFile(filepath.Join(cmp.Explorer.Report, "summary.json"))
 	require.NoError(t, err)
@@ -163,7 +164,7 @@ func TestFindingBug(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b, ok := findingBug(tc.f, "http://h/page")
+			b, ok := findings.FindingBug(tc.f, "http://h/page")
 			assert.Equal(t, tc.ok, ok)
 			if ok {
 				assert.Equal(t, tc.want, b.Evidence)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
@@ -19,7 +20,7 @@ import (
 
 // htmlBug is a bug as the report shows it.
 type htmlBug struct {
-	Bug
+	findings.Bug
 	Page string
 }
 
@@ -41,7 +42,7 @@ type htmlReport struct {
 }
 
 // severityOrder ranks severities, most severe first.
-var severityOrder = []string{SeverityCritical, SeverityMajor, SeverityMinor}
+var severityOrder = []string{findings.SeverityCritical, findings.SeverityMajor, findings.SeverityMinor}
 
 func newHTMLReport(r MissionResult) htmlReport {
 	h := htmlReport{R: r, Duration: r.Duration.Round(time.Millisecond)}

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
@@ -27,15 +28,15 @@ func TestHTMLReportInChromium(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "screenshots"), 0o755))
 	png := []byte("\x89PNG\r\n\x1a\n")
-	var bugs []Bug
+	var bugs []findings.Bug
 	for i, k := range []struct{ kind, sev, persona, url string }{
-		{"http_5xx", SeverityCritical, "adversarial", "http://app.test/orders/new"},
-		{"page_error", SeverityMajor, "new_user", "http://app.test/"},
-		{"a11y", SeverityMinor, "new_user", "http://app.test/"},
-		{"console_error", SeverityMinor, "power_user", "http://app.test/stats"},
+		{"http_5xx", findings.SeverityCritical, "adversarial", "http://app.test/orders/new"},
+		{"page_error", findings.SeverityMajor, "new_user", "http://app.test/"},
+		{"a11y", findings.SeverityMinor, "new_user", "http://app.test/"},
+		{"console_error", findings.SeverityMinor, "power_user", "http://app.test/stats"},
 	} {
 		id := "bug-0" + string(rune('1'+i)) + "-" + strings.ReplaceAll(k.kind, "_", "-")
-		b := Bug{ID: id, Kind: k.kind, Severity: k.sev, Persona: k.persona, URL: k.url, Title: k.kind + " on " + urlx.Path(k.url),
+		b := findings.Bug{ID: id, Kind: k.kind, Severity: k.sev, Persona: k.persona, URL: k.url, Title: k.kind + " on " + urlx.Path(k.url),
 			Evidence: "evidence <b>" + id + "</b>", New: i%2 == 0, SeenCount: 1 + i, Screenshot: "screenshots/" + id + ".png",
 			Spec: SpecName(id), Trace: TraceName(id), ReproSteps: 2, ReproFullSteps: 9}
 		if i == 0 {
@@ -96,7 +97,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 		return strings.Split(v, ",")
 	}
 	assert.Len(t, visible(), 4)
-	require.True(t, s.Do(ctx, browser.Intent{Action: browser.ActSelectOption, Target: "#f-severity", Value: ptr(SeverityMinor)}).OK)
+	require.True(t, s.Do(ctx, browser.Intent{Action: browser.ActSelectOption, Target: "#f-severity", Value: ptr(findings.SeverityMinor)}).OK)
 	assert.Equal(t, []string{bugs[2].ID, bugs[3].ID}, visible())
 	assert.Equal(t, "2 shown", text("shown"))
 	require.True(t, s.Do(ctx, browser.Intent{Action: browser.ActSelectOption, Target: "#f-persona", Value: ptr("power_user")}).OK)

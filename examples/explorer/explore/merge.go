@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
@@ -71,7 +72,7 @@ type mergedSummary struct {
 // mergedBug is a bug of the merged report: its ID, spec, screenshot and
 // trace are relative to the output directory.
 type mergedBug struct {
-	Bug
+	findings.Bug
 	// Missions are the output's mission directories that reported it.
 	Missions []string `json:"missions"`
 }
@@ -321,7 +322,7 @@ func mergeMarkdown(inputs []MergedInput, missions []mergeMission, causes []*merg
 
 // rebase makes a mission's bug's ID and files relative to the output
 // directory, where the mission's directory is dest.
-func rebase(b Bug, dest string) Bug {
+func rebase(b findings.Bug, dest string) findings.Bug {
 	b.ID = dest + "/" + b.ID
 	for _, p := range []*string{&b.Spec, &b.Screenshot, &b.Trace} {
 		if *p != "" {
@@ -333,7 +334,7 @@ func rebase(b Bug, dest string) Bug {
 
 // better reports whether a's reproduction is the one to keep over b's: a
 // spec first, then the shorter reproduction.
-func better(a, b Bug) bool {
+func better(a, b findings.Bug) bool {
 	if (a.Spec != "") != (b.Spec != "") {
 		return a.Spec != ""
 	}

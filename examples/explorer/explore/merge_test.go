@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,8 +43,8 @@ func writeShardReports(t *testing.T, dir, shard string, ms ...MissionResult) {
 	require.NoError(t, writeBatchSummary(filepath.Join(dir, "summary.json"), res))
 }
 
-func testBug(id, fp, kind string, seen, seenCount, repro int, isNew bool, symptoms ...string) Bug {
-	return Bug{ID: id, Fingerprint: fp, Kind: kind, Severity: severityOf(kind), Title: kind + " " + fp, URL: "http://127.0.0.1:9/p/" + fp,
+func testBug(id, fp, kind string, seen, seenCount, repro int, isNew bool, symptoms ...string) findings.Bug {
+	return findings.Bug{ID: id, Fingerprint: fp, Kind: kind, Severity: findings.SeverityOf(kind), Title: kind + " " + fp, URL: "http://127.0.0.1:9/p/" + fp,
 		Evidence: "evidence of " + fp, Persona: "new_user", Seen: seen, SeenCount: seenCount, New: isNew, Symptoms: symptoms,
 		Spec: SpecName(id), ReproSteps: repro, Screenshot: filepath.Join("screenshots", id+".png")}
 }
@@ -57,13 +58,13 @@ func TestMergeReports(t *testing.T) {
 	s1, s2, out := filepath.Join(root, "s1"), filepath.Join(root, "s2"), filepath.Join(root, "merged")
 	alpha := MissionResult{Mission: Mission{ThreadID: "alpha", Prompt: "p"}, Team: "standard", Target: "http://127.0.0.1:9", Steps: 100, Duration: time.Minute,
 		Explored: []string{"/", "/a"}, Demo: &DemoScore{Seeded: []string{"B1", "B2", "B3"}, Found: []string{"B1"}},
-		Bugs: []Bug{
+		Bugs: []findings.Bug{
 			testBug("bug-01-server-error", "fa", "server_error", 2, 1, 9, true, "error_banner: boom"),
 			testBug("bug-02-a11y", "fb", "a11y", 1, 1, 3, true),
 		}}
 	beta := MissionResult{Mission: Mission{ThreadID: "beta", Prompt: "q"}, Team: "advanced", Target: "http://127.0.0.1:10", Steps: 80, Duration: 2 * time.Minute,
 		Explored: []string{"/", "/b"}, Demo: &DemoScore{Seeded: []string{"B1", "B2", "B3"}, Found: []string{"B3", "B1"}},
-		Bugs: []Bug{
+		Bugs: []findings.Bug{
 			testBug("bug-01-server-error", "fa", "server_error", 3, 2, 4, false, "console_error: boom", "error_banner: boom"),
 			testBug("bug-02-dead-control", "fc", "dead_control", 1, 1, 2, true),
 		}}
@@ -153,7 +154,7 @@ func TestMergeReports(t *testing.T) {
 func TestMergeReportsErrors(t *testing.T) {
 	root := t.TempDir()
 	s1, s2, s3 := filepath.Join(root, "s1"), filepath.Join(root, "s2"), filepath.Join(root, "s3")
-	m := MissionResult{Mission: Mission{ThreadID: "alpha"}, Bugs: []Bug{testBug("bug-01-x", "fx", "page_error", 1, 1, 1, true)}}
+	m := MissionResult{Mission: Mission{ThreadID: "alpha"}, Bugs: []findings.Bug{testBug("bug-01-x", "fx", "page_error", 1, 1, 1, true)}}
 	writeShardReports(t, s1, "1/3", m)
 	writeShardReports(t, s2, "1/3", m)
 	writeShardReports(t, s3, "")

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/llmfake"
@@ -211,7 +212,7 @@ func TestModelDrivenRun(t *testing.T) {
 	// The seeded bug, with its evidence.
 	require.NotNil(t, res.Demo)
 	assert.Contains(t, res.Demo.Found, string(demoapp.Bug5xxSort))
-	var sortBug *Bug
+	var sortBug *findings.Bug
 	for i, b := range m.Bugs {
 		if b.Kind == string(browser.FindServerError) && strings.Contains(b.Evidence, string(demoapp.Bug5xxSort)) {
 			sortBug = &m.Bugs[i]

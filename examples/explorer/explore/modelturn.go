@@ -13,6 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/urlx"
@@ -397,7 +398,7 @@ func (t *turn) analyzeVisual(ctx context.Context, ask browser.VisionFunc, raw js
 	return answer + t.done(), nil
 }
 
-func bugText(bugs []Bug) string {
+func bugText(bugs []findings.Bug) string {
 	if len(bugs) == 0 {
 		return ""
 	}

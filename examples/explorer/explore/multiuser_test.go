@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
@@ -206,10 +207,10 @@ func multiUserRun(t *testing.T, ctx context.Context, target, reports string) Res
 	return res
 }
 
-func crossUserBugs(m MissionResult) []Bug {
-	var out []Bug
+func crossUserBugs(m MissionResult) []findings.Bug {
+	var out []findings.Bug
 	for _, b := range m.Bugs {
-		if b.Kind == string(FindCrossUser) {
+		if b.Kind == string(findings.FindCrossUser) {
 			out = append(out, b)
 		}
 	}
@@ -266,7 +267,7 @@ func TestMultiUserCrossUserLeak(t *testing.T) {
 	leaks := crossUserBugs(m)
 	require.Len(t, leaks, 1, "one cause, one report")
 	b := leaks[0]
-	assert.Equal(t, SeverityCritical, b.Severity)
+	assert.Equal(t, findings.SeverityCritical, b.Severity)
 	assert.ElementsMatch(t, []string{"alice", "bob"}, []string{b.Owner, b.Viewer})
 	assert.Contains(t, b.Evidence, b.Owner)
 	assert.Contains(t, b.Evidence, b.Viewer)
@@ -437,14 +438,14 @@ func TestValidateUsers(t *testing.T) {
 }
 
 func TestCrossUserCause(t *testing.T) {
-	ab := browser.Finding{Kind: FindCrossUser, URL: "http://app/notes/3", Message: `bob sees alice's data: "Note 12", which only alice typed`}
-	ba := browser.Finding{Kind: FindCrossUser, URL: "http://app/notes/9", Message: `alice sees bob's data: "Other 7", which only bob typed`}
-	list := browser.Finding{Kind: FindCrossUser, URL: "http://app/notes", Message: `alice sees bob's data: "Other 7", which only bob typed`}
-	assert.Equal(t, rootCause(ab, ""), rootCause(ba, ""), "one cause: the template and the pair, either way round")
-	assert.NotEqual(t, rootCause(ab, ""), rootCause(list, ""))
-	b1, ok := findingBug(ab, "")
+	ab := browser.Finding{Kind: findings.FindCrossUser, URL: "http://app/notes/3", Message: `bob sees alice's data: "Note 12", which only alice typed`}
+	ba := browser.Finding{Kind: findings.FindCrossUser, URL: "http://app/notes/9", Message: `alice sees bob's data: "Other 7", which only bob typed`}
+	list := browser.Finding{Kind: findings.FindCrossUser, URL: "http://app/notes", Message: `alice sees bob's data: "Other 7", which only bob typed`}
+	assert.Equal(t, findings.RootCause(ab, ""), findings.RootCause(ba, ""), "one cause: the template and the pair, either way round")
+	assert.NotEqual(t, findings.RootCause(ab, ""), findings.RootCause(list, ""))
+	b1, ok := findings.FindingBug(ab, "")
 	require.True(t, ok)
-	assert.Equal(t, SeverityCritical, b1.Severity)
+	assert.Equal(t, findings.SeverityCritical, b1.Severity)
 	assert.Equal(t, "Cross-user data leak on /notes/3: "+ab.Message, b1.Title)
 
 	mr := &missionRun{secrets: browser.NewSecrets("Alice-pw-1"), accounts: []*userRun{{Account: Account{Name: "alice", Email: "alice@x.test", Password: "Alice-pw-1"}}}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/tools"
@@ -33,7 +34,7 @@ func (mr *missionRun) emitGoalComplete(r MissionResult) {
 	mr.emit(observe.Event{Kind: observe.GoalComplete, Steps: r.Steps, Bugs: len(r.Bugs), Error: r.Err, Budget: mr.budget})
 }
 
-func (mr *missionRun) emitBug(b Bug) {
+func (mr *missionRun) emitBug(b findings.Bug) {
 	mr.emit(observe.Event{Kind: observe.BugFound, Step: b.Step, Persona: b.Persona, URL: b.URL,
 		Bug: &observe.Bug{ID: b.ID, Title: b.Title, Kind: b.Kind, URL: urlx.PathQuery(b.URL), Persona: b.Persona}})
 }

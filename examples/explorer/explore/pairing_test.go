@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -22,9 +23,9 @@ func TestDuplicatePairing(t *testing.T) {
 	dupRow := func(id string) browser.Finding {
 		return browser.Finding{Kind: collector.FindDuplicateRow, URL: "http://app/catalogue", Evidence: "two identical rows in a table — " + row(id)}
 	}
-	submitBug := Bug{Kind: string(collector.FindDuplicate), URL: "http://app/widgets/new", Evidence: submit}
-	rowBug := func(id string) Bug {
-		return Bug{Kind: string(collector.FindDuplicateRow), URL: "http://app/catalogue", Evidence: dupRow(id).Evidence}
+	submitBug := findings.Bug{Kind: string(collector.FindDuplicate), URL: "http://app/widgets/new", Evidence: submit}
+	rowBug := func(id string) findings.Bug {
+		return findings.Bug{Kind: string(collector.FindDuplicateRow), URL: "http://app/catalogue", Evidence: dupRow(id).Evidence}
 	}
 	e := browser.Entry{URL: "http://app/catalogue"}
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 )
 
 // The collector's accessibility oracle is axe-core in the page: serious and
@@ -46,8 +47,8 @@ func TestCollectorAxe(t *testing.T) {
 	var rules []string
 	for _, f := range a11y {
 		switch {
-		case reRule.MatchString(f.Message):
-			rules = append(rules, reRule.FindStringSubmatch(f.Message)[1]+" "+cssFor(f.Evidence))
+		case findings.ReRule.MatchString(f.Message):
+			rules = append(rules, findings.ReRule.FindStringSubmatch(f.Message)[1]+" "+findings.CssFor(f.Evidence))
 		default:
 			t.Errorf("a11y finding without a rule id: %+v", f)
 		}
@@ -145,7 +146,7 @@ func TestCollectorDeadControl(t *testing.T) {
 	var sel string
 	for _, f := range collector.PageFindings(raw) {
 		if f.Kind == collector.FindDeadControl {
-			dead = append(dead, cssFor(f.Evidence))
+			dead = append(dead, findings.CssFor(f.Evidence))
 			if sel == "" {
 				sel = f.Selector
 			}
@@ -194,7 +195,7 @@ func TestCollectorDeadControl(t *testing.T) {
 	// The element's cause is as it was (axe-core's scan, which the
 	// outline's mutation starts, may leave an empty style attribute).
 	restored := markup()
-	assert.Equal(t, elementSig(before), elementSig(restored), "the element's cause is unchanged: %s", restored)
+	assert.Equal(t, findings.ElementSig(before), findings.ElementSig(restored), "the element's cause is unchanged: %s", restored)
 	assert.NotContains(t, restored, "data-agx", "nothing of the outline is left")
 	after := s.Do(ctx, browser.Intent{Action: browser.ActScreenshot})
 	assert.Greater(t, outlinePixels(t, shot.Screenshot), 100, "the element is outlined")

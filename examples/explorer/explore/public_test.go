@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
@@ -21,7 +22,7 @@ func TestCauseAcrossRoutes(t *testing.T) {
 		return browser.Finding{Kind: browser.FindServerError, URL: "http://app" + path, Message: "server error 500 on GET " + path,
 			Evidence: "GET " + path + " → 500; body: runtime error: nil pointer: session lookup returned nil for GET " + path}
 	}
-	assert.Equal(t, rootCause(f("/dashboard"), ""), rootCause(f("/projects/28/edit"), ""),
+	assert.Equal(t, findings.RootCause(f("/dashboard"), ""), findings.RootCause(f("/projects/28/edit"), ""),
 		"an error that quotes its own request is one cause on every route")
 	// The request's path inside another name (a Go package in a stack)
 	// stays: the same stack on two routes is one cause.
@@ -30,27 +31,27 @@ func TestCauseAcrossRoutes(t *testing.T) {
 		g.Evidence += " goroutine 42 [running]: acme/projects.(*Server).currentUser(0x0) /srv/acme/session.go:88"
 		return g
 	}
-	assert.Equal(t, rootCause(stack("/dashboard"), ""), rootCause(stack("/projects"), ""), "a stack naming acme/projects")
-	assert.Equal(t, "GET <path> ran; <path>: x; /projects/7 acme/projects.go", withoutRequest("GET /projects ran; /projects: x; /projects/7 acme/projects.go", "http://app/projects"))
+	assert.Equal(t, findings.RootCause(stack("/dashboard"), ""), findings.RootCause(stack("/projects"), ""), "a stack naming acme/projects")
+	assert.Equal(t, "GET <path> ran; <path>: x; /projects/7 acme/projects.go", findings.WithoutRequest("GET /projects ran; /projects: x; /projects/7 acme/projects.go", "http://app/projects"))
 	other := f("/reports")
 	other.Evidence = "GET /reports → 500; body: template reports.html: no such file"
-	assert.NotEqual(t, rootCause(f("/reports"), ""), rootCause(other, ""))
+	assert.NotEqual(t, findings.RootCause(f("/reports"), ""), findings.RootCause(other, ""))
 	// An error that echoes a query value it failed on is one cause
 	// whatever the value; the value inside a longer word stays.
 	sorted := func(key string) browser.Finding {
 		return browser.Finding{Kind: browser.FindServerError, URL: "http://app/items?sort=" + key + "&q=",
 			Message: "server error 500 on GET /items", Evidence: `GET /items?sort=` + key + ` → 500; body: sort key "` + key + `" has no comparator`}
 	}
-	assert.Equal(t, rootCause(sorted("budget"), ""), rootCause(sorted("-budget"), ""))
-	assert.Contains(t, rootCause(sorted("budget"), ""), `sort key "<value>" has`)
-	assert.Equal(t, "budgets <value>, <value>-x", withoutQueryValues("budgets budget, budget-x", "http://app/items?sort=budget"))
-	assert.Equal(t, "no query", withoutQueryValues("no query", "http://app/items"))
-	assert.Equal(t, "a b", withoutQueryValues("a b", "http://app/items?x=a&y=b"), "one-letter values stay")
+	assert.Equal(t, findings.RootCause(sorted("budget"), ""), findings.RootCause(sorted("-budget"), ""))
+	assert.Contains(t, findings.RootCause(sorted("budget"), ""), `sort key "<value>" has`)
+	assert.Equal(t, "budgets <value>, <value>-x", findings.WithoutQueryValues("budgets budget, budget-x", "http://app/items?sort=budget"))
+	assert.Equal(t, "no query", findings.WithoutQueryValues("no query", "http://app/items"))
+	assert.Equal(t, "a b", findings.WithoutQueryValues("a b", "http://app/items?x=a&y=b"), "one-letter values stay")
 
 	row := func(page, html string) browser.Finding {
 		return browser.Finding{Kind: collector.FindDuplicateRow, URL: page, Evidence: html}
 	}
-	assert.Equal(t, rootCause(row("http://app/items?page=2", `<tr data-id="3">`), ""), rootCause(row("http://app/items", `<tr data-id="9" data-x="y">`), ""),
+	assert.Equal(t, findings.RootCause(row("http://app/items?page=2", `<tr data-id="3">`), ""), findings.RootCause(row("http://app/items", `<tr data-id="9" data-x="y">`), ""),
 		"one list showing records twice is one cause")
 	// One generic message thrown by two handlers is two causes; the same
 	// handler on two records' pages (an inline script), or one script
@@ -61,17 +62,17 @@ func TestCauseAcrossRoutes(t *testing.T) {
 	}
 	onLoad := js("/items/1/edit", "    at http://app/items/1/edit:64:37")
 	onToggle := js("/settings", "    at HTMLInputElement.<anonymous> (http://app/settings:88:12)")
-	assert.NotEqual(t, rootCause(onLoad, ""), rootCause(onToggle, ""))
-	assert.Equal(t, rootCause(onLoad, ""), rootCause(js("/items/16/edit", "    at http://app/items/16/edit:64:40"), ""))
+	assert.NotEqual(t, findings.RootCause(onLoad, ""), findings.RootCause(onToggle, ""))
+	assert.Equal(t, findings.RootCause(onLoad, ""), findings.RootCause(js("/items/16/edit", "    at http://app/items/16/edit:64:40"), ""))
 	shared := func(page string) browser.Finding {
 		return js(page, "    at load (http://app/static/app.js:10:5)\n    at http://app"+page+":3:1")
 	}
-	assert.Equal(t, rootCause(shared("/a"), ""), rootCause(shared("/b/7"), ""))
-	assert.NotEqual(t, rootCause(shared("/a"), ""), rootCause(js("/a", "load@http://app/static/other.js:10:5"), ""))
-	assert.Equal(t, rootCause(js("/a", ""), ""), rootCause(js("/b", "no frames here"), ""), "no stack: the message alone")
+	assert.Equal(t, findings.RootCause(shared("/a"), ""), findings.RootCause(shared("/b/7"), ""))
+	assert.NotEqual(t, findings.RootCause(shared("/a"), ""), findings.RootCause(js("/a", "load@http://app/static/other.js:10:5"), ""))
+	assert.Equal(t, findings.RootCause(js("/a", ""), ""), findings.RootCause(js("/b", "no frames here"), ""), "no stack: the message alone")
 
-	assert.True(t, validationMessage("Choose a plan."))
-	assert.False(t, validationMessage("Select failed: SQLSTATE 42P01"))
+	assert.True(t, findings.ValidationMessage("Choose a plan."))
+	assert.False(t, findings.ValidationMessage("Select failed: SQLSTATE 42P01"))
 }
 
 // reportingRun is a mission run that only reports (the app at
@@ -82,7 +83,7 @@ func reportingRun(t *testing.T) (*missionRun, *member) {
 	qa, err := memory.NewQA(memory.NewInMemoryStore(), "http://app.test")
 	require.NoError(t, err)
 	mr := &missionRun{cfg: Config{}, m: Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test",
-		trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]Bug{}, sw: newSweep()}
+		trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]findings.Bug{}, sw: newSweep()}
 	return mr, &member{p: leaning(Persona{Name: "adversarial"})}
 }
 
@@ -105,7 +106,7 @@ func TestReportOneBugPerCause(t *testing.T) {
 		}
 	}
 	seq := int64(0)
-	act := func(path string, fs []browser.Finding) []Bug {
+	act := func(path string, fs []browser.Finding) []findings.Bug {
 		seq++
 		mr.steps++
 		return mr.report(ctx, m, browser.Entry{Seq: seq, Action: browser.ActNavigate, URL: "http://127.0.0.1:4100" + path}, fs, out)
@@ -163,7 +164,7 @@ func TestReportOneBugPerCause(t *testing.T) {
 	out = &State{}
 	assert.Empty(t, act("/bins", []browser.Finding{{Kind: collector.FindDuplicateRow, URL: "http://127.0.0.1:4100/bins", Message: "two identical rows in a table", Evidence: `<tr><td>Ken Thompson 3</td></tr>`}}))
 	assert.Empty(t, out.Bugs)
-	var bins Bug
+	var bins findings.Bug
 	for _, b := range mr.laterCopies(slices.Clone(mr.bugsSoFar())) {
 		if b.Kind == string(collector.FindDuplicate) && strings.Contains(b.URL, "/bins") {
 			bins = b
@@ -189,7 +190,7 @@ func TestReportErrorPageA11y(t *testing.T) {
 	mr, m := reportingRun(t)
 	out := &State{}
 	seq := int64(0)
-	act := func(path string, fs []browser.Finding) []Bug {
+	act := func(path string, fs []browser.Finding) []findings.Bug {
 		seq++
 		mr.steps++
 		return mr.report(ctx, m, browser.Entry{Seq: seq, Action: browser.ActClick, URL: "http://127.0.0.1:4100" + path}, fs, out)

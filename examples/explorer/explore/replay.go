@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/urlx"
@@ -95,7 +96,7 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (o
 			if p == "" {
 				p = page
 			}
-			sigs[minimize.FindingSig(string(f.Kind), p, bugEvidence(f))] = true
+			sigs[minimize.FindingSig(string(f.Kind), p, findings.BugEvidence(f))] = true
 		}
 	}
 	for i, e := range seq {
@@ -171,7 +172,7 @@ func (mr *missionRun) minimizeRepros(ctx context.Context, r *MissionResult) map[
 	for i, b := range r.Bugs {
 		full := mr.bugEntries(r.Timeline, b)
 		r.Bugs[i].ReproFullSteps = len(full)
-		if len(full) < 2 || b.Kind == string(FindCrossUser) {
+		if len(full) < 2 || b.Kind == string(findings.FindCrossUser) {
 			continue // a cross-user leak's spec is built from both users' steps
 		}
 		if u := mr.bugUser(r.Timeline, b); u != nil && u.StorageState != "" {
@@ -230,7 +231,7 @@ func (mr *missionRun) traceRepros(ctx context.Context, r *MissionResult, minimiz
 		if len(entries) == 0 || n >= maxTraces || ctx.Err() != nil {
 			continue
 		}
-		if u := mr.bugUser(r.Timeline, *b); b.Kind == string(FindCrossUser) || u != nil && u.StorageState != "" {
+		if u := mr.bugUser(r.Timeline, *b); b.Kind == string(findings.FindCrossUser) || u != nil && u.StorageState != "" {
 			continue // one replay session cannot be two users, nor start signed in
 		}
 		if typesSecret(entries) {

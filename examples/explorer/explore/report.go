@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
@@ -54,7 +55,7 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 			continue
 		}
 		var repro browser.Reproduction
-		if b.Kind == string(FindCrossUser) {
+		if b.Kind == string(findings.FindCrossUser) {
 			// Two users, two browser contexts: the owner makes the
 			// record, the viewer sees it.
 			xr, ok := mr.crossUserRepro(*b, r.Timeline)
@@ -69,7 +70,7 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 			}
 		} else {
 			mr.rememberRepro(ctx, *b, entries)
-			repro = reproduction(*b, entries)
+			repro = findings.Reproduction(*b, entries)
 			b.ReproSteps = len(repro.Entries)
 			repro = mr.withUserState(repro, r.Timeline, *b)
 		}
@@ -109,20 +110,20 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) 
 }
 
 type summaryJSON struct {
-	ThreadID   string     `json:"thread_id"`
-	Prompt     string     `json:"prompt"`
-	Team       string     `json:"team"`
-	Target     string     `json:"target"`
-	Steps      int        `json:"steps"`
-	DurationMS int64      `json:"duration_ms"`
-	Bugs       []Bug      `json:"bugs"`
-	NewBugs    int        `json:"new_bugs"`
-	Explored   []string   `json:"explored"`
-	Demo       *DemoScore `json:"demo,omitempty"`
-	Usage      *Usage     `json:"usage,omitempty"`
-	Retries    int        `json:"retries,omitempty"`
-	Error      string     `json:"error,omitempty"`
-	Coverage   *Coverage  `json:"coverage,omitempty"`
+	ThreadID   string         `json:"thread_id"`
+	Prompt     string         `json:"prompt"`
+	Team       string         `json:"team"`
+	Target     string         `json:"target"`
+	Steps      int            `json:"steps"`
+	DurationMS int64          `json:"duration_ms"`
+	Bugs       []findings.Bug `json:"bugs"`
+	NewBugs    int            `json:"new_bugs"`
+	Explored   []string       `json:"explored"`
+	Demo       *DemoScore     `json:"demo,omitempty"`
+	Usage      *Usage         `json:"usage,omitempty"`
+	Retries    int            `json:"retries,omitempty"`
+	Error      string         `json:"error,omitempty"`
+	Coverage   *Coverage      `json:"coverage,omitempty"`
 }
 
 func missionSummary(r MissionResult) summaryJSON {
@@ -134,7 +135,7 @@ func missionSummary(r MissionResult) summaryJSON {
 	}
 	bugs := r.Bugs
 	if bugs == nil {
-		bugs = []Bug{}
+		bugs = []findings.Bug{}
 	}
 	return summaryJSON{ThreadID: r.Mission.ThreadID, Prompt: r.Mission.Prompt, Team: r.Team, Target: r.Target, Steps: r.Steps,
 		DurationMS: r.Duration.Milliseconds(), Bugs: bugs, NewBugs: n, Explored: r.Explored, Demo: r.Demo, Usage: r.Usage, Retries: r.Retries, Error: r.Err, Coverage: r.Coverage.summary()}
@@ -224,7 +225,7 @@ func markdown(r MissionResult) string {
 }
 
 // sightingsText lists sightings as "step 12 (/path), step 30 (/other)".
-func sightingsText(ss []Sighting) string {
+func sightingsText(ss []findings.Sighting) string {
 	parts := make([]string, len(ss))
 	for i, s := range ss {
 		parts[i] = fmt.Sprintf("step %d (%s)", s.Step, urlx.PathQuery(s.URL))
@@ -306,10 +307,10 @@ func writeJUnit(path string, res Result) error {
 		// its reproduction still shows it.
 		s := junitSuite{Name: "regression"}
 		for _, v := range res.Verified {
-			c := junitCase{Name: v.Fingerprint + ": " + firstNonEmpty(v.Title, v.Kind), Class: "explorer.regression"}
+			c := junitCase{Name: v.Fingerprint + ": " + findings.FirstNonEmpty(v.Title, v.Kind), Class: "explorer.regression"}
 			switch {
 			case v.Reproduced():
-				c.Failure = &junitFailure{Message: v.Verdict + ": " + firstNonEmpty(v.Title, v.Kind), Type: v.Kind, Text: v.URL}
+				c.Failure = &junitFailure{Message: v.Verdict + ": " + findings.FirstNonEmpty(v.Title, v.Kind), Type: v.Kind, Text: v.URL}
 				s.Fail++
 			case v.Verdict == VerdictNotReplayable:
 				c.Skipped = &junitSkipped{Message: v.Note}

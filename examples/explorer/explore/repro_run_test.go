@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser/browsertest"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 )
 
@@ -35,7 +36,7 @@ func TestDemoSpecsFailOnceFixed(t *testing.T) {
 
 	// One spec per (kind, seeded bugs named): the shortest.
 	type spec struct {
-		bug  Bug
+		bug  findings.Bug
 		ids  []demoapp.BugID
 		file string
 	}

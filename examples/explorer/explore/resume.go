@@ -14,6 +14,7 @@ import (
 	"slices"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/graph"
 )
 
@@ -41,7 +42,7 @@ const bugJournalFile = ".bug_journal.jsonl"
 
 // journalBug appends b to the mission's bug journal. A failure is traced:
 // the journal only serves a later resume.
-func (mr *missionRun) journalBug(b Bug) {
+func (mr *missionRun) journalBug(b findings.Bug) {
 	if mr.dir == "" {
 		return
 	}
@@ -76,7 +77,7 @@ const maxJournalLine = 1 << 20
 // in the order the bugs were first journaled. Lines that do not decode (a
 // line torn by a kill, a damaged file) are left out and counted. A missing
 // file is no journal.
-func readBugJournal(path string) (bugs []Bug, bad int, err error) {
+func readBugJournal(path string) (bugs []findings.Bug, bad int, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
@@ -92,7 +93,7 @@ func readBugJournal(path string) (bugs []Bug, bad int, err error) {
 		if len(sc.Bytes()) == 0 {
 			continue
 		}
-		var b Bug
+		var b findings.Bug
 		if err := json.Unmarshal(sc.Bytes(), &b); err != nil || b.Fingerprint == "" || b.ID == "" {
 			bad++
 			continue
@@ -136,7 +137,7 @@ func (mr *missionRun) reconcile(ctx context.Context, app *graph.CompiledGraph[St
 	for _, b := range snap.Values.Bugs {
 		have[b.Fingerprint] = true
 	}
-	var missing []Bug
+	var missing []findings.Bug
 	for _, fp := range slices.Sorted(maps.Keys(mr.recorded)) {
 		if b := mr.recorded[fp]; !have[b.Fingerprint] {
 			missing = append(missing, b)
@@ -145,7 +146,7 @@ func (mr *missionRun) reconcile(ctx context.Context, app *graph.CompiledGraph[St
 	if len(missing) == 0 {
 		return 0, nil
 	}
-	slices.SortStableFunc(missing, func(a, b Bug) int { return int(a.TapeSeq - b.TapeSeq) })
+	slices.SortStableFunc(missing, func(a, b findings.Bug) int { return int(a.TapeSeq - b.TapeSeq) })
 	if _, err := app.UpdateState(ctx, State{Bugs: missing}, "", graph.Thread(gthread)); err != nil {
 		return 0, fmt.Errorf("put back the bugs found after the checkpoint: %w", err)
 	}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/llm"
@@ -406,10 +407,10 @@ kill:
 // missionSummaryFile is what the SIGKILL test reads of a mission's
 // summary.json.
 type missionSummaryFile struct {
-	ThreadID string `json:"thread_id"`
-	Steps    int    `json:"steps"`
-	Bugs     []Bug  `json:"bugs"`
-	Err      string `json:"error"`
+	ThreadID string         `json:"thread_id"`
+	Steps    int            `json:"steps"`
+	Bugs     []findings.Bug `json:"bugs"`
+	Err      string         `json:"error"`
 }
 
 func readMissionSummary(t *testing.T, reports string) missionSummaryFile {

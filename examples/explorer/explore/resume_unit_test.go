@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/memory"
 	"github.com/agentgraph/agentgraph/state"
@@ -25,8 +26,8 @@ import (
 func TestBugJournal(t *testing.T) {
 	dir := t.TempDir()
 	mr := &missionRun{dir: dir, trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets("hunter<22>")}
-	a := Bug{ID: "bug-01-server-error", Fingerprint: "fa", Kind: "server_error", TapeSeq: 7, Evidence: "500 for password hunter<22>", New: true}
-	b := Bug{ID: "bug-02-console-error", Fingerprint: "fb", Kind: "console_error", TapeSeq: 9, New: true}
+	a := findings.Bug{ID: "bug-01-server-error", Fingerprint: "fa", Kind: "server_error", TapeSeq: 7, Evidence: "500 for password hunter<22>", New: true}
+	b := findings.Bug{ID: "bug-02-console-error", Fingerprint: "fb", Kind: "console_error", TapeSeq: 9, New: true}
 	mr.journalBug(a)
 	mr.journalBug(b)
 	a.Symptoms = []string{"error_banner: Internal error"}
@@ -134,14 +135,14 @@ func TestProgressRoundTrip(t *testing.T) {
 func TestReconcileBugsAfterCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	g := graph.New[State](
-		graph.Reducer(func(s *State) *[]Bug { return &s.Bugs }, state.Append[Bug]),
+		graph.Reducer(func(s *State) *[]findings.Bug { return &s.Bugs }, state.Append[findings.Bug]),
 		graph.Reducer(func(s *State) *[]string { return &s.Explored }, state.Append[string]),
 	)
-	b1 := Bug{ID: "bug-01-page-error", Fingerprint: "f1", TapeSeq: 3, New: true}
-	b2 := Bug{ID: "bug-02-server-error", Fingerprint: "f2", TapeSeq: 8, New: true, Screenshot: "screenshots/bug-02-server-error.png"}
+	b1 := findings.Bug{ID: "bug-01-page-error", Fingerprint: "f1", TapeSeq: 3, New: true}
+	b2 := findings.Bug{ID: "bug-02-server-error", Fingerprint: "f2", TapeSeq: 8, New: true, Screenshot: "screenshots/bug-02-server-error.png"}
 	fail, second := true, 0
 	g.AddNode("first", func(context.Context, State) (State, error) {
-		return State{Bugs: []Bug{b1}, Steps: 4, Explored: []string{"/"}}, nil
+		return State{Bugs: []findings.Bug{b1}, Steps: 4, Explored: []string{"/"}}, nil
 	})
 	g.AddNode("second", func(_ context.Context, s State) (State, error) {
 		second++
@@ -159,7 +160,7 @@ func TestReconcileBugsAfterCheckpoint(t *testing.T) {
 	require.Error(t, err)
 
 	mr := &missionRun{cov: newCoverage(), sw: newSweep(), bugSeen: map[string]bool{}, trace: slog.New(slog.DiscardHandler),
-		recorded: map[string]Bug{"f1": b1, "f2": b2}}
+		recorded: map[string]findings.Bug{"f1": b1, "f2": b2}}
 	n, err := mr.reconcile(ctx, app, "t")
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
@@ -175,7 +176,7 @@ func TestReconcileBugsAfterCheckpoint(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, second, "the failed node ran again")
 	assert.Equal(t, 8, out.Steps)
-	assert.Equal(t, []Bug{b1, b2}, out.Bugs)
+	assert.Equal(t, []findings.Bug{b1, b2}, out.Bugs)
 }
 
 // TestResumedBugKeepsItsNewMark follows one bug through a kill: the killed
@@ -191,12 +192,12 @@ func TestResumedBugKeepsItsNewMark(t *testing.T) {
 	dir := t.TempDir()
 	newRun := func() *missionRun {
 		return &missionRun{cfg: Config{}, m: Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test", dir: dir,
-			trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]Bug{}, sw: newSweep()}
+			trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]findings.Bug{}, sw: newSweep()}
 	}
 	m := &member{p: leaning(Persona{Name: "adversarial"})}
 	boom := []browser.Finding{{Kind: browser.FindServerError, URL: "http://app.test/items", Message: "server error 500 on POST /items",
 		Evidence: "POST /items → 500; body: database is locked"}}
-	find := func(mr *missionRun, seq int64) []Bug {
+	find := func(mr *missionRun, seq int64) []findings.Bug {
 		mr.steps++
 		return mr.report(ctx, m, browser.Entry{Seq: seq, Action: browser.ActClick, URL: "http://127.0.0.1:4100/items"}, boom, &State{})
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/memory"
@@ -75,16 +76,16 @@ func (r Result) NewBugs() int {
 
 // MissionResult is the outcome of one mission.
 type MissionResult struct {
-	Mission  Mission       `json:"mission"`
-	Team     string        `json:"team"`
-	Target   string        `json:"target"`
-	Steps    int           `json:"steps"`
-	Bugs     []Bug         `json:"bugs"`
-	Explored []string      `json:"explored"`
-	Dir      string        `json:"dir"`
-	Duration time.Duration `json:"duration_ns"`
-	Demo     *DemoScore    `json:"demo,omitempty"`
-	Err      string        `json:"error,omitempty"`
+	Mission  Mission        `json:"mission"`
+	Team     string         `json:"team"`
+	Target   string         `json:"target"`
+	Steps    int            `json:"steps"`
+	Bugs     []findings.Bug `json:"bugs"`
+	Explored []string       `json:"explored"`
+	Dir      string         `json:"dir"`
+	Duration time.Duration  `json:"duration_ns"`
+	Demo     *DemoScore     `json:"demo,omitempty"`
+	Err      string         `json:"error,omitempty"`
 	// Retries counts the continuations after transient errors.
 	Retries int `json:"retries,omitempty"`
 	// Timeline is the mission's full action tape.
@@ -305,7 +306,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	if demo != nil {
-		var all []Bug
+		var all []findings.Bug
 		for _, m := range res.Missions {
 			all = append(all, m.Bugs...)
 		}
@@ -335,11 +336,13 @@ func memoryOrigin(target string, demo bool) string {
 }
 
 // score matches the findings' evidence to the seeded bug ids.
-func score(seeded []string, bugs []Bug) *DemoScore { return scoreWith(seeded, bugs, demoFindIDs) }
+func score(seeded []string, bugs []findings.Bug) *DemoScore {
+	return scoreWith(seeded, bugs, demoFindIDs)
+}
 
 // scoreWith matches the findings' evidence, title and URL to the seeded
 // bug ids with find.
-func scoreWith(seeded []string, bugs []Bug, find func(string) []string) *DemoScore {
+func scoreWith(seeded []string, bugs []findings.Bug, find func(string) []string) *DemoScore {
 	found := map[string]bool{}
 	for _, b := range bugs {
 		for _, id := range find(b.Evidence + "\n" + b.Title + "\n" + b.URL + "\n" + strings.Join(b.Symptoms, "\n")) {

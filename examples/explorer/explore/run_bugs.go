@@ -12,18 +12,11 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/memory"
 )
-
-var bugKinds = map[browser.FindingKind]string{
-	browser.FindPageError: "Uncaught exception", browser.FindConsoleError: "Console error", browser.FindRequestFailed: "Request failed",
-	browser.FindServerError: "Server error", browser.FindNotFound: "Broken link (404)", browser.FindErrorBanner: "Error banner",
-	browser.FindStackTrace: "Stack trace on the page", browser.FindSpinner: "Spinner never settles", collector.FindXSS: "Cross-site scripting",
-	collector.FindA11y: "Accessibility violation", collector.FindDeadControl: "Dead control", collector.FindSlow: "Slow response", collector.FindDuplicate: "Duplicate submission accepted",
-	collector.FindDuplicateRow: "Duplicate record", browser.FindUnresponsive: "Page unresponsive", FindCrossUser: "Cross-user data leak",
-}
 
 // leaveHostile marks as explored the pages that stopped responding during
 // an action (the engine replaced the page by a fresh one; the finding
@@ -46,40 +39,40 @@ func (mr *missionRun) leaveHostile(in browser.Intent, res browser.Result) {
 }
 
 // bug turns a finding into a Bug when it is a new one for this mission.
-func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e browser.Entry) (Bug, bool) {
-	b, ok := findingBug(f, e.URL)
+func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e browser.Entry) (findings.Bug, bool) {
+	b, ok := findings.FindingBug(f, e.URL)
 	if !ok || mr.bugSeen[b.Fingerprint] {
-		return Bug{}, false
+		return findings.Bug{}, false
 	}
-	if f.Kind == browser.FindErrorBanner && validationMessage(firstNonEmpty(f.Evidence, f.Message)) {
+	if f.Kind == browser.FindErrorBanner && findings.ValidationMessage(findings.FirstNonEmpty(f.Evidence, f.Message)) {
 		// The app answering input with a validation message: no bug.
-		mr.trace.Info("observation: validation message", "text", clip.String(firstNonEmpty(f.Evidence, f.Message), 200))
-		return Bug{}, false
+		mr.trace.Info("observation: validation message", "text", clip.String(findings.FirstNonEmpty(f.Evidence, f.Message), 200))
+		return findings.Bug{}, false
 	}
 	if mr.brokeAfterApp(f) {
 		// The app's whole answer left the collector: what broke it was
 		// between the collector and the browser (a loaded machine), not
 		// the app.
 		mr.trace.Info("observation: request broke after the app answered it whole", "message", clip.String(f.Message, 200), "url", urlx.PathQuery(mr.public(f.URL)))
-		return Bug{}, false
+		return findings.Bug{}, false
 	}
-	if f.Kind == browser.FindNotFound && mr.othersLoaded(firstNonEmpty(f.URL, e.URL)) {
+	if f.Kind == browser.FindNotFound && mr.othersLoaded(findings.FirstNonEmpty(f.URL, e.URL)) {
 		// Another user's page, which this one may not open: the app
 		// keeping records apart, no broken link.
-		mr.trace.Info("observation: another user's page answers 404 to this user", "url", urlx.PathQuery(mr.public(firstNonEmpty(f.URL, e.URL))), "user", mr.cur.Name)
-		return Bug{}, false
+		mr.trace.Info("observation: another user's page answers 404 to this user", "url", urlx.PathQuery(mr.public(findings.FirstNonEmpty(f.URL, e.URL))), "user", mr.cur.Name)
+		return findings.Bug{}, false
 	}
-	if u := urlx.PathQuery(mr.public(firstNonEmpty(f.URL, e.URL))); f.Kind == browser.FindNotFound && e.Action == browser.ActNavigate && mr.cov.gone(u) {
+	if u := urlx.PathQuery(mr.public(findings.FirstNonEmpty(f.URL, e.URL))); f.Kind == browser.FindNotFound && e.Action == browser.ActNavigate && mr.cov.gone(u) {
 		// The team opened by its address a page it had seen, after it
 		// deleted something: the record is gone, no link is broken.
 		mr.trace.Info("observation: a page seen before answers 404 after a delete", "url", u)
 		mr.cov.lose(u)
-		return Bug{}, false
+		return findings.Bug{}, false
 	}
 	if f.Kind == collector.FindDuplicateRow && mr.sw != nil && mr.sw.typed.ownRepeat(f.Evidence) {
 		// Two records the explorer made with the same values: no bug.
 		mr.trace.Info("duplicate row of the explorer's own values", "evidence", clip.String(f.Evidence, 200))
-		return Bug{}, false
+		return findings.Bug{}, false
 	}
 	// A page (or a 5xx body) that echoes a secret does not put it in a
 	// report or in memory.
@@ -89,7 +82,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	mr.bugs++
 	b.ID = fmt.Sprintf("bug-%02d-%s", mr.bugs, strings.ReplaceAll(string(f.Kind), "_", "-"))
 	b.Persona, b.Step, b.TapeSeq = m.p.Name, mr.steps, e.Seq
-	if f.Kind == FindCrossUser && mr.xu != nil {
+	if f.Kind == findings.FindCrossUser && mr.xu != nil {
 		if l, ok := mr.xu.leaks[f.Message]; ok {
 			b.Owner, b.Viewer = l.Owner, l.Viewer
 			mr.xu.byBug[b.ID] = l
@@ -101,7 +94,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	// the checkpoint) is not recorded twice.
 	if prev, ok := mr.recorded[fp]; ok {
 		b.New, b.SeenCount, b.Fingerprint = prev.New, prev.SeenCount, prev.Fingerprint
-	} else if rec, err := mr.qa.RecordBug(ctx, memory.BugReport{Kind: b.Kind, Severity: memorySeverity(b.Severity), Cause: b.Cause, URL: memURL(urlx.PathQuery(page), "", mr.qa.Origin()), Title: reNum.ReplaceAllString(b.Title, "#"), Evidence: clip.String(reNum.ReplaceAllString(evidence, "#"), 600), Persona: m.p.Name, ThreadID: mr.m.ThreadID, TapeIndex: int(e.Seq)}); err == nil {
+	} else if rec, err := mr.qa.RecordBug(ctx, memory.BugReport{Kind: b.Kind, Severity: findings.MemorySeverity(b.Severity), Cause: b.Cause, URL: memURL(urlx.PathQuery(page), "", mr.qa.Origin()), Title: reNum.ReplaceAllString(b.Title, "#"), Evidence: clip.String(reNum.ReplaceAllString(evidence, "#"), 600), Persona: m.p.Name, ThreadID: mr.m.ThreadID, TapeIndex: int(e.Seq)}); err == nil {
 		b.New = rec.New || rec.Reopened
 		b.SeenCount = rec.Entry.SeenCount
 		if !rec.New && rec.Entry.Fingerprint != "" {
@@ -192,25 +185,13 @@ func (mr *missionRun) outline(ctx context.Context, sel string, on bool) bool {
 
 // bugsSoFar are the bugs this run found, in the order found, for the report
 // of an interrupted mission.
-func (mr *missionRun) bugsSoFar() []Bug {
-	var out []Bug
+func (mr *missionRun) bugsSoFar() []findings.Bug {
+	var out []findings.Bug
 	for _, b := range mr.recorded {
 		out = append(out, b)
 	}
-	slices.SortFunc(out, func(a, b Bug) int { return int(a.TapeSeq - b.TapeSeq) })
+	slices.SortFunc(out, func(a, b findings.Bug) int { return int(a.TapeSeq - b.TapeSeq) })
 	return out
-}
-
-// bugEvidence is a finding's evidence as a bug reports it: the message
-// first, then the evidence.
-func bugEvidence(f browser.Finding) string {
-	switch {
-	case f.Evidence == "":
-		return f.Message
-	case !strings.Contains(f.Evidence, f.Message):
-		return f.Message + " — " + f.Evidence
-	}
-	return f.Evidence
 }
 
 // addr is the mission's addresser: the collector's addresses to the

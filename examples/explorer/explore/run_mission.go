@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/clip"
@@ -65,8 +66,8 @@ type missionRun struct {
 	idle         map[string]int
 	loops        map[string]int
 	bugSeen      map[string]bool
-	recorded     map[string]Bug       // bugs given to memory by this run, by fingerprint
-	selUse       map[selKey]*selTally // the locators used, for memory (memlog.go)
+	recorded     map[string]findings.Bug // bugs given to memory by this run, by fingerprint
+	selUse       map[selKey]*selTally    // the locators used, for memory (memlog.go)
 	resetPending bool
 	freshPage    bool // the latest look found a page never visited before
 	rand         *rand.Rand
@@ -138,7 +139,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	personas, _ := Team(mr.m.Team)
 	mr.cov = newCoverage()
 	mr.sw = newSweep()
-	mr.idle, mr.loops, mr.bugSeen, mr.recorded = map[string]int{}, map[string]int{}, map[string]bool{}, map[string]Bug{}
+	mr.idle, mr.loops, mr.bugSeen, mr.recorded = map[string]int{}, map[string]int{}, map[string]bool{}, map[string]findings.Bug{}
 	// A resumed mission draws other values than the killed run did (its
 	// records stay apart from the killed run's) and knows what that typed.
 	mr.rand = rand.New(rand.NewPCG(mr.cfg.Seed, uint64(len(mr.m.ThreadID))^uint64(mr.seq)<<32))

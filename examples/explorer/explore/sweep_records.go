@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
@@ -113,7 +114,7 @@ var reCell = regexp.MustCompile(`(?is)<t[dh]\b[^>]*>(.*?)(?:</t[dh]>|$)`)
 func (tv typedValues) ownRepeat(evidence string) bool {
 	many := false
 	for _, m := range reCell.FindAllStringSubmatch(evidence, -1) {
-		cell := strings.TrimSpace(html.UnescapeString(reTag.ReplaceAllString(m[1], "")))
+		cell := strings.TrimSpace(html.UnescapeString(findings.ReTag.ReplaceAllString(m[1], "")))
 		if cell == "" {
 			continue
 		}
@@ -145,7 +146,7 @@ func (tv typedValues) ownRepeat(evidence string) bool {
 // typed exactly once.
 func (tv typedValues) holdsOnce(evidence string) bool {
 	for _, m := range reCell.FindAllStringSubmatch(evidence, -1) {
-		cell := strings.TrimSpace(html.UnescapeString(reTag.ReplaceAllString(m[1], "")))
+		cell := strings.TrimSpace(html.UnescapeString(findings.ReTag.ReplaceAllString(m[1], "")))
 		if cell != "" && tv[cell] == 1 {
 			return true
 		}

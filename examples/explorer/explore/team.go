@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/state"
@@ -39,7 +40,7 @@ type State struct {
 	// Steps counts the mission's browser steps.
 	Steps int
 	// Bugs found (append).
-	Bugs []Bug
+	Bugs []findings.Bug
 	// Explored paths, in visiting order (append).
 	Explored []string
 	// Turns counts persona turns.
@@ -53,67 +54,11 @@ type State struct {
 	Progress []byte `json:",omitempty"`
 }
 
-// Bug is one finding the team reported, deduplicated within a mission.
-type Bug struct {
-	ID          string `json:"id"`
-	Fingerprint string `json:"fingerprint"`
-	Kind        string `json:"kind"`
-	// Severity: critical, major or minor (see severityOf).
-	Severity string `json:"severity"`
-	// Cause is the root-cause key the bug is deduplicated by (see cause.go).
-	Cause string `json:"cause,omitempty"`
-	// Symptoms are the other findings of the same cause in the same
-	// action (the banner showing a failing request's body, its console
-	// echo), each as "kind: message".
-	Symptoms []string `json:"symptoms,omitempty"`
-	Title    string   `json:"title"`
-	URL      string   `json:"url"`
-	Evidence string   `json:"evidence"`
-	Persona  string   `json:"persona"`
-	// Owner and Viewer name the users of a cross-user leak: whose data
-	// showed on whose page (user names, never emails).
-	Owner      string `json:"owner,omitempty"`
-	Viewer     string `json:"viewer,omitempty"`
-	Step       int    `json:"step"`
-	TapeSeq    int64  `json:"tape_seq"`
-	Screenshot string `json:"screenshot,omitempty"`
-	Spec       string `json:"spec,omitempty"`
-	// Trace is the bug's Playwright trace (trace_<id>.zip) in the
-	// mission's report directory: npx playwright show-trace opens it.
-	Trace      string `json:"trace,omitempty"`
-	ReproSteps int    `json:"repro_steps,omitempty"`
-	New        bool   `json:"new"`
-	SeenCount  int    `json:"seen_count"`
-	// Seen counts this mission's actions in which the cause showed (the
-	// first included); Sightings are the later ones (at most
-	// maxSightings), in tape order: each a longer way to the bug than the
-	// first, which the spec reproduces.
-	Seen      int        `json:"seen,omitempty"`
-	Sightings []Sighting `json:"sightings,omitempty"`
-
-	// ReproFullSteps is the length of the full tape up to the bug, which
-	// the minimiser cut down to ReproSteps in ReproReplays replays (both
-	// zero when minimisation is off).
-	ReproFullSteps int `json:"repro_full_steps,omitempty"`
-	ReproReplays   int `json:"repro_replays,omitempty"`
-}
-
-// Sighting is one more action of a mission in which a bug's cause showed.
-type Sighting struct {
-	Step    int    `json:"step"`
-	TapeSeq int64  `json:"tape_seq"`
-	Persona string `json:"persona"`
-	URL     string `json:"url"`
-}
-
-// maxSightings bounds a bug's list of sightings.
-const maxSightings = 10
-
 func newTeamGraph(mr *missionRun) (*graph.StateGraph[State], error) {
 	g := graph.New[State](
 		graph.Reducer(func(s *State) *[]state.Message { return &s.Messages }, state.AddMessages),
 		graph.Reducer(func(s *State) *[]browser.Entry { return &s.Tape }, state.Window[browser.Entry](TapeWindow)),
-		graph.Reducer(func(s *State) *[]Bug { return &s.Bugs }, state.Append[Bug]),
+		graph.Reducer(func(s *State) *[]findings.Bug { return &s.Bugs }, state.Append[findings.Bug]),
 		graph.Reducer(func(s *State) *[]string { return &s.Explored }, state.Append[string]),
 	)
 	g.AddNode(NodeSupervisor, mr.supervise)

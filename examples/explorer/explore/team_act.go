@@ -7,13 +7,14 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
 
 // act runs one intent, records it and turns its findings into bugs. The
 // offline personas and the model's browser tools both act through it.
-func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) (browser.Result, []Bug) {
+func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) (browser.Result, []findings.Bug) {
 	mr.use(m)
 	if st.before != nil {
 		st.before()
@@ -45,7 +46,7 @@ func (mr *missionRun) act(ctx context.Context, m *member, st step, out *State) (
 // model-driven: the entry goes on the mission tape and into the state, the
 // page-health findings of the engine and the collector become bugs (the new
 // ones are returned and appended to out.Bugs).
-func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res browser.Result, out *State) []Bug {
+func (mr *missionRun) afterAction(ctx context.Context, m *member, st step, res browser.Result, out *State) []findings.Bug {
 	mr.steps++
 	if st.cat && mr.cov != nil {
 		mr.cov.catSteps++

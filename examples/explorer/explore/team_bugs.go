@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 )
@@ -17,8 +18,8 @@ import (
 // report turns findings into bugs of member m's action e, appends the new
 // ones to out.Bugs and returns them. Findings that the bugs' screenshots
 // drained from the session (mr.late) are reported too.
-func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs []browser.Finding, out *State) []Bug {
-	var bugs []Bug
+func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs []browser.Finding, out *State) []findings.Bug {
+	var bugs []findings.Bug
 	primary := -1       // the action's server or uncaught error, or shown error, in out.Bugs
 	primaryErr := false // primary is a server or uncaught error (a console echo is its symptom)
 	earlier := ""       // the action's server or uncaught error when an earlier turn reported it (its key in mr.recorded)
@@ -37,10 +38,10 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 	for len(fs) > 0 || len(mr.late) > 0 {
 		fs = append(fs, collector.PageFindings(mr.late)...)
 		mr.late = nil
-		sortByCause(fs)
+		findings.SortByCause(fs)
 		f := mr.addr().Finding(fs[0])
 		fs = fs[1:]
-		if primary >= 0 && slices.Contains(symptomKinds, f.Kind) && (f.Kind != browser.FindConsoleError || primaryErr) {
+		if primary >= 0 && slices.Contains(findings.SymptomKinds, f.Kind) && (f.Kind != browser.FindConsoleError || primaryErr) {
 			// A symptom of the action's error: listed on it.
 			addSymptom(&out.Bugs[primary], f)
 			touched[primary] = true
@@ -53,23 +54,23 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 			touched[primary] = true
 			continue
 		}
-		if primary < 0 && earlier != "" && (slices.Contains(symptomKinds, f.Kind) || errorPageFinding(f, string(browser.FindServerError), earlierPage)) {
+		if primary < 0 && earlier != "" && (slices.Contains(findings.SymptomKinds, f.Kind) || errorPageFinding(f, string(browser.FindServerError), earlierPage)) {
 			// A symptom of an error an earlier turn reported (this
 			// turn's out does not hold that bug: memory's copy takes it).
-			mr.updateEarlier(earlier, func(b *Bug) { addSymptom(b, f) })
+			mr.updateEarlier(earlier, func(b *findings.Bug) { addSymptom(b, f) })
 			continue
 		}
-		if primary < 0 && earlier == "" && f.Kind == collector.FindA11y && reStatusPhrase.MatchString(f.Evidence) {
+		if primary < 0 && earlier == "" && f.Kind == collector.FindA11y && findings.ReStatusPhrase.MatchString(f.Evidence) {
 			// The bare page of a server error the collector reported
 			// before (it reports one 500 once; the page's violations come
 			// with every load): the error's symptom.
-			if i := slices.IndexFunc(out.Bugs, func(b Bug) bool { return errorPageFinding(f, b.Kind, b.URL) }); i >= 0 {
+			if i := slices.IndexFunc(out.Bugs, func(b findings.Bug) bool { return errorPageFinding(f, b.Kind, b.URL) }); i >= 0 {
 				addSymptom(&out.Bugs[i], f)
 				touched[i] = true
 				continue
 			}
 			if key := mr.serverErrorOn(f); key != "" {
-				mr.updateEarlier(key, func(b *Bug) { addSymptom(b, f) })
+				mr.updateEarlier(key, func(b *findings.Bug) { addSymptom(b, f) })
 				continue
 			}
 		}
@@ -82,7 +83,7 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 			if symptom {
 				addSymptom(b, f)
 			} else {
-				sighted(b, m.p.Name, mr.steps, e, firstNonEmpty(f.URL, mr.public(e.URL)))
+				sighted(b, m.p.Name, mr.steps, e, findings.FirstNonEmpty(f.URL, mr.public(e.URL)))
 			}
 			if primary < 0 && (f.Kind == browser.FindServerError || f.Kind == browser.FindPageError) {
 				primary, primaryErr = i, true
@@ -91,18 +92,20 @@ func (mr *missionRun) report(ctx context.Context, m *member, e browser.Entry, fs
 		}
 		if key, ok := mr.earlierBug(out, f, e); ok {
 			// A cause an earlier turn reported: one more sighting.
-			mr.updateEarlier(key, func(b *Bug) { sighted(b, m.p.Name, mr.steps, e, firstNonEmpty(f.URL, mr.public(e.URL))) })
+			mr.updateEarlier(key, func(b *findings.Bug) {
+				sighted(b, m.p.Name, mr.steps, e, findings.FirstNonEmpty(f.URL, mr.public(e.URL)))
+			})
 			if earlier == "" && (f.Kind == browser.FindServerError || f.Kind == browser.FindPageError) {
 				earlier = key
 				if f.Kind == browser.FindServerError {
-					earlierPage = firstNonEmpty(f.URL, mr.public(e.URL))
+					earlierPage = findings.FirstNonEmpty(f.URL, mr.public(e.URL))
 				}
 			}
 			continue
 		}
 		if key, ok := mr.pairedEarlier(f, e); ok {
 			// The other half of a bug an earlier turn reported.
-			mr.updateEarlier(key, func(b *Bug) { addSymptom(b, f) })
+			mr.updateEarlier(key, func(b *findings.Bug) { addSymptom(b, f) })
 			continue
 		}
 		if b, ok := mr.bug(ctx, m, f, e); ok {
@@ -156,8 +159,8 @@ func sameCollection(a, b string) bool {
 // addSymptom lists f on b as one of its symptoms (at most 8): its
 // message, and its evidence when that says more (the response headers of
 // a request, the row shown twice).
-func addSymptom(b *Bug, f browser.Finding) {
-	sym := string(f.Kind) + ": " + clip.String(firstNonEmpty(f.Message, f.Evidence), 200)
+func addSymptom(b *findings.Bug, f browser.Finding) {
+	sym := string(f.Kind) + ": " + clip.String(findings.FirstNonEmpty(f.Message, f.Evidence), 200)
 	if f.Message != "" && f.Evidence != "" && !strings.Contains(f.Message, f.Evidence) && !strings.Contains(f.Evidence, f.Message) {
 		sym += " — " + clip.String(f.Evidence, 300)
 	}
@@ -167,13 +170,13 @@ func addSymptom(b *Bug, f browser.Finding) {
 }
 
 // sighted counts action e as one more in which b's cause showed.
-func sighted(b *Bug, persona string, step int, e browser.Entry, url string) {
+func sighted(b *findings.Bug, persona string, step int, e browser.Entry, url string) {
 	if e.Seq == b.TapeSeq || len(b.Sightings) > 0 && b.Sightings[len(b.Sightings)-1].TapeSeq == e.Seq {
 		return // the same action
 	}
 	b.Seen = max(b.Seen, 1) + 1
-	if len(b.Sightings) < maxSightings {
-		b.Sightings = append(b.Sightings, Sighting{Step: step, TapeSeq: e.Seq, Persona: persona, URL: url})
+	if len(b.Sightings) < findings.MaxSightings {
+		b.Sightings = append(b.Sightings, findings.Sighting{Step: step, TapeSeq: e.Seq, Persona: persona, URL: url})
 	}
 }
 
@@ -189,7 +192,7 @@ func (mr *missionRun) known(out *State, f browser.Finding, e browser.Entry) (int
 			return i, true
 		}
 	}
-	b, ok := findingBug(f, e.URL)
+	b, ok := findings.FindingBug(f, e.URL)
 	if !ok || !mr.bugSeen[b.Fingerprint] {
 		return -1, false
 	}
@@ -209,8 +212,8 @@ func (mr *missionRun) known(out *State, f browser.Finding, e browser.Entry) (int
 // earlierBug is the key in mr.recorded of the bug an earlier turn reported
 // for f's cause (not one of this turn's: known finds those).
 func (mr *missionRun) earlierBug(out *State, f browser.Finding, e browser.Entry) (string, bool) {
-	b, ok := findingBug(f, e.URL)
-	if !ok || !mr.bugSeen[b.Fingerprint] || slices.ContainsFunc(out.Bugs, func(o Bug) bool { return o.Kind == b.Kind && o.Cause == b.Cause }) {
+	b, ok := findings.FindingBug(f, e.URL)
+	if !ok || !mr.bugSeen[b.Fingerprint] || slices.ContainsFunc(out.Bugs, func(o findings.Bug) bool { return o.Kind == b.Kind && o.Cause == b.Cause }) {
 		return "", false
 	}
 	if r, ok := mr.recorded[b.Fingerprint]; ok && r.ID != "" {
@@ -226,7 +229,7 @@ func (mr *missionRun) earlierBug(out *State, f browser.Finding, e browser.Entry)
 
 // updateEarlier changes the mission's copy of an earlier turn's bug and
 // journals it.
-func (mr *missionRun) updateEarlier(key string, change func(*Bug)) {
+func (mr *missionRun) updateEarlier(key string, change func(*findings.Bug)) {
 	b, ok := mr.recorded[key]
 	if !ok || b.ID == "" {
 		return
@@ -241,8 +244,8 @@ func (mr *missionRun) updateEarlier(key string, change func(*Bug)) {
 
 // laterCopies gives each bug of bugs what later turns added to it (its
 // copy in mr.recorded: symptoms, sightings).
-func (mr *missionRun) laterCopies(bugs []Bug) []Bug {
-	byID := map[string]Bug{}
+func (mr *missionRun) laterCopies(bugs []findings.Bug) []findings.Bug {
+	byID := map[string]findings.Bug{}
 	for _, r := range mr.recorded {
 		if r.ID != "" {
 			byID[r.ID] = r
@@ -285,11 +288,11 @@ func (mr *missionRun) pairedEarlier(f browser.Finding, e browser.Entry) (string,
 // submission accepted twice and a list (of the same collection) showing a
 // record whose value the explorer typed once, twice — whichever was
 // reported first.
-func (mr *missionRun) pairedWith(f browser.Finding, e browser.Entry, b Bug) bool {
+func (mr *missionRun) pairedWith(f browser.Finding, e browser.Entry, b findings.Bug) bool {
 	if mr.sw == nil {
 		return false
 	}
-	at := firstNonEmpty(f.URL, e.URL)
+	at := findings.FirstNonEmpty(f.URL, e.URL)
 	switch f.Kind {
 	case collector.FindDuplicateRow:
 		return b.Kind == string(collector.FindDuplicate) && (rowOfRecords(f.Evidence, b.Evidence) || mr.sw.typed.holdsOnce(f.Evidence) && sameCollection(b.URL, at))

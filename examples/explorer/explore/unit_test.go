@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/personas"
 	"github.com/agentgraph/agentgraph/state"
 )
@@ -62,8 +63,8 @@ func TestParseMissions(t *testing.T) {
 }
 
 func TestExitCode(t *testing.T) {
-	newBug := Result{Missions: []MissionResult{{Bugs: []Bug{{New: true}}}}}
-	oldBug := Result{Missions: []MissionResult{{Bugs: []Bug{{New: false}}}}}
+	newBug := Result{Missions: []MissionResult{{Bugs: []findings.Bug{{New: true}}}}}
+	oldBug := Result{Missions: []MissionResult{{Bugs: []findings.Bug{{New: false}}}}}
 	clean := Result{Missions: []MissionResult{{}}}
 	tests := []struct {
 		name   string

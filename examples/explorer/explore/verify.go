@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/memory"
@@ -39,7 +40,7 @@ type reproRecord struct {
 const maxReproSteps = 60
 
 // rememberRepro keeps b's reproduction in memory.
-func (mr *missionRun) rememberRepro(ctx context.Context, b Bug, entries []browser.Entry) {
+func (mr *missionRun) rememberRepro(ctx context.Context, b findings.Bug, entries []browser.Entry) {
 	if mr.qa == nil || len(entries) == 0 || len(entries) > maxReproSteps {
 		return
 	}

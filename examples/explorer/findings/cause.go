@@ -1,4 +1,4 @@
-package explore
+package findings
 
 import (
 	"net/url"
@@ -73,7 +73,7 @@ func norm(s string, n int) string {
 // elementSig is the first start tag of an evidence's HTML, normalised;
 // its inline style (which a page, or the explorer's outline, changes) left
 // out.
-func elementSig(evidence string) string {
+func ElementSig(evidence string) string {
 	if t := reStartTagEv.FindString(evidence); t != "" {
 		return norm(reValueAttr.ReplaceAllString(reStyleAttr.ReplaceAllString(t, ""), ""), 200)
 	}
@@ -87,7 +87,7 @@ func echoOfLoad(f browser.Finding) bool {
 
 // validationMessage reports banner text that reads like a validation
 // message and carries no error signature.
-func validationMessage(text string) bool {
+func ValidationMessage(text string) bool {
 	return (reValidation.MatchString(text) || reCredentialsRefused.MatchString(text)) && !reErrorSign.MatchString(text)
 }
 
@@ -107,12 +107,12 @@ var reCrossUser = regexp.MustCompile(`^([A-Za-z0-9_-]+) sees ([A-Za-z0-9_-]+)'s 
 var axeSameDefect = map[string]string{"label-title-only": "label"}
 
 // rootCause is the cause key of a finding on page.
-func rootCause(f browser.Finding, page string) string {
-	ev := bugEvidence(f)
+func RootCause(f browser.Finding, page string) string {
+	ev := BugEvidence(f)
 	switch f.Kind {
 	case browser.FindServerError:
 		if _, body, ok := strings.Cut(f.Evidence, "body:"); ok && strings.TrimSpace(body) != "" {
-			return "5xx|" + norm(errorPart(withoutRequest(body, firstNonEmpty(f.URL, page))), 160)
+			return "5xx|" + norm(errorPart(WithoutRequest(body, FirstNonEmpty(f.URL, page))), 160)
 		}
 		return "5xx|" + norm(f.Message, 160)
 	case browser.FindPageError, browser.FindConsoleError:
@@ -125,28 +125,28 @@ func rootCause(f browser.Finding, page string) string {
 		}
 		key := "js|" + norm(msg, 200)
 		if fr, ok := topFrame(f.Evidence); ok {
-			key += "|" + fr.where(firstNonEmpty(f.URL, page))
+			key += "|" + fr.where(FirstNonEmpty(f.URL, page))
 		}
 		return key
 	case collector.FindA11y:
 		rule := ""
-		if m := reRule.FindStringSubmatch(ev); m != nil {
+		if m := ReRule.FindStringSubmatch(ev); m != nil {
 			rule = m[1]
 		}
 		if r, ok := axeSameDefect[rule]; ok {
 			rule = r
 		}
-		return "a11y|" + rule + "|" + elementSig(f.Evidence)
+		return "a11y|" + rule + "|" + ElementSig(f.Evidence)
 	case browser.FindNotFound:
-		return "404|" + personas.URLTemplate(urlx.Path(firstNonEmpty(f.URL, page)))
+		return "404|" + personas.URLTemplate(urlx.Path(FirstNonEmpty(f.URL, page)))
 	case collector.FindSlow:
-		return "slow|" + norm(strings.SplitN(f.Message, " ", 3)[0], 10) + " " + personas.URLTemplate(urlx.Path(firstNonEmpty(f.URL, page)))
+		return "slow|" + norm(strings.SplitN(f.Message, " ", 3)[0], 10) + " " + personas.URLTemplate(urlx.Path(FirstNonEmpty(f.URL, page)))
 	case collector.FindXSS:
 		// The sink: a reflected payload is its page and the parameters
 		// that carried it, whichever payload and detector; a stored one
 		// is the element it ran in (or its page, when only the typed
 		// payload's marker told).
-		u := firstNonEmpty(f.URL, page)
+		u := FirstNonEmpty(f.URL, page)
 		tpl := personas.URLTemplate(urlx.Path(u))
 		if ps := payloadParams(u); ps != "" {
 			return "xss|" + tpl + "?" + ps
@@ -155,18 +155,18 @@ func rootCause(f browser.Finding, page string) string {
 			// Only the marker's console line told: no element to name.
 			return "xss|" + tpl
 		}
-		return "xss|" + elementSig(f.Evidence)
+		return "xss|" + ElementSig(f.Evidence)
 	case collector.FindDeadControl:
-		return string(f.Kind) + "|" + elementSig(f.Evidence)
+		return string(f.Kind) + "|" + ElementSig(f.Evidence)
 	case collector.FindDuplicateRow:
 		// The same list showing a record twice, whichever record.
-		return string(f.Kind) + "|" + personas.URLTemplate(urlx.Path(firstNonEmpty(f.URL, page)))
+		return string(f.Kind) + "|" + personas.URLTemplate(urlx.Path(FirstNonEmpty(f.URL, page)))
 	case browser.FindErrorBanner, browser.FindStackTrace:
-		return "text|" + norm(firstNonEmpty(f.Evidence, f.Message), 160)
+		return "text|" + norm(FirstNonEmpty(f.Evidence, f.Message), 160)
 	case FindCrossUser:
 		// The page template and the two users, either way round.
 		if m := reCrossUser.FindStringSubmatch(f.Message); m != nil {
-			return crossUserCause(f, crossLeak{Viewer: m[1], Owner: m[2]}, page)
+			return crossUserCause(f, CrossLeak{Viewer: m[1], Owner: m[2]}, page)
 		}
 	}
 	return string(f.Kind) + "|" + personas.URLTemplate(urlx.Path(page)) + "|" + norm(f.Message, 160)
@@ -238,7 +238,7 @@ func payloadParams(rawURL string) string {
 // that differs from one sighting of the cause to the next. A text with no
 // such part is kept whole.
 func errorPart(text string) string {
-	parts := reSegment.Split(reStatusPhrase.ReplaceAllString(text, "\n"), -1)
+	parts := reSegment.Split(ReStatusPhrase.ReplaceAllString(text, "\n"), -1)
 	for _, p := range parts {
 		// Markup shown as text (a name the mission typed, such as the
 		// markup probe's "onerror") says nothing of what failed.
@@ -254,7 +254,7 @@ var reShownMarkup = regexp.MustCompile(`(?i)&lt;.*?&gt;|<[^<>]*>`)
 
 var (
 	// reStatusPhrase is an error page's status line: its code and reason.
-	reStatusPhrase = regexp.MustCompile(`(?i)\b(?:http\s*)?5\d\d\b|\b(?:internal\s+)?server\s+error\b|\bbad\s+gateway\b|\bservice\s+(?:temporarily\s+)?unavailable\b|\bgateway\s+time-?out\b|\bsomething\s+went\s+wrong\b`)
+	ReStatusPhrase = regexp.MustCompile(`(?i)\b(?:http\s*)?5\d\d\b|\b(?:internal\s+)?server\s+error\b|\bbad\s+gateway\b|\bservice\s+(?:temporarily\s+)?unavailable\b|\bgateway\s+time-?out\b|\bsomething\s+went\s+wrong\b`)
 	reSegment      = regexp.MustCompile(`\n|\s[·|•—–]\s|\.\s`)
 	reErrorWords   = regexp.MustCompile(`(?i)error|exception|traceback|panic|fatal|fault|violat|constraint|too long|overflow|undefined|\bnull\b|\bnil\b|invalid|failed|cannot|can't|unable|division|refused|denied|out of range|not found`)
 )
@@ -262,14 +262,14 @@ var (
 // withoutRequest takes the failing request's own path (as sent, and as
 // its route template) out of an error text: an error that quotes the
 // request ("no session for GET /reports") is one cause on every route.
-func withoutRequest(text, rawURL string) string {
+func WithoutRequest(text, rawURL string) string {
 	if p := urlx.Path(rawURL); p != "" && p != "/" {
 		for _, s := range []string{p, personas.URLTemplate(p)} {
 			text = replacePath(text, s)
 			text = replacePath(text, strings.ToLower(s))
 		}
 	}
-	return withoutQueryValues(text, rawURL)
+	return WithoutQueryValues(text, rawURL)
 }
 
 // withoutQueryValues replaces in text the values of rawURL's query where
@@ -277,7 +277,7 @@ func withoutRequest(text, rawURL string) string {
 // failed on (`sort key "-budget"`, `sort key "budget"`) is one cause
 // whatever the value. Digits go anyway (norm); a one-letter value is
 // left, as it would match too much.
-func withoutQueryValues(text, rawURL string) string {
+func WithoutQueryValues(text, rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.RawQuery == "" {
 		return text
@@ -358,7 +358,7 @@ func pathRune(text string, i int, after bool) bool {
 	return false
 }
 
-func firstNonEmpty(a, b string) string {
+func FirstNonEmpty(a, b string) string {
 	if a != "" {
 		return a
 	}
@@ -367,7 +367,7 @@ func firstNonEmpty(a, b string) string {
 
 // symptomKinds are the kinds that, in the same action as a server error
 // or an uncaught error, are that error's symptoms.
-var symptomKinds = []browser.FindingKind{browser.FindErrorBanner, browser.FindStackTrace, browser.FindConsoleError}
+var SymptomKinds = []browser.FindingKind{browser.FindErrorBanner, browser.FindStackTrace, browser.FindConsoleError}
 
 // causeRank orders one action's findings: the most specific symptom of a
 // cause first, so it names the bug and the others join it.
@@ -390,7 +390,7 @@ func causeRank(k browser.FindingKind) int {
 }
 
 // sortByCause orders fs by causeRank (stable).
-func sortByCause(fs []browser.Finding) {
+func SortByCause(fs []browser.Finding) {
 	slices.SortStableFunc(fs, func(a, b browser.Finding) int { return causeRank(a.Kind) - causeRank(b.Kind) })
 }
 
@@ -402,7 +402,7 @@ const (
 )
 
 // severityOf is a bug kind's severity.
-func severityOf(kind string) string {
+func SeverityOf(kind string) string {
 	switch browser.FindingKind(kind) {
 	case browser.FindServerError, collector.FindXSS, FindCrossUser:
 		return SeverityCritical
@@ -414,7 +414,7 @@ func severityOf(kind string) string {
 }
 
 // memorySeverity maps a severity onto memory's scale.
-func memorySeverity(s string) string {
+func MemorySeverity(s string) string {
 	switch s {
 	case SeverityCritical:
 		return "critical"

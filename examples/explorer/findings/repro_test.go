@@ -1,4 +1,4 @@
-package explore
+package findings
 
 import (
 	"strings"
@@ -77,7 +77,7 @@ func TestReproductionChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := reproduction(tt.bug, nil)
+			r := Reproduction(tt.bug, nil)
 			assert.True(t, r.Bug)
 			assert.Equal(t, tt.want, r.Checks)
 			assert.Equal(t, tt.slow, r.SlowPosts)
@@ -118,7 +118,7 @@ func TestCSSFor(t *testing.T) {
 		`not html`:                                         ``,
 	}
 	for in, want := range tests {
-		assert.Equal(t, want, cssFor(in), in)
+		assert.Equal(t, want, CssFor(in), in)
 	}
 }
 
@@ -136,7 +136,7 @@ func TestBeforeClickOn(t *testing.T) {
 	assert.Len(t, beforeClickOn(byText, `<button>Save draft</button>`), 1, "matched by the button's text")
 	assert.Len(t, beforeClickOn(ents, `<button data-testid="other">Other</button>`), len(ents), "no click on it: kept whole")
 
-	r := reproduction(bugOf(collector.FindDeadControl, "http://h/checkout/2", `clicking "Save draft" changed nothing`, el), ents)
+	r := Reproduction(bugOf(collector.FindDeadControl, "http://h/checkout/2", `clicking "Save draft" changed nothing`, el), ents)
 	assert.Len(t, r.Entries, 3)
 }
 

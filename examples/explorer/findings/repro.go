@@ -1,4 +1,4 @@
-package explore
+package findings
 
 import (
 	"fmt"
@@ -30,7 +30,7 @@ const specSlowPosts = 1500 * time.Millisecond
 // its evidence (the message, the URL path, the element), so that other
 // noise on the way does not keep the spec passing. Kinds without a check of
 // their own get browser.DefaultChecks.
-func reproduction(b Bug, entries []browser.Entry) browser.Reproduction {
+func Reproduction(b Bug, entries []browser.Entry) browser.Reproduction {
 	r := browser.Reproduction{Name: b.ID + ": " + b.Title, Entries: entries, Bug: true}
 	msg := bugMessage(b)
 	path := escapedPath(b.URL)
@@ -56,13 +56,13 @@ func reproduction(b Bug, entries []browser.Entry) browser.Reproduction {
 	case collector.FindXSS:
 		// Narrowed to the element the payload ran in (by its test id, id or
 		// name), so a payload stored elsewhere on the way does not count.
-		r.Checks = []browser.Check{browser.NoScriptRun{Marker: xssMarker, Within: cssFor(bugDetail(b))}}
+		r.Checks = []browser.Check{browser.NoScriptRun{Marker: xssMarker, Within: CssFor(bugDetail(b))}}
 	case collector.FindA11y:
 		rule := ""
-		if m := reRule.FindStringSubmatch(msg); m != nil {
+		if m := ReRule.FindStringSubmatch(msg); m != nil {
 			rule = m[1]
 		}
-		r.Checks = []browser.Check{browser.NoA11yViolation{Rule: rule, Selector: cssFor(bugDetail(b))}}
+		r.Checks = []browser.Check{browser.NoA11yViolation{Rule: rule, Selector: CssFor(bugDetail(b))}}
 	case collector.FindSlow:
 		within := 3 * time.Second
 		if m := reThreshold.FindStringSubmatch(msg); m != nil {
@@ -73,7 +73,7 @@ func reproduction(b Bug, entries []browser.Entry) browser.Reproduction {
 		r.Checks = []browser.Check{browser.FastResponse{Path: path, Within: within, Fetch: strings.HasPrefix(msg, "GET ")}}
 	case collector.FindDeadControl:
 		el := bugDetail(b)
-		sel := cssFor(el)
+		sel := CssFor(el)
 		if sel == "" {
 			sel = textSelector(el)
 		}
@@ -97,7 +97,7 @@ func reproduction(b Bug, entries []browser.Entry) browser.Reproduction {
 }
 
 var (
-	reRule      = regexp.MustCompile(`\(rule ([a-z0-9-]+)\)`)
+	ReRule      = regexp.MustCompile(`\(rule ([a-z0-9-]+)\)`)
 	reMethod    = regexp.MustCompile(`^server error \d+ on ([A-Z]+) `)
 	reThreshold = regexp.MustCompile(`\(threshold ([0-9.]+[a-zµ]+)\)`)
 )
@@ -175,7 +175,7 @@ func stableText(s string) string {
 var (
 	reStartTag = regexp.MustCompile(`^\s*<([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>`)
 	reAttr     = regexp.MustCompile(`([a-zA-Z_:][-a-zA-Z0-9_:.]*)="([^"]*)"`)
-	reTag      = regexp.MustCompile(`<[^>]*>`)
+	ReTag      = regexp.MustCompile(`<[^>]*>`)
 )
 
 // idAttrs are the attributes that name an element, best first.
@@ -184,7 +184,7 @@ var idAttrs = []string{"data-testid", "data-test-id", "data-test", "data-test-su
 // cssFor returns a CSS selector for the element whose outer HTML (as a
 // browser serialises it) starts el: its tag and the first naming attribute
 // (test id, id, name); "" when it has none.
-func cssFor(el string) string {
+func CssFor(el string) string {
 	m := reStartTag.FindStringSubmatch(el)
 	if m == nil {
 		return ""
@@ -213,7 +213,7 @@ func textSelector(el string) string {
 }
 
 func elementText(el string) string {
-	return strings.Join(strings.Fields(html.UnescapeString(reTag.ReplaceAllString(el, " "))), " ")
+	return strings.Join(strings.Fields(html.UnescapeString(ReTag.ReplaceAllString(el, " "))), " ")
 }
 
 // cssString quotes s as a CSS string.
