@@ -41,6 +41,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/examples/explorer/config"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/agentgraph/agentgraph/llm"
@@ -256,7 +257,7 @@ func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.
 		}
 	}
 	if s.Missions != "" {
-		ms, err := explore.LoadMissions(s.Missions)
+		ms, err := mission.LoadMissions(s.Missions)
 		if err != nil {
 			return cfg, err
 		}

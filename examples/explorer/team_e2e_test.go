@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/internal/llmfake"
 	"github.com/agentgraph/agentgraph/llm"
 )
@@ -22,7 +23,7 @@ import (
 // advancedNames are the personas of the advanced team.
 func advancedNames() []string {
 	var out []string
-	for _, p := range explore.AdvancedTeam() {
+	for _, p := range mission.AdvancedTeam() {
 		out = append(out, p.Name)
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/agentgraph/agentgraph/llm"
 )
@@ -206,10 +207,10 @@ func FieldByKey(key string) (Field, bool) {
 
 func checkTeam(v string) error {
 	switch v {
-	case "", explore.TeamStandard, explore.TeamAdvanced:
+	case "", mission.TeamStandard, mission.TeamAdvanced:
 		return nil
 	}
-	return fmt.Errorf("want %s or %s, got %q", explore.TeamStandard, explore.TeamAdvanced, v)
+	return fmt.Errorf("want %s or %s, got %q", mission.TeamStandard, mission.TeamAdvanced, v)
 }
 
 func checkFailOn(v string) error {

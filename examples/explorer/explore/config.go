@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/xerr"
 	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/tmc/langchaingo/llms"
@@ -95,25 +96,13 @@ func ExitCode(res Result, err error, failOn FailOn) int {
 	return ExitClean
 }
 
-// Mission is one exploration goal.
-type Mission struct {
-	ThreadID string `yaml:"thread_id" json:"thread_id"`
-	Prompt   string `yaml:"prompt" json:"prompt"`
-	// Team is "standard", "advanced" or empty (routed by the prompt's keywords).
-	Team string `yaml:"team,omitempty" json:"team,omitempty"`
-	// Budget is the number of browser steps (0: Config.Budget).
-	Budget int `yaml:"budget,omitempty" json:"budget,omitempty"`
-	// StartURL is where the mission starts: a path or a URL within the target.
-	StartURL string `yaml:"start_url,omitempty" json:"start_url,omitempty"`
-}
-
 // Config configures Run. The zero value explores the built-in demo app
 // offline with the standard team.
 type Config struct {
 	// Target is the app's origin; empty serves the demo app on loopback.
 	Target string
 	// Missions to run; empty means one default mission.
-	Missions []Mission
+	Missions []mission.Mission
 	// Team overrides every mission's team ("standard" or "advanced").
 	Team string
 	// Budget is the default number of browser steps per mission (200).
@@ -311,11 +300,6 @@ func (c *Config) defaults() {
 	if c.TargetTimeout <= 0 {
 		c.TargetTimeout = 10 * time.Second
 	}
-}
-
-// DefaultMission is the mission of a run without missions.
-func DefaultMission() Mission {
-	return Mission{ThreadID: "explore", Prompt: "Explore the whole app as a new user, a power user and an adversarial tester; report every bug with evidence."}
 }
 
 // Defaults of the reproduction minimiser (Config.MinimizeReplays,

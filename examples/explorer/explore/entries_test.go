@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -179,7 +180,7 @@ func TestExploreStartPageFails(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 		res, err := Run(ctx, Config{Target: app.URL, Budget: 20, ReportDir: t.TempDir(), Browser: testBrowser, MinimizeReplays: -1, NoDiscovery: off,
-			Missions: []Mission{{ThreadID: "broken-start", Prompt: "Explore the app"}}})
+			Missions: []mission.Mission{{ThreadID: "broken-start", Prompt: "Explore the app"}}})
 		require.NoError(t, err)
 		require.Len(t, res.Missions, 1)
 		require.Empty(t, res.Missions[0].Err)

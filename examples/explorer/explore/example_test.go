@@ -5,11 +5,12 @@ import (
 
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 )
 
 // Missions come from YAML; every problem names its line.
 func ExampleParseMissions() {
-	_, err := explore.ParseMissions("missions.yaml", []byte(`missions:
+	_, err := mission.ParseMissions("missions.yaml", []byte(`missions:
   - thread_id: checkout
     prompt: Buy a plan
     team: elite
@@ -31,6 +32,6 @@ func ExampleExitCode() {
 
 // Mission prompts pick their team.
 func ExampleRouteTeam() {
-	fmt.Println(explore.RouteTeam("Explore the settings"), explore.RouteTeam("Keyboard-only accessibility pass"))
+	fmt.Println(mission.RouteTeam("Explore the settings"), mission.RouteTeam("Keyboard-only accessibility pass"))
 	// Output: standard advanced
 }

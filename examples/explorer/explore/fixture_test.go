@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 )
 
 // fixtureApp is a small notes app the explorer was not built for: a list,
@@ -98,7 +99,7 @@ func TestExploreFixtureApp(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	rec := &recordTB{}
-	res := Check(rec, ctx, Config{Target: app.URL, Budget: 40, ReportDir: dir, Browser: testBrowser, MinimizeTime: 30 * time.Second, Missions: []Mission{{ThreadID: "notes", Prompt: "Explore the notes app"}}}, FailOnNew)
+	res := Check(rec, ctx, Config{Target: app.URL, Budget: 40, ReportDir: dir, Browser: testBrowser, MinimizeTime: 30 * time.Second, Missions: []mission.Mission{{ThreadID: "notes", Prompt: "Explore the notes app"}}}, FailOnNew)
 	require.Len(t, res.Missions, 1)
 	m := res.Missions[0]
 	require.Empty(t, m.Err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 )
 
@@ -197,14 +198,14 @@ func CompareGremlins(ctx context.Context, cfg GremlinsConfig) (GremlinsCompariso
 	// The explorer, offline, with a step budget of N.
 	fmt.Fprintf(cfg.Progress, "explorer: %d steps on the demo app\n", cfg.Budget)
 	t0 := time.Now()
-	m := DefaultMission()
+	m := mission.DefaultMission()
 	m.StartURL = cfg.StartURL
 	minimize := -1
 	if cfg.Minimize {
 		minimize = 0 // the default
 	}
 	res, err := Run(ctx, Config{Budget: cfg.Budget, Seed: cfg.Seed, ReportDir: filepath.Join(cfg.ReportDir, "explorer"),
-		Missions: []Mission{m}, Browser: b, SlowThreshold: cfg.SlowThreshold, DemoDisabled: cfg.DemoDisabled, Logger: cfg.Logger,
+		Missions: []mission.Mission{m}, Browser: b, SlowThreshold: cfg.SlowThreshold, DemoDisabled: cfg.DemoDisabled, Logger: cfg.Logger,
 		MinimizeReplays: minimize})
 	if err != nil {
 		return out, fmt.Errorf("explore: gremlins comparison: explorer run: %w", err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -88,7 +89,7 @@ func TestExplorerHostileApp(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	res, err := Run(ctx, Config{Target: app.URL, Budget: 14, TurnSteps: 5, ReportDir: dir, Browser: testBrowser, MinimizeReplays: -1,
-		Missions: []Mission{{ThreadID: "hostile", Prompt: "Explore every page"}}})
+		Missions: []mission.Mission{{ThreadID: "hostile", Prompt: "Explore every page"}}})
 	took := time.Since(start)
 	t.Logf("explorer run: %s", took)
 	require.NoError(t, err)
@@ -146,7 +147,7 @@ func TestExplorerSecretsStayOutOfArtifacts(t *testing.T) {
 	defer cancel()
 	res, err := Run(ctx, Config{Target: app.URL, Budget: 10, ReportDir: reports, DB: db, Browser: testBrowser, MinimizeReplays: -1,
 		Credentials: Credentials{Email: "qa@example.com", Password: password},
-		Missions:    []Mission{{ThreadID: "secret", Prompt: "Sign in and explore"}}})
+		Missions:    []mission.Mission{{ThreadID: "secret", Prompt: "Sign in and explore"}}})
 	require.NoError(t, err)
 	require.Len(t, res.Missions, 1)
 	require.Empty(t, res.Missions[0].Err)
@@ -211,7 +212,7 @@ func TestExplorerInterrupted(t *testing.T) {
 		cancel()
 	})
 	res, err := Run(ctx, Config{Target: app.URL, Budget: 200, ReportDir: dir, Browser: testBrowser, MinimizeReplays: -1,
-		Missions: []Mission{{ThreadID: "slow", Prompt: "Explore"}}})
+		Missions: []mission.Mission{{ThreadID: "slow", Prompt: "Explore"}}})
 	mu.Lock()
 	at := cancelledAt
 	mu.Unlock()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
@@ -47,7 +48,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 		}
 		bugs = append(bugs, b)
 	}
-	r := MissionResult{Mission: Mission{ThreadID: "explore", Prompt: "Explore"}, Team: "standard", Target: "http://app.test", Steps: 42,
+	r := MissionResult{Mission: mission.Mission{ThreadID: "explore", Prompt: "Explore"}, Team: "standard", Target: "http://app.test", Steps: 42,
 		Bugs: bugs, Explored: []string{"/", "/stats", "/orders/new"}, Dir: dir, Duration: 3 * time.Second,
 		Coverage: &Coverage{Stats: personas.Stats{States: 5, Targets: 40, Tried: 30}, Stopped: "step budget spent", Untried: []string{"/ [s1]: click button \"X\""}, Graph: "flowchart LR\n"}}
 	require.NoError(t, writeHTML(filepath.Join(dir, "report.html"), r))

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -91,7 +92,7 @@ func TestExploreListApp(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, Config{Target: app.URL, Budget: 80, ReportDir: t.TempDir(), Browser: testBrowser, MinimizeReplays: -1, JSCoverage: true,
-		Missions: []Mission{{ThreadID: "lists", Prompt: "Explore the list app"}}})
+		Missions: []mission.Mission{{ThreadID: "lists", Prompt: "Explore the list app"}}})
 	require.NoError(t, err)
 	require.Len(t, res.Missions, 1)
 	m := res.Missions[0]

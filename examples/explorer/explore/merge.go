@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
@@ -116,7 +117,7 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 			return res, fmt.Errorf("%w: merge-reports: %s: %v", ErrUsage, filepath.Join(d, "summary.json"), err)
 		}
 		for _, m := range sum.Missions {
-			if err := validThread(m.ThreadID); err != nil {
+			if err := mission.ValidThread(m.ThreadID); err != nil {
 				return res, fmt.Errorf("%w: merge-reports: %s: %v", ErrUsage, filepath.Join(d, "summary.json"), err)
 			}
 		}
@@ -214,7 +215,7 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 	sum := mergedSummary{Inputs: res.Inputs, Merged: res.Merged}
 	for mi, m := range missions {
 		s := m.sum
-		mr := MissionResult{Mission: Mission{ThreadID: m.dest, Prompt: s.Prompt}, Team: s.Team, Target: s.Target, Steps: s.Steps,
+		mr := MissionResult{Mission: mission.Mission{ThreadID: m.dest, Prompt: s.Prompt}, Team: s.Team, Target: s.Target, Steps: s.Steps,
 			Duration: time.Duration(s.DurationMS) * time.Millisecond, Err: s.Error}
 		for _, c := range causes {
 			if owner[c] == mi {
@@ -263,7 +264,7 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 			labels[i] += " (shard " + in.sum.Shard + ")"
 		}
 	}
-	whole.Mission = Mission{ThreadID: "merged", Prompt: fmt.Sprintf("%d report directories merged: %s; %d missions, %d bug reports, %d after merging the same causes.",
+	whole.Mission = mission.Mission{ThreadID: "merged", Prompt: fmt.Sprintf("%d report directories merged: %s; %d missions, %d bug reports, %d after merging the same causes.",
 		len(ins), strings.Join(labels, ", "), len(missions), len(causes)+res.Merged, len(causes))}
 	whole.Team, whole.Target = strings.Join(teams, ", "), strings.Join(targets, ", ")
 	whole.Duration = time.Duration(sum.DurationMS) * time.Millisecond

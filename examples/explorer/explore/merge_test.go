@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,13 +57,13 @@ func testBug(id, fp, kind string, seen, seenCount, repro int, isNew bool, sympto
 func TestMergeReports(t *testing.T) {
 	root := t.TempDir()
 	s1, s2, out := filepath.Join(root, "s1"), filepath.Join(root, "s2"), filepath.Join(root, "merged")
-	alpha := MissionResult{Mission: Mission{ThreadID: "alpha", Prompt: "p"}, Team: "standard", Target: "http://127.0.0.1:9", Steps: 100, Duration: time.Minute,
+	alpha := MissionResult{Mission: mission.Mission{ThreadID: "alpha", Prompt: "p"}, Team: "standard", Target: "http://127.0.0.1:9", Steps: 100, Duration: time.Minute,
 		Explored: []string{"/", "/a"}, Demo: &DemoScore{Seeded: []string{"B1", "B2", "B3"}, Found: []string{"B1"}},
 		Bugs: []findings.Bug{
 			testBug("bug-01-server-error", "fa", "server_error", 2, 1, 9, true, "error_banner: boom"),
 			testBug("bug-02-a11y", "fb", "a11y", 1, 1, 3, true),
 		}}
-	beta := MissionResult{Mission: Mission{ThreadID: "beta", Prompt: "q"}, Team: "advanced", Target: "http://127.0.0.1:10", Steps: 80, Duration: 2 * time.Minute,
+	beta := MissionResult{Mission: mission.Mission{ThreadID: "beta", Prompt: "q"}, Team: "advanced", Target: "http://127.0.0.1:10", Steps: 80, Duration: 2 * time.Minute,
 		Explored: []string{"/", "/b"}, Demo: &DemoScore{Seeded: []string{"B1", "B2", "B3"}, Found: []string{"B3", "B1"}},
 		Bugs: []findings.Bug{
 			testBug("bug-01-server-error", "fa", "server_error", 3, 2, 4, false, "console_error: boom", "error_banner: boom"),
@@ -154,12 +155,12 @@ func TestMergeReports(t *testing.T) {
 func TestMergeReportsErrors(t *testing.T) {
 	root := t.TempDir()
 	s1, s2, s3 := filepath.Join(root, "s1"), filepath.Join(root, "s2"), filepath.Join(root, "s3")
-	m := MissionResult{Mission: Mission{ThreadID: "alpha"}, Bugs: []findings.Bug{testBug("bug-01-x", "fx", "page_error", 1, 1, 1, true)}}
+	m := MissionResult{Mission: mission.Mission{ThreadID: "alpha"}, Bugs: []findings.Bug{testBug("bug-01-x", "fx", "page_error", 1, 1, 1, true)}}
 	writeShardReports(t, s1, "1/3", m)
 	writeShardReports(t, s2, "1/3", m)
 	writeShardReports(t, s3, "")
 	s4 := filepath.Join(root, "s4")
-	writeShardReports(t, s4, "", MissionResult{Mission: Mission{ThreadID: "s2"}})
+	writeShardReports(t, s4, "", MissionResult{Mission: mission.Mission{ThreadID: "s2"}})
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "plain"), 0o700))
 
 	for _, tc := range []struct {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/llmfake"
@@ -113,7 +114,7 @@ func TestModelDrivenRun(t *testing.T) {
 	evs := rec.Events()
 	require.NotEmpty(t, evs)
 	assert.Equal(t, observe.GoalStart, evs[0].Kind)
-	assert.Equal(t, DefaultMission().Prompt, evs[0].Text)
+	assert.Equal(t, mission.DefaultMission().Prompt, evs[0].Text)
 	last := evs[len(evs)-1]
 	assert.Equal(t, observe.GoalComplete, last.Kind)
 	assert.Equal(t, m.Steps, last.Steps)
@@ -169,7 +170,7 @@ func TestModelDrivenRun(t *testing.T) {
 	}
 	require.Len(t, routes, 2, "power_user, then FINISH")
 	assert.Contains(t, string(routes[0].ToolChoice), llm.ChooseTool, "the choice is forced through the choose function")
-	assert.Contains(t, routes[0].Text(), "Mission: "+DefaultMission().Prompt)
+	assert.Contains(t, routes[0].Text(), "Mission: "+mission.DefaultMission().Prompt)
 	assert.Contains(t, routes[1].Text(), "power_user: 6 steps", "the second brief carries the persona's turn")
 	for _, want := range []string{"Bugs so far:", "Server error on /projects", "Explored paths", "/projects?sort=budget", "Memory of earlier sessions", "Team:\n- new_user"} {
 		assert.Contains(t, routes[1].Text(), want, "the routing brief")

@@ -24,6 +24,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
@@ -199,7 +200,7 @@ func multiUserRun(t *testing.T, ctx context.Context, target, reports string) Res
 	t.Helper()
 	var progress bytes.Buffer
 	res, err := Run(ctx, Config{Target: target, ReportDir: reports, Budget: 30, TurnSteps: 6, MinimizeReplays: -1, Browser: testBrowser, Progress: &progress,
-		Users: notesUsers(), Missions: []Mission{{ThreadID: "notes", Prompt: "Explore the notes app", Team: TeamStandard}}})
+		Users: notesUsers(), Missions: []mission.Mission{{ThreadID: "notes", Prompt: "Explore the notes app", Team: mission.TeamStandard}}})
 	t.Logf("progress:\n%s", progress.String())
 	require.NoError(t, err)
 	require.Len(t, res.Missions, 1)
@@ -305,7 +306,7 @@ func TestMultiUserCrossUserLeak(t *testing.T) {
 	t0 = time.Now()
 	var progress bytes.Buffer
 	res, err = Run(ctx, Config{Target: srv.URL, ReportDir: reports2, Budget: 30, TurnSteps: 6, MinimizeReplays: -1, Browser: testBrowser, Progress: &progress,
-		Users: users, Missions: []Mission{{ThreadID: "notes", Prompt: "Explore the notes app", Team: TeamStandard}}})
+		Users: users, Missions: []mission.Mission{{ThreadID: "notes", Prompt: "Explore the notes app", Team: mission.TeamStandard}}})
 	t.Logf("bug off: run in %s; progress:\n%s", time.Since(t0).Round(time.Millisecond), progress.String())
 	require.NoError(t, err)
 	m = res.Missions[0]

@@ -49,53 +49,6 @@ const catalogueRound = 3
 // formTricks are the tricks that need a page with text fields.
 var formTricks = personas.FormTricks()
 
-// Team names.
-const (
-	TeamStandard = "standard"
-	TeamAdvanced = "advanced"
-)
-
-// builtinTeam is a personas built-in team: its members' names, roles,
-// focus, tricks and leans over the app model, one definition shared with
-// model prompts and personas.Run.
-func builtinTeam(team string) []Persona {
-	ps, _ := personas.NewRegistry().Team(team) // the built-in teams always exist
-	return ps
-}
-
-// StandardTeam is the default team: new user, power user, adversarial.
-func StandardTeam() []Persona { return builtinTeam(personas.TeamStandard) }
-
-// AdvancedTeam is the deeper team: accessibility, data-heavy, impatient,
-// returning user and the coverage-guided explorer.
-func AdvancedTeam() []Persona { return builtinTeam(personas.TeamAdvanced) }
-
-// Team returns the named built-in team.
-func Team(name string) ([]Persona, error) {
-	switch name {
-	case TeamStandard, "":
-		return StandardTeam(), nil
-	case TeamAdvanced:
-		return AdvancedTeam(), nil
-	}
-	return nil, fmt.Errorf("explore: unknown team %q (want %s or %s)", name, TeamStandard, TeamAdvanced)
-}
-
-var advancedWords = []string{"accessib", "a11y", "keyboard", "screen reader", "data-heavy", "large data", "pagination", "impatient", "slow network", "double", "returning", "session", "cookie", "deep", "thorough", "coverage"}
-
-// RouteTeam picks the team for a mission prompt by keywords: advanced when
-// the prompt talks about accessibility, data volume, impatience, sessions or
-// deep coverage, standard otherwise.
-func RouteTeam(prompt string) string {
-	p := strings.ToLower(prompt)
-	for _, w := range advancedWords {
-		if strings.Contains(p, w) {
-			return TeamAdvanced
-		}
-	}
-	return TeamStandard
-}
-
 // step is one queued action of a persona, with a hook run just before it.
 type step struct {
 	in     browser.Intent

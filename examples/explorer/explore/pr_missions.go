@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/tmc/langchaingo/llms"
@@ -24,24 +25,10 @@ import (
 // MaxPRMissions bounds the missions made from one pull request.
 const MaxPRMissions = 5
 
-// MaxPRMissionPrompt bounds each generated mission's prompt, in bytes: a
-// longer prompt from the model (or one naming long paths) is cut at a rune
-// boundary and ends in "…".
-const MaxPRMissionPrompt = 1200
-
-// capPrompt cuts s to MaxPRMissionPrompt bytes.
-func capPrompt(s string) string {
-	if len(s) <= MaxPRMissionPrompt {
-		return s
-	}
-	const ell = "…"
-	return clip.UTF8(s, MaxPRMissionPrompt-len(ell)) + ell
-}
-
 // PRPlan is the missions made from a pull request and how.
 type PRPlan struct {
-	PR       pullreq.PR `json:"pr"`
-	Missions []Mission  `json:"missions"`
+	PR       pullreq.PR        `json:"pr"`
+	Missions []mission.Mission `json:"missions"`
 	// By is "model" or "paths" (no model, or the model's answers were
 	// unusable twice).
 	By string `json:"by"`
@@ -121,7 +108,7 @@ func prPrompt(pr pullreq.PR, links []string) string {
 
 // parseModelMissions checks a model's JSON answer like a missions file
 // (ParseMissions: JSON is YAML) and keeps start URLs within target.
-func parseModelMissions(answer, target string) ([]Mission, error) {
+func parseModelMissions(answer, target string) ([]mission.Mission, error) {
 	obj := strings.TrimSpace(answer)
 	i, j := strings.IndexByte(obj, '{'), strings.LastIndexByte(obj, '}')
 	if i < 0 || j < i {
@@ -141,14 +128,14 @@ func parseModelMissions(answer, target string) ([]Mission, error) {
 			return nil, fmt.Errorf("mission %d: start_url %q is not within the app %s", k+1, m.StartURL, target)
 		}
 	}
-	ms, err := ParseMissions("answer", []byte(obj))
+	ms, err := mission.ParseMissions("answer", []byte(obj))
 	if err != nil {
 		return nil, err
 	}
 	if target != "" {
 		// An absolute URL within the app becomes its path.
 		for k := range ms {
-			if ms[k].StartURL, err = ResolveStartURL(ms[k].StartURL, target); err != nil {
+			if ms[k].StartURL, err = mission.ResolveStartURL(ms[k].StartURL, target); err != nil {
 				return nil, fmt.Errorf("mission %d: %w", k+1, err)
 			}
 		}
@@ -157,7 +144,7 @@ func parseModelMissions(answer, target string) ([]Mission, error) {
 		ms = ms[:MaxPRMissions]
 	}
 	for k := range ms {
-		ms[k].Prompt = capPrompt(ms[k].Prompt)
+		ms[k].Prompt = mission.CapPrompt(ms[k].Prompt)
 	}
 	return ms, nil
 }
@@ -175,7 +162,7 @@ func sameOrigin(u *url.URL, target string) bool {
 // start URL is the app link naming the area, when links has one.
 // Documentation and build files make no area; a change with none gets one
 // mission over the whole app.
-func PathMissions(pr pullreq.PR, links []string) []Mission {
+func PathMissions(pr pullreq.PR, links []string) []mission.Mission {
 	type area struct {
 		name  string
 		files []string
@@ -210,7 +197,7 @@ func PathMissions(pr pullreq.PR, links []string) []Mission {
 	if title == "" {
 		title = "untitled"
 	}
-	var out []Mission
+	var out []mission.Mission
 	for _, a := range list[:min(len(list), MaxPRMissions)] {
 		files := a.files
 		more := ""
@@ -218,17 +205,17 @@ func PathMissions(pr pullreq.PR, links []string) []Mission {
 			more = fmt.Sprintf(" and %d more", len(files)-5)
 			files = files[:5]
 		}
-		m := Mission{
-			ThreadID: threadName(fmt.Sprintf("pr-%d-%s", pr.Ref.Number, a.name)),
+		m := mission.Mission{
+			ThreadID: mission.ThreadName(fmt.Sprintf("pr-%d-%s", pr.Ref.Number, a.name)),
 			Prompt: fmt.Sprintf("Pull request #%d (%q) changed the %s area (%s%s). Explore the %s pages first: use every control and form these changes drive, with valid, empty and hostile input, then check the pages around them for regressions. Report every bug with evidence.",
 				pr.Ref.Number, clip.String(title, 120), a.name, strings.Join(files, ", "), more, a.name),
 			StartURL: linkFor(a.name, links),
 		}
-		m.Prompt = capPrompt(m.Prompt)
+		m.Prompt = mission.CapPrompt(m.Prompt)
 		out = append(out, m)
 	}
 	if len(out) == 0 {
-		out = append(out, Mission{ThreadID: threadName(fmt.Sprintf("pr-%d", pr.Ref.Number)),
+		out = append(out, mission.Mission{ThreadID: mission.ThreadName(fmt.Sprintf("pr-%d", pr.Ref.Number)),
 			Prompt: fmt.Sprintf("Pull request #%d (%q) changed no page-specific file. Explore the whole app for regressions as a new user, a power user and an adversarial tester; report every bug with evidence.", pr.Ref.Number, clip.String(title, 120))})
 	}
 	return out
@@ -313,27 +300,6 @@ func linkFor(area string, links []string) string {
 	return best
 }
 
-// threadName makes a valid thread id of s.
-func threadName(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case 'a' <= r && r <= 'z', '0' <= r && r <= '9', r == '-', r == '_', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	out := strings.Trim(b.String(), "-._")
-	if len(out) > 80 {
-		out = out[:80]
-	}
-	if out == "" {
-		out = "pr"
-	}
-	return out
-}
-
 // appLinks returns the same-origin paths linked from the target's start
 // page (nil when it cannot be read: start URLs then stay at "/").
 func appLinks(ctx context.Context, target string) []string {
@@ -382,7 +348,7 @@ func appLinks(ctx context.Context, target string) []string {
 
 // prMissions fetches Config.PRURL, cuts it to pullreq.DefaultBudget, plans its
 // missions and writes the plan to <ReportDir>/pr_missions.json.
-func (cfg *Config) prMissions(ctx context.Context, target string) ([]Mission, error) {
+func (cfg *Config) prMissions(ctx context.Context, target string) ([]mission.Mission, error) {
 	ref, err := pullreq.ParseURL(cfg.PRURL)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq/pullreqtest"
 	"github.com/agentgraph/agentgraph/internal/urlx"
@@ -35,9 +36,9 @@ func TestMissionPromptCap(t *testing.T) {
 	assert.Contains(t, prPrompt(cut, nil), "Changed files (80 of 200)")
 
 	long := strings.Repeat("ü", 2000) // 2-byte runes
-	assert.Equal(t, long[:10], capPrompt(long[:10]))
-	c := capPrompt(long)
-	assert.LessOrEqual(t, len(c), MaxPRMissionPrompt)
+	assert.Equal(t, long[:10], mission.CapPrompt(long[:10]))
+	c := mission.CapPrompt(long)
+	assert.LessOrEqual(t, len(c), mission.MaxPRMissionPrompt)
 	assert.True(t, strings.HasSuffix(c, "…"))
 	assert.True(t, json.Valid(mustJSON(t, c)))
 
@@ -49,14 +50,14 @@ func TestMissionPromptCap(t *testing.T) {
 	ms := PathMissions(pr, nil)
 	require.NotEmpty(t, ms)
 	for _, m := range ms {
-		assert.LessOrEqual(t, len(m.Prompt), MaxPRMissionPrompt)
+		assert.LessOrEqual(t, len(m.Prompt), mission.MaxPRMissionPrompt)
 	}
 	// a model's long prompt is cut, not refused
 	answer := fmt.Sprintf(`{"missions": [{"thread_id": "pr-9-x", "prompt": %q}]}`, strings.Repeat("explore every form; ", 200))
 	got, err := parseModelMissions(answer, "http://127.0.0.1:1")
 	require.NoError(t, err)
 	require.Len(t, got, 1)
-	assert.LessOrEqual(t, len(got[0].Prompt), MaxPRMissionPrompt)
+	assert.LessOrEqual(t, len(got[0].Prompt), mission.MaxPRMissionPrompt)
 	assert.True(t, strings.HasPrefix(got[0].Prompt, "explore every form; "))
 }
 
@@ -278,7 +279,7 @@ func TestMCPPRSource300Files(t *testing.T) {
 			require.NoError(t, err)
 			require.NotEmpty(t, plan.Missions)
 			for _, m := range plan.Missions {
-				assert.LessOrEqual(t, len(m.Prompt), MaxPRMissionPrompt)
+				assert.LessOrEqual(t, len(m.Prompt), mission.MaxPRMissionPrompt)
 			}
 		})
 	}
@@ -351,7 +352,7 @@ func TestPathMissions(t *testing.T) {
 	for i, w := range want {
 		assert.Equal(t, w.thread, ms[i].ThreadID)
 		assert.Equal(t, w.start, ms[i].StartURL, w.thread)
-		require.NoError(t, validThread(ms[i].ThreadID))
+		require.NoError(t, mission.ValidThread(ms[i].ThreadID))
 	}
 	assert.Contains(t, ms[0].Prompt, "internal/demoapp/templates/projects.html, internal/demoapp/projects.go, internal/demoapp/projects_test.go")
 	assert.Contains(t, ms[0].Prompt, "Sortable projects")
@@ -423,7 +424,7 @@ func TestPlanPRWithModel(t *testing.T) {
 			if plan.By == "model" {
 				assert.Equal(t, "/projects?sort=name", plan.Missions[0].StartURL, "an absolute URL within the app becomes its path")
 				assert.Equal(t, 40, plan.Missions[0].Budget)
-				assert.Equal(t, TeamAdvanced, plan.Missions[1].Team)
+				assert.Equal(t, mission.TeamAdvanced, plan.Missions[1].Team)
 			} else {
 				assert.Equal(t, "/projects", plan.Missions[0].StartURL)
 			}

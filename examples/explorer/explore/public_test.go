@@ -14,6 +14,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
@@ -82,7 +83,7 @@ func reportingRun(t *testing.T) (*missionRun, *member) {
 	t.Helper()
 	qa, err := memory.NewQA(memory.NewInMemoryStore(), "http://app.test")
 	require.NoError(t, err)
-	mr := &missionRun{cfg: Config{}, m: Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test",
+	mr := &missionRun{cfg: Config{}, m: mission.Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test",
 		trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]findings.Bug{}, sw: newSweep()}
 	return mr, &member{p: leaning(Persona{Name: "adversarial"})}
 }

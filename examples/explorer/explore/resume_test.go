@@ -28,6 +28,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/llm"
@@ -42,7 +43,7 @@ func TestResumeKilledMission(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "explorer.db")
 	cfg := Config{Target: app.URL, Budget: 30, TurnSteps: 4, ReportDir: dir, DB: db, Browser: testBrowser, MinimizeReplays: -1,
-		Missions: []Mission{{ThreadID: "notes", Prompt: "Explore the notes app"}}}
+		Missions: []mission.Mission{{ThreadID: "notes", Prompt: "Explore the notes app"}}}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
 	first, err := Run(ctx, cfg)
@@ -120,7 +121,7 @@ func TestMissionRetryTransient(t *testing.T) {
 			)
 			cfg := Config{Target: app.URL, Budget: 24, TurnSteps: 4, ReportDir: dir, DB: filepath.Join(dir, "explorer.db"), Browser: testBrowser,
 				MissionRetries: 2, RetryBackoff: 20 * time.Millisecond,
-				Missions: []Mission{{ThreadID: "notes", Prompt: "Explore the notes app"}},
+				Missions: []mission.Mission{{ThreadID: "notes", Prompt: "Explore the notes app"}},
 				faultHook: func(_ context.Context, thread, _ string, steps int) error {
 					mu.Lock()
 					defer mu.Unlock()

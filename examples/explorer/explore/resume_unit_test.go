@@ -14,6 +14,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/memory"
 	"github.com/agentgraph/agentgraph/state"
@@ -69,7 +70,7 @@ func TestBugJournal(t *testing.T) {
 func TestProgressRoundTrip(t *testing.T) {
 	fresh := func() *missionRun {
 		mr := &missionRun{cov: newCoverage(), sw: newSweep(), idle: map[string]int{}, trace: slog.New(slog.DiscardHandler)}
-		for _, p := range StandardTeam() {
+		for _, p := range mission.StandardTeam() {
 			mr.team = append(mr.team, newMember(p, Credentials{}, nil))
 		}
 		return mr
@@ -191,7 +192,7 @@ func TestResumedBugKeepsItsNewMark(t *testing.T) {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	newRun := func() *missionRun {
-		return &missionRun{cfg: Config{}, m: Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test", dir: dir,
+		return &missionRun{cfg: Config{}, m: mission.Mission{ThreadID: "t"}, qa: qa, colURL: "http://127.0.0.1:4100", target: "http://app.test", dir: dir,
 			trace: slog.New(slog.DiscardHandler), secrets: browser.NewSecrets(), bugSeen: map[string]bool{}, recorded: map[string]findings.Bug{}, sw: newSweep()}
 	}
 	m := &member{p: leaning(Persona{Name: "adversarial"})}

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/memory"
@@ -76,16 +76,16 @@ func (r Result) NewBugs() int {
 
 // MissionResult is the outcome of one mission.
 type MissionResult struct {
-	Mission  Mission        `json:"mission"`
-	Team     string         `json:"team"`
-	Target   string         `json:"target"`
-	Steps    int            `json:"steps"`
-	Bugs     []findings.Bug `json:"bugs"`
-	Explored []string       `json:"explored"`
-	Dir      string         `json:"dir"`
-	Duration time.Duration  `json:"duration_ns"`
-	Demo     *DemoScore     `json:"demo,omitempty"`
-	Err      string         `json:"error,omitempty"`
+	Mission  mission.Mission `json:"mission"`
+	Team     string          `json:"team"`
+	Target   string          `json:"target"`
+	Steps    int             `json:"steps"`
+	Bugs     []findings.Bug  `json:"bugs"`
+	Explored []string        `json:"explored"`
+	Dir      string          `json:"dir"`
+	Duration time.Duration   `json:"duration_ns"`
+	Demo     *DemoScore      `json:"demo,omitempty"`
+	Err      string          `json:"error,omitempty"`
 	// Retries counts the continuations after transient errors.
 	Retries int `json:"retries,omitempty"`
 	// Timeline is the mission's full action tape.
@@ -195,7 +195,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	// A regression run's missions are the open bugs' pages once every
 	// remembered reproduction was replayed (below).
-	var missions []Mission
+	var missions []mission.Mission
 	if cfg.Shard.Count > 0 {
 		res.Shard = cfg.Shard.String()
 	}
@@ -364,20 +364,20 @@ var errNoOpenBugs = errors.New("--regression: memory has no open bugs for this a
 // resolvedMissions are the batch's missions with their start URLs on the
 // target: a path, or a URL of the target's origin (made a path, so the
 // browser goes through the collector).
-func (cfg *Config) resolvedMissions(ctx context.Context, qa *memory.QA, target string) ([]Mission, error) {
+func (cfg *Config) resolvedMissions(ctx context.Context, qa *memory.QA, target string) ([]mission.Mission, error) {
 	missions, err := cfg.missions(ctx, qa)
 	if err != nil {
 		return nil, err
 	}
 	for i := range missions {
-		if missions[i].StartURL, err = ResolveStartURL(missions[i].StartURL, target); err != nil {
+		if missions[i].StartURL, err = mission.ResolveStartURL(missions[i].StartURL, target); err != nil {
 			return nil, fmt.Errorf("mission %s: %w", missions[i].ThreadID, err)
 		}
 	}
 	return missions, nil
 }
 
-func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]Mission, error) {
+func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]mission.Mission, error) {
 	ms := slices.Clone(cfg.Missions)
 	if cfg.Regression {
 		rms, err := qa.RegressionMissions(ctx)
@@ -386,7 +386,7 @@ func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]Mission, erro
 		}
 		ms = nil
 		for _, r := range rms {
-			ms = append(ms, Mission{ThreadID: r.ThreadID, Prompt: r.Prompt, Team: r.Team, StartURL: urlx.PathQuery(r.StartURL)})
+			ms = append(ms, mission.Mission{ThreadID: r.ThreadID, Prompt: r.Prompt, Team: r.Team, StartURL: urlx.PathQuery(r.StartURL)})
 		}
 		if len(ms) == 0 {
 			return nil, fmt.Errorf("%w: %w", ErrUsage, errNoOpenBugs)
@@ -396,18 +396,18 @@ func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]Mission, erro
 		found := false
 		for _, m := range ms {
 			if m.ThreadID == cfg.Resume {
-				ms, found = []Mission{m}, true
+				ms, found = []mission.Mission{m}, true
 				break
 			}
 		}
 		if !found {
-			m := DefaultMission()
+			m := mission.DefaultMission()
 			m.ThreadID = cfg.Resume
-			ms = []Mission{m}
+			ms = []mission.Mission{m}
 		}
 	}
 	if len(ms) == 0 {
-		ms = []Mission{DefaultMission()}
+		ms = []mission.Mission{mission.DefaultMission()}
 	}
 	for i := range ms {
 		if ms[i].Budget <= 0 {
@@ -417,23 +417,14 @@ func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]Mission, erro
 			ms[i].Team = cfg.Team
 		}
 		if ms[i].Team == "" {
-			ms[i].Team = RouteTeam(ms[i].Prompt)
+			ms[i].Team = mission.RouteTeam(ms[i].Prompt)
 		}
-		if _, err := Team(ms[i].Team); err != nil {
+		if _, err := mission.Team(ms[i].Team); err != nil {
 			return nil, fmt.Errorf("%w: mission %q: %v", ErrUsage, ms[i].ThreadID, err)
 		}
-		if err := validThread(ms[i].ThreadID); err != nil {
+		if err := mission.ValidThread(ms[i].ThreadID); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 		}
 	}
 	return cfg.shardMissions(ms)
-}
-
-var reThread = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$`)
-
-func validThread(id string) error {
-	if !reThread.MatchString(id) {
-		return fmt.Errorf("thread_id %q: use 1-80 letters, digits, '.', '_' or '-' (it names the report directory)", id)
-	}
-	return nil
 }

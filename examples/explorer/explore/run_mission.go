@@ -16,6 +16,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/clip"
@@ -28,7 +29,7 @@ import (
 // missionRun is one mission at work.
 type missionRun struct {
 	cfg       Config
-	m         Mission
+	m         mission.Mission
 	browser   *browser.Browser
 	engineCfg browser.Config
 	engine    *browser.Engine
@@ -136,7 +137,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 	}
 	defer mr.tape.Close()
 
-	personas, _ := Team(mr.m.Team)
+	personas, _ := mission.Team(mr.m.Team)
 	mr.cov = newCoverage()
 	mr.sw = newSweep()
 	mr.idle, mr.loops, mr.bugSeen, mr.recorded = map[string]int{}, map[string]int{}, map[string]bool{}, map[string]findings.Bug{}

@@ -19,6 +19,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/checkpoint/postgres"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/memory"
 )
@@ -311,11 +312,11 @@ func checkDBUsage(db string) error {
 
 // shardMissions keeps the shard's missions. A resumed mission must be the
 // shard's own.
-func (cfg *Config) shardMissions(ms []Mission) ([]Mission, error) {
+func (cfg *Config) shardMissions(ms []mission.Mission) ([]mission.Mission, error) {
 	if cfg.Shard.Count <= 1 {
 		return ms, nil
 	}
-	var mine []Mission
+	var mine []mission.Mission
 	for _, m := range ms {
 		if cfg.Shard.Owns(m.ThreadID) {
 			mine = append(mine, m)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/internal/pgtest"
 	"github.com/agentgraph/agentgraph/memory"
 )
@@ -99,7 +100,7 @@ func fnv32a(s string) uint32 {
 }
 
 func TestShardMissions(t *testing.T) {
-	ms := []Mission{{ThreadID: "explore"}, {ThreadID: "checkout"}, {ThreadID: "admin"}, {ThreadID: "search"}, {ThreadID: "signup"}}
+	ms := []mission.Mission{{ThreadID: "explore"}, {ThreadID: "checkout"}, {ThreadID: "admin"}, {ThreadID: "search"}, {ThreadID: "signup"}}
 	var all []string
 	for i := 1; i <= 2; i++ {
 		var progress bytes.Buffer
@@ -116,7 +117,7 @@ func TestShardMissions(t *testing.T) {
 
 	other := 3 - ShardOf("checkout", 2)
 	cfg := Config{Shard: Shard{other, 2}, Resume: "checkout"}
-	_, err := cfg.shardMissions([]Mission{{ThreadID: "checkout"}})
+	_, err := cfg.shardMissions([]mission.Mission{{ThreadID: "checkout"}})
 	require.ErrorIs(t, err, ErrUsage)
 	assert.Contains(t, err.Error(), fmt.Sprintf("the mission is shard %d/2's", 3-other))
 

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser/browsertest"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/pgtest"
 	"github.com/agentgraph/agentgraph/memory"
@@ -40,9 +41,9 @@ func TestShardedDemoRun(t *testing.T) {
 	require.NoError(t, err)
 	defer func() { assert.NoError(t, srv.Stop()) }()
 
-	first := DefaultMission()
+	first := mission.DefaultMission()
 	first.Budget = 80
-	missions := []Mission{first,
+	missions := []mission.Mission{first,
 		{ThreadID: "checkout", Prompt: "Sign in, create a project and go through its pages as a power user.", Budget: 80}}
 	require.Equal(t, 1, ShardOf("explore", 2))
 	require.Equal(t, 2, ShardOf("checkout", 2))

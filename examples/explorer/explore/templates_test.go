@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 )
 
-func threads(ms []Mission) []string {
+func threads(ms []mission.Mission) []string {
 	var out []string
 	for _, m := range ms {
 		out = append(out, m.ThreadID)
@@ -23,7 +24,7 @@ func threads(ms []Mission) []string {
 }
 
 func TestGoalTemplatesGo(t *testing.T) {
-	ms, err := CreateTests(CreateTestsParams{Flow: "Checkout", Steps: []string{"add to cart", "pay."}, StartURL: "/shop", Budget: 40})
+	ms, err := mission.CreateTests(mission.CreateTestsParams{Flow: "Checkout", Steps: []string{"add to cart", "pay."}, StartURL: "/shop", Budget: 40})
 	require.NoError(t, err)
 	require.Len(t, ms, 1)
 	assert.Equal(t, "tests-checkout", ms[0].ThreadID)
@@ -31,7 +32,7 @@ func TestGoalTemplatesGo(t *testing.T) {
 	assert.Equal(t, 40, ms[0].Budget)
 	assert.Contains(t, ms[0].Prompt, "Create regression tests for the Checkout flow. Its steps: 1. add to cart. 2. pay.")
 
-	ms, err = CompareVariants(CompareVariantsParams{Task: "Sign up as a new user", Budget: 25, Variants: []Variant{
+	ms, err = mission.CompareVariants(mission.CompareVariantsParams{Task: "Sign up as a new user", Budget: 25, Variants: []mission.Variant{
 		{Name: "A", StartURL: "/signup"}, {Name: "B", StartURL: "/signup-v2", Notes: "one-page form"}}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"compare-a", "compare-b"}, threads(ms))
@@ -40,62 +41,62 @@ func TestGoalTemplatesGo(t *testing.T) {
 	assert.Contains(t, ms[1].Prompt, `variant "B" (one-page form): Sign up as a new user.`)
 	assert.Contains(t, ms[1].Prompt, "from the others (A)")
 
-	ms, err = SimulateAllUsers(SimulateUsersParams{Goal: "Buy a desk", Budget: 20})
+	ms, err = mission.SimulateAllUsers(mission.SimulateUsersParams{Goal: "Buy a desk", Budget: 20})
 	require.NoError(t, err)
 	var want []string
-	for _, p := range append(StandardTeam(), AdvancedTeam()...) {
-		want = append(want, threadName("user-"+p.Name))
+	for _, p := range append(mission.StandardTeam(), mission.AdvancedTeam()...) {
+		want = append(want, mission.ThreadName("user-"+p.Name))
 	}
 	assert.Equal(t, want, threads(ms), "every persona of both built-in teams")
-	assert.Equal(t, TeamStandard, ms[0].Team)
-	assert.Equal(t, TeamAdvanced, ms[len(ms)-1].Team)
-	assert.Contains(t, ms[0].Prompt, "Simulate the user "+StandardTeam()[0].Name+" (")
+	assert.Equal(t, mission.TeamStandard, ms[0].Team)
+	assert.Equal(t, mission.TeamAdvanced, ms[len(ms)-1].Team)
+	assert.Contains(t, ms[0].Prompt, "Simulate the user "+mission.StandardTeam()[0].Name+" (")
 	assert.Contains(t, ms[0].Prompt, "Buy a desk.")
 
-	ms, err = SimulateAllUsers(SimulateUsersParams{Users: []User{{Name: "alice", Description: "an admin"}, {Name: "accessibility"}}})
+	ms, err = mission.SimulateAllUsers(mission.SimulateUsersParams{Users: []mission.User{{Name: "alice", Description: "an admin"}, {Name: "accessibility"}}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"user-alice", "user-accessibility"}, threads(ms))
-	assert.Equal(t, TeamStandard, ms[0].Team)
-	assert.Equal(t, TeamAdvanced, ms[1].Team, "a built-in persona's own team")
+	assert.Equal(t, mission.TeamStandard, ms[0].Team)
+	assert.Equal(t, mission.TeamAdvanced, ms[1].Team, "a built-in persona's own team")
 
-	ms, err = FullSeed(FullSeedParams{})
+	ms, err = mission.FullSeed(mission.FullSeedParams{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"seed-standard", "seed-advanced"}, threads(ms))
-	assert.Equal(t, DefaultFullSeedBudget, ms[0].Budget)
-	ms, err = FullSeed(FullSeedParams{StartURLs: []string{"/", "/admin/users"}, Teams: []string{TeamAdvanced}, Budget: 100})
+	assert.Equal(t, mission.DefaultFullSeedBudget, ms[0].Budget)
+	ms, err = mission.FullSeed(mission.FullSeedParams{StartURLs: []string{"/", "/admin/users"}, Teams: []string{mission.TeamAdvanced}, Budget: 100})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"seed-advanced-root", "seed-advanced-admin-users"}, threads(ms))
 	assert.Contains(t, ms[1].Prompt, "Explore everything reachable from /admin/users")
 
-	for _, ms := range [][]Mission{ms} {
+	for _, ms := range [][]mission.Mission{ms} {
 		for _, m := range ms {
-			assert.LessOrEqual(t, len(m.Prompt), MaxPRMissionPrompt)
+			assert.LessOrEqual(t, len(m.Prompt), mission.MaxPRMissionPrompt)
 		}
 	}
-	long, err := CreateTests(CreateTestsParams{Flow: "x", Steps: []string{strings.Repeat("step ", 400)}})
+	long, err := mission.CreateTests(mission.CreateTestsParams{Flow: "x", Steps: []string{strings.Repeat("step ", 400)}})
 	require.NoError(t, err)
-	assert.LessOrEqual(t, len(long[0].Prompt), MaxPRMissionPrompt, "prompts are capped")
+	assert.LessOrEqual(t, len(long[0].Prompt), mission.MaxPRMissionPrompt, "prompts are capped")
 
 	bad := []struct {
 		err  error
 		want string
 	}{
-		{second(CreateTests(CreateTestsParams{})), "flow is required"},
-		{second(CreateTests(CreateTestsParams{Flow: "x", StartURL: "ftp://x"})), "start_url"},
-		{second(CompareVariants(CompareVariantsParams{Task: "t", Variants: []Variant{{Name: "A"}}})), "at least two"},
-		{second(CompareVariants(CompareVariantsParams{Task: "t", Variants: []Variant{{Name: "A"}, {Name: "A"}}})), "appears twice"},
-		{second(CompareVariants(CompareVariantsParams{Variants: []Variant{{Name: "A"}, {Name: "B"}}})), "task is required"},
-		{second(SimulateAllUsers(SimulateUsersParams{Users: []User{{Name: ""}}})), "name is required"},
-		{second(SimulateAllUsers(SimulateUsersParams{Users: []User{{Name: "a", Team: "gold"}}})), `team "gold"`},
-		{second(FullSeed(FullSeedParams{Teams: []string{"gold"}})), `team "gold"`},
-		{second(FullSeed(FullSeedParams{Budget: -1})), "budget -1"},
+		{second(mission.CreateTests(mission.CreateTestsParams{})), "flow is required"},
+		{second(mission.CreateTests(mission.CreateTestsParams{Flow: "x", StartURL: "ftp://x"})), "start_url"},
+		{second(mission.CompareVariants(mission.CompareVariantsParams{Task: "t", Variants: []mission.Variant{{Name: "A"}}})), "at least two"},
+		{second(mission.CompareVariants(mission.CompareVariantsParams{Task: "t", Variants: []mission.Variant{{Name: "A"}, {Name: "A"}}})), "appears twice"},
+		{second(mission.CompareVariants(mission.CompareVariantsParams{Variants: []mission.Variant{{Name: "A"}, {Name: "B"}}})), "task is required"},
+		{second(mission.SimulateAllUsers(mission.SimulateUsersParams{Users: []mission.User{{Name: ""}}})), "name is required"},
+		{second(mission.SimulateAllUsers(mission.SimulateUsersParams{Users: []mission.User{{Name: "a", Team: "gold"}}})), `team "gold"`},
+		{second(mission.FullSeed(mission.FullSeedParams{Teams: []string{"gold"}})), `team "gold"`},
+		{second(mission.FullSeed(mission.FullSeedParams{Budget: -1})), "budget -1"},
 	}
 	for _, b := range bad {
 		assert.ErrorContains(t, b.err, b.want)
 	}
 }
 
-func second(_ []Mission, err error) error { return err }
+func second(_ []mission.Mission, err error) error { return err }
 
 func TestGoalTemplatesYAML(t *testing.T) {
 	src := `missions:
@@ -116,7 +117,7 @@ func TestGoalTemplatesYAML(t *testing.T) {
     params: {flow: checkout, steps: [cart, pay]}
   - template: full_seed
 `
-	ms, err := ParseMissions("m.yaml", []byte(src))
+	ms, err := mission.ParseMissions("m.yaml", []byte(src))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"smoke", "user-alice", "user-power_user", "compare-old", "compare-new", "tests-checkout", "seed-standard", "seed-advanced"}, threads(ms))
 	assert.Equal(t, 30, ms[1].Budget)
@@ -125,10 +126,10 @@ func TestGoalTemplatesYAML(t *testing.T) {
 	// from a file, as --missions reads it
 	path := t.TempDir() + "/missions.yaml"
 	require.NoError(t, os.WriteFile(path, []byte("missions:\n  - template: full_seed\n    params: {budget: 50, teams: [standard]}\n"), 0o644))
-	ms, err = LoadMissions(path)
+	ms, err = mission.LoadMissions(path)
 	require.NoError(t, err)
 	require.Len(t, ms, 1)
-	assert.Equal(t, Mission{ThreadID: "seed-standard", Team: TeamStandard, Budget: 50, StartURL: "/", Prompt: ms[0].Prompt}, ms[0])
+	assert.Equal(t, mission.Mission{ThreadID: "seed-standard", Team: mission.TeamStandard, Budget: 50, StartURL: "/", Prompt: ms[0].Prompt}, ms[0])
 
 	cases := []struct{ name, yaml, want string }{
 		{"unknown template", "missions:\n  - template: moonshot\n", `line 2: mission 1: template moonshot: unknown template "moonshot" (want create_tests, compare_variants, simulate_all_users, full_seed)`},
@@ -144,8 +145,8 @@ func TestGoalTemplatesYAML(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseMissions("m.yaml", []byte(c.yaml))
-			var me *MissionsError
+			_, err := mission.ParseMissions("m.yaml", []byte(c.yaml))
+			var me *mission.MissionsError
 			require.True(t, errors.As(err, &me), "%v", err)
 			assert.ErrorIs(t, err, ErrUsage)
 			assert.Contains(t, strings.Join(me.Problems, "\n"), c.want)
@@ -155,10 +156,10 @@ func TestGoalTemplatesYAML(t *testing.T) {
 	// ExpandTemplate from Go, with a YAML node
 	var n yaml.Node
 	require.NoError(t, yaml.Unmarshal([]byte("{flow: sign up}"), &n))
-	ms, err = ExpandTemplate(TemplateCreateTests, n.Content[0])
+	ms, err = mission.ExpandTemplate(mission.TemplateCreateTests, n.Content[0])
 	require.NoError(t, err)
 	assert.Equal(t, "tests-sign-up", ms[0].ThreadID)
-	ms, err = ExpandTemplate(TemplateFullSeed, nil)
+	ms, err = mission.ExpandTemplate(mission.TemplateFullSeed, nil)
 	require.NoError(t, err)
 	assert.Len(t, ms, 2)
 }
@@ -167,9 +168,9 @@ func TestGoalTemplatesYAML(t *testing.T) {
 // the demo app, with an observer: each template mission runs under its
 // thread id and the observer sees each goal start, its steps and its end.
 func TestTemplateMissionsRun(t *testing.T) {
-	seed, err := FullSeed(FullSeedParams{Teams: []string{TeamStandard}, Budget: 4})
+	seed, err := mission.FullSeed(mission.FullSeedParams{Teams: []string{mission.TeamStandard}, Budget: 4})
 	require.NoError(t, err)
-	tests, err := CreateTests(CreateTestsParams{Flow: "sign in", StartURL: "/signin", Budget: 4})
+	tests, err := mission.CreateTests(mission.CreateTestsParams{Flow: "sign in", StartURL: "/signin", Budget: 4})
 	require.NoError(t, err)
 	var rec observe.Recorder
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/personas"
 	"github.com/agentgraph/agentgraph/state"
 )
@@ -27,11 +28,11 @@ func TestParseMissions(t *testing.T) {
     budget: 50
     start_url: http://localhost:8080/settings?tab=1
 `
-	ms, err := ParseMissions("ok.yaml", []byte(ok))
+	ms, err := mission.ParseMissions("ok.yaml", []byte(ok))
 	require.NoError(t, err)
 	require.Len(t, ms, 2)
-	assert.Equal(t, Mission{ThreadID: "smoke", Prompt: "Explore the app"}, ms[0])
-	assert.Equal(t, Mission{ThreadID: "a11y", Prompt: "Check accessibility and keyboard use", Team: TeamAdvanced, Budget: 50, StartURL: "http://localhost:8080/settings?tab=1"}, ms[1])
+	assert.Equal(t, mission.Mission{ThreadID: "smoke", Prompt: "Explore the app"}, ms[0])
+	assert.Equal(t, mission.Mission{ThreadID: "a11y", Prompt: "Check accessibility and keyboard use", Team: mission.TeamAdvanced, Budget: 50, StartURL: "http://localhost:8080/settings?tab=1"}, ms[1])
 
 	tests := []struct {
 		name, yaml string
@@ -49,9 +50,9 @@ func TestParseMissions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseMissions("m.yaml", []byte(tc.yaml))
+			_, err := mission.ParseMissions("m.yaml", []byte(tc.yaml))
 			require.Error(t, err)
-			var me *MissionsError
+			var me *mission.MissionsError
 			require.True(t, errors.As(err, &me), "%T", err)
 			assert.ErrorIs(t, err, ErrUsage)
 			for _, w := range tc.want {
@@ -95,13 +96,13 @@ func TestExitCode(t *testing.T) {
 }
 
 func TestRouteTeam(t *testing.T) {
-	assert.Equal(t, TeamStandard, RouteTeam("Explore the checkout"))
-	assert.Equal(t, TeamAdvanced, RouteTeam("Check ACCESSIBILITY of the forms"))
-	assert.Equal(t, TeamAdvanced, RouteTeam("what happens when the session expires"))
-	_, err := Team("elite")
+	assert.Equal(t, mission.TeamStandard, mission.RouteTeam("Explore the checkout"))
+	assert.Equal(t, mission.TeamAdvanced, mission.RouteTeam("Check ACCESSIBILITY of the forms"))
+	assert.Equal(t, mission.TeamAdvanced, mission.RouteTeam("what happens when the session expires"))
+	_, err := mission.Team("elite")
 	require.Error(t, err)
-	for _, name := range []string{TeamStandard, TeamAdvanced} {
-		ps, err := Team(name)
+	for _, name := range []string{mission.TeamStandard, mission.TeamAdvanced} {
+		ps, err := mission.Team(name)
 		require.NoError(t, err)
 		for _, p := range ps {
 			assert.NotEmpty(t, p.Tricks, p.Name)
@@ -190,10 +191,10 @@ func TestValidFor(t *testing.T) {
 // the explorer's own).
 func TestTeamsArePersonas(t *testing.T) {
 	reg := personas.NewRegistry()
-	for _, team := range []string{TeamStandard, TeamAdvanced} {
+	for _, team := range []string{mission.TeamStandard, mission.TeamAdvanced} {
 		want, err := reg.Team(team)
 		require.NoError(t, err)
-		got, err := Team(team)
+		got, err := mission.Team(team)
 		require.NoError(t, err)
 		require.Len(t, got, len(want), team)
 		for i, p := range got {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
@@ -73,7 +74,7 @@ func TestRegressionVerifies(t *testing.T) {
 		var progress bytes.Buffer
 		reports := t.TempDir()
 		res, err := Run(ctx, Config{Target: app.URL, Regression: regression, DB: db, ReportDir: reports, Budget: 12, MinimizeReplays: 8,
-			Browser: testBrowser, Progress: &progress, Missions: []Mission{{ThreadID: "widgets", Prompt: "Explore the widgets app"}}})
+			Browser: testBrowser, Progress: &progress, Missions: []mission.Mission{{ThreadID: "widgets", Prompt: "Explore the widgets app"}}})
 		require.NoError(t, err, "progress:\n%s", progress.String())
 		t.Logf("run (bug %v, regression %v):\n%s", bug.Load(), regression, progress.String())
 		for _, v := range res.Verified {

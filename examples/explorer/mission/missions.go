@@ -1,4 +1,4 @@
-package explore
+package mission
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/xerr"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"go.yaml.in/yaml/v3"
 )
@@ -25,13 +26,13 @@ func (e *MissionsError) Error() string {
 	return fmt.Sprintf("explore: missions %s:\n  %s", e.File, strings.Join(e.Problems, "\n  "))
 }
 
-func (e *MissionsError) Unwrap() error { return ErrUsage }
+func (e *MissionsError) Unwrap() error { return xerr.ErrUsage }
 
 // LoadMissions reads a missions YAML file.
 func LoadMissions(path string) ([]Mission, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: missions: %v", ErrUsage, err)
+		return nil, fmt.Errorf("%w: missions: %v", xerr.ErrUsage, err)
 	}
 	return ParseMissions(path, b)
 }
@@ -118,8 +119,8 @@ func validateMissions(e *MissionsError, ms []Mission, lines []int) {
 		switch {
 		case m.ThreadID == "":
 			bad("thread_id is required")
-		case validThread(m.ThreadID) != nil:
-			bad("%v", validThread(m.ThreadID))
+		case ValidThread(m.ThreadID) != nil:
+			bad("%v", ValidThread(m.ThreadID))
 		default:
 			if prev, dup := seen[m.ThreadID]; dup {
 				bad("thread_id %q is already used on line %d", m.ThreadID, prev)
@@ -190,7 +191,7 @@ func invalidUTF8(data []byte) string {
 // as http://localhost:8080): "/" for an empty start URL, a path as it is,
 // and an absolute URL's path and query when it is on target's origin
 // (scheme, host and port; default ports and letter case do not matter). A
-// URL on another origin is an error wrapping ErrUsage: it is not rewritten
+// URL on another origin is an error wrapping xerr.ErrUsage: it is not rewritten
 // onto the target.
 func ResolveStartURL(startURL, target string) (string, error) {
 	if startURL == "" {
@@ -198,20 +199,20 @@ func ResolveStartURL(startURL, target string) (string, error) {
 	}
 	u, err := url.Parse(startURL)
 	if err != nil {
-		return "", fmt.Errorf("%w: start_url %q: %v", ErrUsage, startURL, err)
+		return "", fmt.Errorf("%w: start_url %q: %v", xerr.ErrUsage, startURL, err)
 	}
 	if !u.IsAbs() {
 		if !strings.HasPrefix(startURL, "/") || strings.HasPrefix(startURL, "//") {
-			return "", fmt.Errorf("%w: start_url %q: want a path (/projects) or an http(s) URL on %s", ErrUsage, startURL, target)
+			return "", fmt.Errorf("%w: start_url %q: want a path (/projects) or an http(s) URL on %s", xerr.ErrUsage, startURL, target)
 		}
 		return startURL, nil
 	}
 	t, err := url.Parse(target)
 	if err != nil || !t.IsAbs() {
-		return "", fmt.Errorf("%w: start_url %q: target %q is not an origin", ErrUsage, startURL, target)
+		return "", fmt.Errorf("%w: start_url %q: target %q is not an origin", xerr.ErrUsage, startURL, target)
 	}
 	if origin(u) != origin(t) {
-		return "", fmt.Errorf("%w: start_url %q is on %s, not on the target %s: use a path, or a URL on the target", ErrUsage, startURL, origin(u), origin(t))
+		return "", fmt.Errorf("%w: start_url %q is on %s, not on the target %s: use a path, or a URL on the target", xerr.ErrUsage, startURL, origin(u), origin(t))
 	}
 	if p := urlx.PathQuery(startURL); p != "" && p[0] == '/' {
 		return p, nil

@@ -1,9 +1,10 @@
-package explore
+package mission
 
 import (
 	"errors"
 	"testing"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/xerr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -31,7 +32,7 @@ func TestParseMissionsRejects(t *testing.T) {
 			assert.Nil(t, ms)
 			var me *MissionsError
 			require.True(t, errors.As(err, &me), "%T", err)
-			assert.ErrorIs(t, err, ErrUsage)
+			assert.ErrorIs(t, err, xerr.ErrUsage)
 			require.Len(t, me.Problems, 1, "%q", me.Problems)
 			assert.Contains(t, me.Problems[0], tc.want)
 		})
@@ -82,7 +83,7 @@ func TestResolveStartURL(t *testing.T) {
 			got, err := ResolveStartURL(tc.start, tc.target)
 			if tc.err != "" {
 				require.Error(t, err)
-				assert.ErrorIs(t, err, ErrUsage)
+				assert.ErrorIs(t, err, xerr.ErrUsage)
 				assert.Contains(t, err.Error(), tc.err)
 				return
 			}

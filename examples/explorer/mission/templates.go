@@ -1,4 +1,4 @@
-package explore
+package mission
 
 import (
 	"bytes"
@@ -120,9 +120,9 @@ func CreateTests(p CreateTestsParams) ([]Mission, error) {
 	}
 	id := p.ThreadID
 	if id == "" {
-		id = threadName("tests-" + flow)
+		id = ThreadName("tests-" + flow)
 	}
-	m := Mission{ThreadID: id, Team: TeamStandard, Budget: p.Budget, StartURL: p.StartURL, Prompt: capPrompt(fmt.Sprintf(
+	m := Mission{ThreadID: id, Team: TeamStandard, Budget: p.Budget, StartURL: p.StartURL, Prompt: CapPrompt(fmt.Sprintf(
 		"Create regression tests for the %s flow.%s First complete the flow once with valid input, step by step, so its recorded actions replay as a test; then go through it again with empty, boundary, invalid and hostile input at every step, and try going back, reloading and submitting twice. Report every bug with evidence: each gets a minimised reproduction spec.",
 		flow, steps))}
 	return checkTemplate(TemplateCreateTests, []Mission{m})
@@ -155,8 +155,8 @@ func CompareVariants(p CompareVariantsParams) ([]Mission, error) {
 		if strings.TrimSpace(v.Notes) != "" {
 			notes = " (" + strings.TrimSpace(v.Notes) + ")"
 		}
-		out = append(out, Mission{ThreadID: threadName("compare-" + v.Name), Team: p.Team, Budget: p.Budget, StartURL: v.StartURL,
-			Prompt: capPrompt(fmt.Sprintf("Variant comparison, variant %q%s: %s Do it the way a real user would and note what this variant does differently from the others (%s): errors, dead ends, missing feedback, extra steps, slowness. Report every bug with evidence; the variants run with the same budget so their results compare side by side.",
+		out = append(out, Mission{ThreadID: ThreadName("compare-" + v.Name), Team: p.Team, Budget: p.Budget, StartURL: v.StartURL,
+			Prompt: CapPrompt(fmt.Sprintf("Variant comparison, variant %q%s: %s Do it the way a real user would and note what this variant does differently from the others (%s): errors, dead ends, missing feedback, extra steps, slowness. Report every bug with evidence; the variants run with the same budget so their results compare side by side.",
 				strings.TrimSpace(v.Name), notes, strings.TrimRight(task, ".")+".", strings.Join(others, ", ")))})
 	}
 	return checkTemplate(TemplateCompareVariants, out)
@@ -199,8 +199,8 @@ func SimulateAllUsers(p SimulateUsersParams) ([]Mission, error) {
 		if desc != "" {
 			desc = " (" + desc + ")"
 		}
-		out = append(out, Mission{ThreadID: threadName("user-" + name), Team: team, Budget: p.Budget, StartURL: p.StartURL,
-			Prompt: capPrompt(fmt.Sprintf("Simulate the user %s%s. %s. Stay in character: the %s persona acts first.", name, desc, strings.TrimRight(goal, "."), name))})
+		out = append(out, Mission{ThreadID: ThreadName("user-" + name), Team: team, Budget: p.Budget, StartURL: p.StartURL,
+			Prompt: CapPrompt(fmt.Sprintf("Simulate the user %s%s. %s. Stay in character: the %s persona acts first.", name, desc, strings.TrimRight(goal, "."), name))})
 	}
 	return checkTemplate(TemplateSimulateAllUsers, out)
 }
@@ -251,8 +251,8 @@ func FullSeed(p FullSeedParams) ([]Mission, error) {
 			if len(starts) > 1 {
 				id += "-" + pathSlug(start)
 			}
-			out = append(out, Mission{ThreadID: threadName(id), Team: team, Budget: budget, StartURL: start,
-				Prompt: capPrompt(fmt.Sprintf("Explore everything reachable from %s: visit every page and state, open every menu, dialog and tab, use every control and form with valid, empty, boundary and hostile input, follow every link within the app, and come back to what is left untried. Coverage first; report every bug with evidence.", cmpStr(start, "/")))})
+			out = append(out, Mission{ThreadID: ThreadName(id), Team: team, Budget: budget, StartURL: start,
+				Prompt: CapPrompt(fmt.Sprintf("Explore everything reachable from %s: visit every page and state, open every menu, dialog and tab, use every control and form with valid, empty, boundary and hostile input, follow every link within the app, and come back to what is left untried. Coverage first; report every bug with evidence.", cmpStr(start, "/")))})
 		}
 	}
 	return checkTemplate(TemplateFullSeed, out)
