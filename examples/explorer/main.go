@@ -44,6 +44,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -147,7 +148,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 	if cfg.TTY {
 		fmt.Fprintln(stdout)
 	}
-	explore.PrintTable(stdout, res)
+	report.PrintTable(stdout, res)
 	if u := res.Usage; u != nil {
 		fmt.Fprintf(stdout, "model usage: %d calls, %d input + %d output tokens, $%.4f\n", u.Calls, u.InputTokens, u.OutputTokens, u.CostUSD)
 	}
@@ -211,7 +212,7 @@ func (f *listFlag) Set(v string) error { *f = append(*f, v); return nil }
 // exploreConfig turns the settings into the explorer's configuration,
 // reading the missions file. env is the environment (with .env).
 func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.Config, error) {
-	shard, err := explore.ParseShard(s.Shard)
+	shard, err := mission.ParseShard(s.Shard)
 	if err != nil {
 		return explore.Config{}, fmt.Errorf("explorer: shard %w", err)
 	}
@@ -314,7 +315,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "explorer merge-reports: no report directory given (usage: explorer merge-reports [-o DIR] DIR...)")
 		return explore.ExitSetup
 	}
-	res, err := explore.MergeReports(*out, fs.Args()...)
+	res, err := report.MergeReports(*out, fs.Args()...)
 	if err != nil {
 		fmt.Fprintln(stderr, "explorer "+strings.TrimPrefix(err.Error(), explore.ErrUsage.Error()+": "))
 		return explore.ExitSetup

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/llmfake"
 	"github.com/agentgraph/agentgraph/llm"
@@ -56,7 +57,7 @@ func TestMainModelDriven(t *testing.T) {
 
 	var sum struct {
 		Demo  struct{ Found []string } `json:"demo"`
-		Usage *explore.Usage           `json:"usage"`
+		Usage *report.Usage            `json:"usage"`
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	require.NoError(t, err)

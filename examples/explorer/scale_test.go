@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 )
 
 // TestScaleFlagErrors: a bad --shard, --db or --browser-ws (flag, variable
@@ -97,7 +98,7 @@ func TestMergeReportsCommand(t *testing.T) {
 	env := mapEnv(nil)
 	// The default mission ("explore") is shard 1's of 2 and 2's of 3:
 	// shards 2/2 and 3/3 have nothing to run, and start no browser.
-	require.Equal(t, 1, explore.ShardOf("explore", 2))
+	require.Equal(t, 1, mission.ShardOf("explore", 2))
 	for _, shard := range []string{"2/2", "3/3"} {
 		var out, errOut bytes.Buffer
 		reports := filepath.Join(dir, "shard-"+shard[:1])

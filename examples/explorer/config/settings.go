@@ -230,7 +230,7 @@ func checkProvider(v string) error {
 }
 
 func checkShard(v string) error {
-	_, err := explore.ParseShard(v)
+	_, err := mission.ParseShard(v)
 	return err
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -69,7 +70,7 @@ type SetupError = xerr.SetupError
 // ExitCode maps a run's outcome to the program's exit code: 2 when the run
 // or one of its missions failed (usage, set-up, a crash), else 1 when the
 // fail-on policy counts a bug, else 0.
-func ExitCode(res Result, err error, failOn FailOn) int {
+func ExitCode(res report.Result, err error, failOn FailOn) int {
 	if errors.Is(err, context.Canceled) {
 		return ExitInterrupted
 	}
@@ -119,7 +120,7 @@ type Config struct {
 	DB string
 	// Shard runs only this shard's share of the missions (ShardOf: by a
 	// hash of the thread id); the zero value runs them all.
-	Shard Shard
+	Shard mission.Shard
 	// BrowserWS, a ws:// URL, drives a browser that a Playwright browser
 	// server (npx playwright run-server) launches, instead of launching
 	// Chromium here (browser.LaunchOptions.Endpoint). The collector stays

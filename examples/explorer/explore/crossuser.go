@@ -14,6 +14,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
@@ -274,7 +275,7 @@ func (mr *missionRun) othersLoaded(u string) bool {
 // state start from it (its path read from AGENTGRAPH_STORAGE_STATE_<NAME>);
 // the others replay the set-up mission's sign-in (passwords from
 // SECRET_n).
-func (mr *missionRun) crossUserRepro(b findings.Bug, tl []TimelineEntry) (browser.Reproduction, bool) {
+func (mr *missionRun) crossUserRepro(b findings.Bug, tl []report.TimelineEntry) (browser.Reproduction, bool) {
 	l, ok := mr.xu.byBug[b.ID]
 	if !ok {
 		return browser.Reproduction{}, false
@@ -284,7 +285,7 @@ func (mr *missionRun) crossUserRepro(b findings.Bug, tl []TimelineEntry) (browse
 		return browser.Reproduction{}, false
 	}
 	var mine []browser.Entry
-	for _, e := range replayable(tl, b.TapeSeq) {
+	for _, e := range report.Replayable(tl, b.TapeSeq) {
 		if e.Account == owner.Name {
 			mine = append(mine, e)
 		}

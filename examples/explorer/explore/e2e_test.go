@@ -17,6 +17,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/memory"
 
@@ -115,7 +116,7 @@ func TestExploreDemoApp(t *testing.T) {
 		assert.True(t, named, id)
 	}
 
-	var junit junitSuites
+	var junit report.JunitSuites
 	raw, err = os.ReadFile(res.JUnit)
 	require.NoError(t, err)
 	require.NoError(t, xml.Unmarshal(raw, &junit))

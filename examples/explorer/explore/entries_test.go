@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -176,7 +177,7 @@ func TestExploreStartPageFails(t *testing.T) {
 	app := httptest.NewServer(mux)
 	defer app.Close()
 
-	run := func(off bool) MissionResult {
+	run := func(off bool) report.MissionResult {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 		res, err := Run(ctx, Config{Target: app.URL, Budget: 20, ReportDir: t.TempDir(), Browser: testBrowser, MinimizeReplays: -1, NoDiscovery: off,
@@ -186,7 +187,7 @@ func TestExploreStartPageFails(t *testing.T) {
 		require.Empty(t, res.Missions[0].Err)
 		return res.Missions[0]
 	}
-	hit := func(m MissionResult) bool {
+	hit := func(m report.MissionResult) bool {
 		for _, b := range m.Bugs {
 			t.Logf("%s %s %s %s", b.ID, b.Kind, b.URL, b.Title)
 			if strings.Contains(b.Title+b.Evidence+b.URL, "/api/items") {

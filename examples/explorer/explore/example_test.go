@@ -6,6 +6,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 )
 
 // Missions come from YAML; every problem names its line.
@@ -25,7 +26,7 @@ func ExampleParseMissions() {
 
 // The exit code follows the --fail-on policy.
 func ExampleExitCode() {
-	res := explore.Result{Missions: []explore.MissionResult{{Bugs: []findings.Bug{{Kind: "http_5xx", New: false}}}}}
+	res := report.Result{Missions: []report.MissionResult{{Bugs: []findings.Bug{{Kind: "http_5xx", New: false}}}}}
 	fmt.Println(explore.ExitCode(res, nil, explore.FailOnNew), explore.ExitCode(res, nil, explore.FailOnAny))
 	// Output: 0 1
 }

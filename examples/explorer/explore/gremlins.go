@@ -15,6 +15,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 )
 
@@ -239,7 +240,7 @@ func CompareGremlins(ctx context.Context, cfg GremlinsConfig) (GremlinsCompariso
 	if err := os.MkdirAll(cfg.ReportDir, 0o700); err != nil {
 		return out, fmt.Errorf("explore: gremlins comparison: %w", err)
 	}
-	if err := writeJSON(filepath.Join(cfg.ReportDir, "gremlins.json"), out); err != nil {
+	if err := report.WriteJSON(filepath.Join(cfg.ReportDir, "gremlins.json"), out); err != nil {
 		return out, fmt.Errorf("explore: gremlins comparison: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(cfg.ReportDir, "gremlins.md"), []byte(out.Markdown()), 0o600); err != nil {

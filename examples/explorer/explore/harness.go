@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/clip"
 )
 
@@ -25,11 +26,11 @@ type TB interface {
 //		defer srv.Close()
 //		explore.Check(t, context.Background(), explore.Config{Target: srv.URL, ReportDir: t.TempDir()}, explore.FailOnNew)
 //	}
-func Check(tb TB, ctx context.Context, cfg Config, failOn FailOn) Result {
+func Check(tb TB, ctx context.Context, cfg Config, failOn FailOn) report.Result {
 	tb.Helper()
 	res, err := Run(ctx, cfg)
 	var table strings.Builder
-	PrintTable(&table, res)
+	report.PrintTable(&table, res)
 	tb.Logf("explorer:\n%s", table.String())
 	if err != nil {
 		tb.Errorf("explorer: %v", err)

@@ -18,6 +18,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
@@ -39,7 +40,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 		id := "bug-0" + string(rune('1'+i)) + "-" + strings.ReplaceAll(k.kind, "_", "-")
 		b := findings.Bug{ID: id, Kind: k.kind, Severity: k.sev, Persona: k.persona, URL: k.url, Title: k.kind + " on " + urlx.Path(k.url),
 			Evidence: "evidence <b>" + id + "</b>", New: i%2 == 0, SeenCount: 1 + i, Screenshot: "screenshots/" + id + ".png",
-			Spec: SpecName(id), Trace: TraceName(id), ReproSteps: 2, ReproFullSteps: 9}
+			Spec: report.SpecName(id), Trace: TraceName(id), ReproSteps: 2, ReproFullSteps: 9}
 		if i == 0 {
 			b.Symptoms = []string{"error_banner: Something went wrong"}
 		}
@@ -48,11 +49,11 @@ func TestHTMLReportInChromium(t *testing.T) {
 		}
 		bugs = append(bugs, b)
 	}
-	r := MissionResult{Mission: mission.Mission{ThreadID: "explore", Prompt: "Explore"}, Team: "standard", Target: "http://app.test", Steps: 42,
+	r := report.MissionResult{Mission: mission.Mission{ThreadID: "explore", Prompt: "Explore"}, Team: "standard", Target: "http://app.test", Steps: 42,
 		Bugs: bugs, Explored: []string{"/", "/stats", "/orders/new"}, Dir: dir, Duration: 3 * time.Second,
-		Coverage: &Coverage{Stats: personas.Stats{States: 5, Targets: 40, Tried: 30}, Stopped: "step budget spent", Untried: []string{"/ [s1]: click button \"X\""}, Graph: "flowchart LR\n"}}
-	require.NoError(t, writeHTML(filepath.Join(dir, "report.html"), r))
-	require.NoError(t, writeJSON(filepath.Join(dir, "summary.json"), missionSummary(r)))
+		Coverage: &report.Coverage{Stats: personas.Stats{States: 5, Targets: 40, Tried: 30}, Stopped: "step budget spent", Untried: []string{"/ [s1]: click button \"X\""}, Graph: "flowchart LR\n"}}
+	require.NoError(t, report.WriteHTML(filepath.Join(dir, "report.html"), r))
+	require.NoError(t, report.WriteJSON(filepath.Join(dir, "summary.json"), report.MissionSummary(r)))
 
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer srv.Close()
@@ -73,13 +74,13 @@ func TestHTMLReportInChromium(t *testing.T) {
 		return eval(`document.getElementById(` + jsQuote(id) + `).textContent.trim()`).(string)
 	}
 
-	var sum summaryJSON
+	var sum report.SummaryJSON
 	raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &sum))
 	assert.Equal(t, itoa(len(sum.Bugs)), text("count-bugs"))
 	assert.Equal(t, itoa(sum.NewBugs), text("count-new"))
-	for _, sev := range severityOrder {
+	for _, sev := range report.SeverityOrder {
 		n := 0
 		for _, b := range sum.Bugs {
 			if b.Severity == sev {

@@ -2,11 +2,11 @@ package explore
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
@@ -19,17 +19,6 @@ import (
 // (newCode). The mission's figure is per script the most any take saw,
 // the inline scripts of all pages of one URL template counted once (a
 // record's page and the next record's run the same inline code).
-
-// JSCoverage is the mission's JavaScript coverage in the report.
-type JSCoverage struct {
-	// Scripts counts the app's scripts seen (the inline scripts of one
-	// page template are one).
-	Scripts int `json:"scripts"`
-	// Bytes is their source size, Executed the part that ran.
-	Bytes    int     `json:"bytes"`
-	Executed int     `json:"executed"`
-	Percent  float64 `json:"percent"`
-}
 
 // jsTally is what the mission's takes saw, per script key.
 type jsTally struct {
@@ -92,11 +81,11 @@ func jsKey(u string) string {
 }
 
 // jsReport is the tally's figures, nil when coverage was off.
-func (mr *missionRun) jsReport() *JSCoverage {
+func (mr *missionRun) jsReport() *report.JSCoverage {
 	if !mr.js.on {
 		return nil
 	}
-	out := &JSCoverage{Scripts: len(mr.js.scripts)}
+	out := &report.JSCoverage{Scripts: len(mr.js.scripts)}
 	for _, sc := range mr.js.scripts {
 		out.Bytes += sc.Bytes
 		out.Executed += sc.Executed
@@ -105,12 +94,4 @@ func (mr *missionRun) jsReport() *JSCoverage {
 		out.Percent = float64(int(1000*float64(out.Executed)/float64(out.Bytes))) / 10
 	}
 	return out
-}
-
-// String is the figure as the report and the progress line say it.
-func (c *JSCoverage) String() string {
-	if c == nil {
-		return "not collected"
-	}
-	return fmt.Sprintf("%.1f%% of %d bytes in %d scripts", c.Percent, c.Bytes, c.Scripts)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 )
 
 // The mission's tally: a page template's inline scripts are one entry
@@ -26,9 +27,9 @@ func TestJSTally(t *testing.T) {
 	assert.False(t, mr.js.merge(browser.JSCoverage{Scripts: []browser.ScriptCoverage{{URL: "http://a/app.js", Bytes: 300, Executed: 10}}}),
 		"nothing new ran")
 	r := mr.jsReport()
-	assert.Equal(t, &JSCoverage{Scripts: 2, Bytes: 400, Executed: 100, Percent: 25}, r)
+	assert.Equal(t, &report.JSCoverage{Scripts: 2, Bytes: 400, Executed: 100, Percent: 25}, r)
 	assert.Equal(t, "25.0% of 400 bytes in 2 scripts", r.String())
-	assert.Equal(t, "not collected", (*JSCoverage)(nil).String())
+	assert.Equal(t, "not collected", (*report.JSCoverage)(nil).String())
 	assert.Nil(t, (&missionRun{}).jsReport(), "off: no figure")
 	assert.False(t, (&missionRun{}).takeJS(t.Context()), "off: nothing taken")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/browsertest"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/pgtest"
 )
 
@@ -64,7 +65,7 @@ type demoShared struct {
 	done   chan struct{}
 	cancel context.CancelFunc
 	dir    string
-	res    Result
+	res    report.Result
 	took   time.Duration
 	err    error
 }
@@ -115,7 +116,7 @@ func (d *demoShared) run(ctx context.Context, b *browser.Browser) {
 // They are parallel tests, so that they run once every other test of the
 // package has (beside the background run, instead of idly waiting for it),
 // and one at a time (demoReaders): two of them run specs.
-func demoRun(t *testing.T) (string, Result) {
+func demoRun(t *testing.T) (string, report.Result) {
 	t.Helper()
 	t.Parallel()
 	demoReaders.Lock()

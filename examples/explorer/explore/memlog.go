@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/memory"
@@ -57,7 +58,7 @@ func (mr *missionRun) tallySelector(e browser.Entry) {
 }
 
 // saveSession gives memory the mission's selector tallies and its summary.
-func (mr *missionRun) saveSession(ctx context.Context, r *MissionResult, started time.Time) {
+func (mr *missionRun) saveSession(ctx context.Context, r *report.MissionResult, started time.Time) {
 	if mr.qa == nil {
 		return
 	}

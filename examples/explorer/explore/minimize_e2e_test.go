@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 )
 
@@ -44,7 +45,7 @@ func TestMinimizeDemoApp(t *testing.T) {
 		require.NotEmpty(t, b.Spec, b.ID)
 		assert.Positive(t, b.ReproSteps, b.ID)
 		assert.LessOrEqual(t, b.ReproSteps, b.ReproFullSteps, "%s: never longer than the full tape", b.ID)
-		assert.Equal(t, len(replayable(m.Timeline, b.TapeSeq)), b.ReproFullSteps, b.ID)
+		assert.Equal(t, len(report.Replayable(m.Timeline, b.TapeSeq)), b.ReproFullSteps, b.ID)
 		if b.ReproSteps >= b.ReproFullSteps {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/llm"
@@ -84,36 +85,18 @@ func (ms *Models) reporter() llms.Model {
 	return ms.Reporter
 }
 
-// Usage is the model usage of a mission or a batch, as summary.json shows it.
-type Usage struct {
-	Calls        int                    `json:"calls"`
-	InputTokens  int                    `json:"input_tokens"`
-	OutputTokens int                    `json:"output_tokens"`
-	CostUSD      float64                `json:"cost_usd"`
-	ByRole       map[string]RoleUsage   `json:"by_role,omitempty"`
-	byRoleRaw    map[llm.Role]llm.Usage `json:"-"`
-}
-
-// RoleUsage is one role's share of a Usage.
-type RoleUsage struct {
-	Calls        int     `json:"calls"`
-	InputTokens  int     `json:"input_tokens"`
-	OutputTokens int     `json:"output_tokens"`
-	CostUSD      float64 `json:"cost_usd"`
-}
-
 // usageSnapshot reads the meter (nil without one).
-func (ms *Models) usageSnapshot() *Usage {
+func (ms *Models) usageSnapshot() *report.Usage {
 	if ms == nil || ms.Meter == nil {
 		return nil
 	}
 	return newUsage(ms.Meter.ByRole())
 }
 
-func newUsage(byRole map[llm.Role]llm.Usage) *Usage {
-	u := &Usage{ByRole: map[string]RoleUsage{}, byRoleRaw: byRole}
+func newUsage(byRole map[llm.Role]llm.Usage) *report.Usage {
+	u := &report.Usage{ByRole: map[string]report.RoleUsage{}, ByRoleRaw: byRole}
 	for r, v := range byRole {
-		u.ByRole[string(r)] = RoleUsage{Calls: v.Calls, InputTokens: v.InputTokens, OutputTokens: v.OutputTokens, CostUSD: v.CostUSD}
+		u.ByRole[string(r)] = report.RoleUsage{Calls: v.Calls, InputTokens: v.InputTokens, OutputTokens: v.OutputTokens, CostUSD: v.CostUSD}
 		u.Calls += v.Calls
 		u.InputTokens += v.InputTokens
 		u.OutputTokens += v.OutputTokens
@@ -124,7 +107,7 @@ func newUsage(byRole map[llm.Role]llm.Usage) *Usage {
 
 // usageSince is the usage recorded after before (missions run one at a
 // time, so the difference is the mission's).
-func (ms *Models) usageSince(before *Usage) *Usage {
+func (ms *Models) usageSince(before *report.Usage) *report.Usage {
 	now := ms.usageSnapshot()
 	if now == nil {
 		return nil
@@ -133,8 +116,8 @@ func (ms *Models) usageSince(before *Usage) *Usage {
 		return now
 	}
 	diff := map[llm.Role]llm.Usage{}
-	for r, v := range now.byRoleRaw {
-		b := before.byRoleRaw[r]
+	for r, v := range now.ByRoleRaw {
+		b := before.ByRoleRaw[r]
 		d := llm.Usage{Calls: v.Calls - b.Calls, InputTokens: v.InputTokens - b.InputTokens, OutputTokens: v.OutputTokens - b.OutputTokens,
 			CachedInputTokens: v.CachedInputTokens - b.CachedInputTokens, ReasoningTokens: v.ReasoningTokens - b.ReasoningTokens, CostUSD: v.CostUSD - b.CostUSD}
 		if d.Calls > 0 {
@@ -243,7 +226,7 @@ then what was not covered. Use only the facts given; do not invent bugs. No top-
 // modelReport asks the reporter model for the write-up of a finished
 // mission (r.Analysis); on error it logs to traces.log and the template
 // report stays as it is.
-func (mr *missionRun) modelReport(ctx context.Context, r *MissionResult) {
+func (mr *missionRun) modelReport(ctx context.Context, r *report.MissionResult) {
 	model := mr.cfg.Models.reporter()
 	if model == nil || ctx.Err() != nil {
 		return
@@ -273,7 +256,7 @@ func (mr *missionRun) modelReport(ctx context.Context, r *MissionResult) {
 
 // reportBrief is the reporter model's input: the facts of the mission,
 // each bug with its evidence and the actions that led to it.
-func reportBrief(r MissionResult) string {
+func reportBrief(r report.MissionResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Mission: %s\nTarget: %s\nTeam: %s\nSteps: %d\nPages explored (%d): %s\n", r.Mission.Prompt, r.Target, r.Team, r.Steps,
 		len(r.Explored), strings.Join(capList(r.Explored, 40), ", "))
@@ -284,7 +267,7 @@ func reportBrief(r MissionResult) string {
 	for _, bug := range capList(r.Bugs, 25) {
 		fmt.Fprintf(&b, "\n## %s: %s\nKind: %s\nPage: %s\nFound by: %s at step %d\nNew: %v (seen %d×)\nEvidence:\n%s\n", bug.ID, bug.Title, bug.Kind,
 			urlx.PathQuery(bug.URL), bug.Persona, bug.Step, bug.New, bug.SeenCount, clip.String(bug.Evidence, 800))
-		steps := replayable(r.Timeline, bug.TapeSeq)
+		steps := report.Replayable(r.Timeline, bug.TapeSeq)
 		if len(steps) > 12 {
 			steps = steps[len(steps)-12:]
 			b.WriteString("Reproduction (last 12 steps):\n")
@@ -294,7 +277,7 @@ func reportBrief(r MissionResult) string {
 		for i, e := range steps {
 			fmt.Fprintf(&b, "%d. %s\n", i+1, describeEntry(e))
 		}
-		fmt.Fprintf(&b, "Spec: %s\n", SpecName(bug.ID))
+		fmt.Fprintf(&b, "Spec: %s\n", report.SpecName(bug.ID))
 	}
 	if len(r.Bugs) > 25 {
 		fmt.Fprintf(&b, "\n… and %d more findings.\n", len(r.Bugs)-25)

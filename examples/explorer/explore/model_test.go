@@ -20,6 +20,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/llmfake"
 	"github.com/agentgraph/agentgraph/llm"
@@ -235,7 +236,7 @@ func TestModelDrivenRun(t *testing.T) {
 
 	// Usage and cost, per mission and per batch.
 	var sum struct {
-		Usage *Usage `json:"usage"`
+		Usage *report.Usage `json:"usage"`
 	}
 	raw, err := os.ReadFile(filepath.Join(mdir, "summary.json"))
 	require.NoError(t, err)

@@ -25,6 +25,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
@@ -196,7 +197,7 @@ func notesUsers() []Account {
 }
 
 // multiUserRun explores the notes app as alice and bob.
-func multiUserRun(t *testing.T, ctx context.Context, target, reports string) Result {
+func multiUserRun(t *testing.T, ctx context.Context, target, reports string) report.Result {
 	t.Helper()
 	var progress bytes.Buffer
 	res, err := Run(ctx, Config{Target: target, ReportDir: reports, Budget: 30, TurnSteps: 6, MinimizeReplays: -1, Browser: testBrowser, Progress: &progress,
@@ -208,7 +209,7 @@ func multiUserRun(t *testing.T, ctx context.Context, target, reports string) Res
 	return res
 }
 
-func crossUserBugs(m MissionResult) []findings.Bug {
+func crossUserBugs(m report.MissionResult) []findings.Bug {
 	var out []findings.Bug
 	for _, b := range m.Bugs {
 		if b.Kind == string(findings.FindCrossUser) {
@@ -398,7 +399,7 @@ func TestMultiUserSignInFails(t *testing.T) {
 	assert.Contains(t, err.Error(), "still asks for a password")
 	assert.NotContains(t, err.Error(), "not-bobs-password")
 	assert.Less(t, time.Since(t0), signInTimeout)
-	assert.Equal(t, ExitSetup, ExitCode(Result{}, err, FailOnNew))
+	assert.Equal(t, ExitSetup, ExitCode(report.Result{}, err, FailOnNew))
 	// An app without any sign-in form: a clear error too.
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

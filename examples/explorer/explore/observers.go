@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/tools"
 )
@@ -30,7 +31,7 @@ func (mr *missionRun) emitGoalStart() {
 	mr.emit(observe.Event{Kind: observe.GoalStart, Text: mr.m.Prompt, Budget: mr.m.Budget, URL: mr.m.StartURL})
 }
 
-func (mr *missionRun) emitGoalComplete(r MissionResult) {
+func (mr *missionRun) emitGoalComplete(r report.MissionResult) {
 	mr.emit(observe.Event{Kind: observe.GoalComplete, Steps: r.Steps, Bugs: len(r.Bugs), Error: r.Err, Budget: mr.budget})
 }
 

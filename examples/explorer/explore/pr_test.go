@@ -20,6 +20,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq/pullreqtest"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/tools"
@@ -117,7 +118,7 @@ func TestGHCLIFetch(t *testing.T) {
 		var se *SetupError
 		require.ErrorAs(t, err, &se)
 		assert.Contains(t, err.Error(), "gh pr view: GraphQL: Could not resolve")
-		assert.Equal(t, ExitSetup, ExitCode(Result{}, err, FailOnNew))
+		assert.Equal(t, ExitSetup, ExitCode(report.Result{}, err, FailOnNew))
 	})
 	t.Run("bad output", func(t *testing.T) {
 		fakeGH(t, "not json", diff, "")

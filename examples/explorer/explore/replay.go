@@ -13,6 +13,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 )
@@ -161,7 +162,7 @@ func (rp replayer) replay(ctx context.Context, seq []browser.Entry, axe bool) (o
 // minimizer.minimize) and returns the entries to replay per bug id; bugs
 // left out keep their full tape. It sets each bug's ReproFullSteps and
 // ReproReplays.
-func (mr *missionRun) minimizeRepros(ctx context.Context, r *MissionResult) map[string][]browser.Entry {
+func (mr *missionRun) minimizeRepros(ctx context.Context, r *report.MissionResult) map[string][]browser.Entry {
 	if mr.cfg.MinimizeReplays < 0 || ctx.Err() != nil || len(r.Bugs) == 0 {
 		return nil
 	}
@@ -218,7 +219,7 @@ func TraceName(bugID string) string { return "trace_" + bugID + ".zip" }
 // once more with Playwright tracing on and keeps the trace beside the
 // spec: `npx playwright show-trace trace_<id>.zip` shows every step, its
 // DOM before and after, the network and the console.
-func (mr *missionRun) traceRepros(ctx context.Context, r *MissionResult, minimized map[string][]browser.Entry) {
+func (mr *missionRun) traceRepros(ctx context.Context, r *report.MissionResult, minimized map[string][]browser.Entry) {
 	ctx, cancel := context.WithTimeout(ctx, traceTime)
 	defer cancel()
 	n := 0

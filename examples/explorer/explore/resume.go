@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/graph"
 )
 
@@ -250,7 +251,7 @@ func (mr *missionRun) restoreProgress(b []byte) {
 
 // retype counts what the mission's tape says it typed (fills that
 // succeeded), so the resumed mission knows its own records.
-func (mr *missionRun) retype(es []TimelineEntry) {
+func (mr *missionRun) retype(es []report.TimelineEntry) {
 	if mr.sw == nil {
 		return
 	}

@@ -15,110 +15,20 @@ import (
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
-// Result is the outcome of a batch of missions.
-type Result struct {
-	// RunID names the run in memory (the run that marked a bug fixed or
-	// reopened it): "run-" and its start time in UTC.
-	RunID    string          `json:"run_id"`
-	Missions []MissionResult `json:"missions"`
-	// Verified are the verdicts of a --regression run's replays of the
-	// reproductions memory keeps, made before its missions.
-	Verified []Verification `json:"verified,omitempty"`
-	Duration time.Duration  `json:"duration"`
-	// JUnit is the path of the batch's JUnit XML.
-	JUnit string `json:"junit"`
-	// Shard is the batch's share ("i/n", Config.Shard; "" for all).
-	Shard string `json:"shard,omitempty"`
-	// Demo scores the batch against the demo app's seeded bugs (nil for
-	// other targets): found is matched from the findings' evidence alone.
-	Demo *DemoScore `json:"demo,omitempty"`
-	// Usage is the batch's model usage (nil offline).
-	Usage *Usage `json:"usage,omitempty"`
-	// SecretEnv is the environment the reproduction specs need to replay
-	// a sign-in: SECRET_n=value for each secret the run typed (specs read
-	// process.env.SECRET_n; artifacts hold only the references). Never
-	// written to a file.
-	SecretEnv []string `json:"-"`
-}
-
-// Bugs counts the bugs of all missions.
-func (r Result) Bugs() int {
-	n := 0
-	for _, m := range r.Missions {
-		n += len(m.Bugs)
-	}
-	return n
-}
-
-// NewBugs counts the bugs memory had not seen before, and the fixed bugs
-// whose reproduction showed them again (regressions).
-func (r Result) NewBugs() int {
-	n := 0
-	for _, v := range r.Verified {
-		if v.Verdict == string(memory.VerdictReopened) {
-			n++
-		}
-	}
-	for _, m := range r.Missions {
-		for _, b := range m.Bugs {
-			if b.New {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-// MissionResult is the outcome of one mission.
-type MissionResult struct {
-	Mission  mission.Mission `json:"mission"`
-	Team     string          `json:"team"`
-	Target   string          `json:"target"`
-	Steps    int             `json:"steps"`
-	Bugs     []findings.Bug  `json:"bugs"`
-	Explored []string        `json:"explored"`
-	Dir      string          `json:"dir"`
-	Duration time.Duration   `json:"duration_ns"`
-	Demo     *DemoScore      `json:"demo,omitempty"`
-	Err      string          `json:"error,omitempty"`
-	// Retries counts the continuations after transient errors.
-	Retries int `json:"retries,omitempty"`
-	// Timeline is the mission's full action tape.
-	Timeline []TimelineEntry `json:"-"`
-	// Analysis is the reporter model's write-up ("" offline).
-	Analysis string `json:"-"`
-	// Usage is the mission's model usage (nil offline).
-	Usage *Usage `json:"usage,omitempty"`
-	// Coverage is what the mission's app model saw and tried, and why the
-	// mission ended.
-	Coverage *Coverage `json:"coverage,omitempty"`
-}
-
-// TimelineEntry is one action of the mission with the persona that took it.
-type TimelineEntry struct {
-	Persona string
-	Entry   browser.Entry
-}
-
-// DemoScore lists the demo app's seeded bug ids and those found.
-type DemoScore struct {
-	Seeded []string `json:"seeded"`
-	Found  []string `json:"found"`
-}
-
 // Run explores the target with each mission in turn and writes the reports.
 // Set-up problems (no Chromium, a bad DB) are *SetupError; bad
 // configuration wraps ErrUsage.
-func Run(ctx context.Context, cfg Config) (Result, error) {
+func Run(ctx context.Context, cfg Config) (report.Result, error) {
 	start := time.Now()
 	cfg.defaults()
 	log := cfg.Logger
-	res := Result{RunID: "run-" + start.UTC().Format("20060102T150405Z")}
+	res := report.Result{RunID: "run-" + start.UTC().Format("20060102T150405Z")}
 
 	if err := cfg.checkScale(); err != nil {
 		return res, err
@@ -316,10 +226,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	res.Duration = time.Since(start)
 	res.SecretEnv = secrets.Env()
 	res.JUnit = filepath.Join(cfg.ReportDir, "junit.xml")
-	if err := writeJUnit(res.JUnit, res); err != nil {
+	if err := report.WriteJUnit(res.JUnit, res); err != nil {
 		return res, fmt.Errorf("explore: junit: %w", err)
 	}
-	if err := writeBatchSummary(filepath.Join(cfg.ReportDir, "summary.json"), res); err != nil {
+	if err := report.WriteBatchSummary(filepath.Join(cfg.ReportDir, "summary.json"), res); err != nil {
 		return res, fmt.Errorf("explore: summary: %w", err)
 	}
 	if ctx.Err() != nil {
@@ -336,20 +246,20 @@ func memoryOrigin(target string, demo bool) string {
 }
 
 // score matches the findings' evidence to the seeded bug ids.
-func score(seeded []string, bugs []findings.Bug) *DemoScore {
+func score(seeded []string, bugs []findings.Bug) *report.DemoScore {
 	return scoreWith(seeded, bugs, demoFindIDs)
 }
 
 // scoreWith matches the findings' evidence, title and URL to the seeded
 // bug ids with find.
-func scoreWith(seeded []string, bugs []findings.Bug, find func(string) []string) *DemoScore {
+func scoreWith(seeded []string, bugs []findings.Bug, find func(string) []string) *report.DemoScore {
 	found := map[string]bool{}
 	for _, b := range bugs {
 		for _, id := range find(b.Evidence + "\n" + b.Title + "\n" + b.URL + "\n" + strings.Join(b.Symptoms, "\n")) {
 			found[id] = true
 		}
 	}
-	out := &DemoScore{Seeded: slices.Clone(seeded), Found: []string{}}
+	out := &report.DemoScore{Seeded: slices.Clone(seeded), Found: []string{}}
 	for _, id := range seeded {
 		if found[id] {
 			out.Found = append(out.Found, id)

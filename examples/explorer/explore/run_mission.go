@@ -18,6 +18,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/urlx"
@@ -74,7 +75,7 @@ type missionRun struct {
 	rand         *rand.Rand
 	steps        int
 	tape         *browser.Tape
-	full         []TimelineEntry
+	full         []report.TimelineEntry
 	seq          int64
 	bugs         int
 
@@ -86,14 +87,14 @@ type missionRun struct {
 	late      []browser.Finding
 }
 
-func (mr *missionRun) run(ctx context.Context) MissionResult {
+func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 	t0 := time.Now()
-	r := MissionResult{Mission: mr.m, Team: mr.m.Team, Target: mr.target}
+	r := report.MissionResult{Mission: mr.m, Team: mr.m.Team, Target: mr.target}
 	mr.emitGoalStart()
 	defer func() { mr.emitGoalComplete(r) }()
 	mr.dir = filepath.Join(mr.cfg.ReportDir, mr.m.ThreadID)
 	r.Dir = mr.dir
-	fail := func(err error) MissionResult {
+	fail := func(err error) report.MissionResult {
 		r.Err = mr.secrets.Redact(err.Error())
 		r.Timeline = mr.full
 		r.Duration = time.Since(t0)
@@ -128,7 +129,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 			}
 		}
 		for _, e := range es {
-			mr.full = append(mr.full, TimelineEntry{Persona: e.User, Entry: e})
+			mr.full = append(mr.full, report.TimelineEntry{Persona: e.User, Entry: e})
 			mr.seq = max(mr.seq, e.Seq)
 		}
 	}
@@ -310,7 +311,7 @@ func (mr *missionRun) run(ctx context.Context) MissionResult {
 // after a backoff, up to Config.MissionRetries times. Any other error, or
 // the caller's cancellation, ends it at once. The tape goes on where the
 // failed attempt stopped.
-func (mr *missionRun) retry(ctx context.Context, app *graph.CompiledGraph[State], gthread string, out State, err error, r *MissionResult) (State, error) {
+func (mr *missionRun) retry(ctx context.Context, app *graph.CompiledGraph[State], gthread string, out State, err error, r *report.MissionResult) (State, error) {
 	policy := llm.RetryPolicy{BaseDelay: mr.cfg.RetryBackoff, MaxDelay: 16 * mr.cfg.RetryBackoff}
 	for n := 0; err != nil && n < mr.cfg.MissionRetries && ctx.Err() == nil && llm.TransientError(err); n++ {
 		delay := policy.Backoff(n)
@@ -383,7 +384,7 @@ func (mr *missionRun) record(e browser.Entry, persona string) browser.Entry {
 	if mr.cfg.DB != "" {
 		mr.saveBrowserState()
 	}
-	mr.full = append(mr.full, TimelineEntry{Persona: persona, Entry: pub})
+	mr.full = append(mr.full, report.TimelineEntry{Persona: persona, Entry: pub})
 	return e
 }
 

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/checkpoint/postgres"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/memory"
 )
@@ -30,71 +29,6 @@ import (
 // postgres:// URL); each may drive a browser that a Playwright browser
 // server launched (Config.BrowserWS). MergeReports joins their report
 // directories afterwards.
-
-// Shard is the share of a batch's missions one process runs: the
-// missions whose thread id hashes to Index among Count shards. The zero
-// value runs every mission.
-type Shard struct {
-	Index int // 1..Count
-	Count int
-}
-
-// ParseShard parses "i/n" (1 ≤ i ≤ n); "" is the zero Shard.
-func ParseShard(s string) (Shard, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return Shard{}, nil
-	}
-	bad := func(why string) (Shard, error) {
-		return Shard{}, fmt.Errorf("%q: %s (want i/n with 1 ≤ i ≤ n, e.g. 1/4)", s, why)
-	}
-	is, ns, ok := strings.Cut(s, "/")
-	if !ok {
-		return bad("no '/'")
-	}
-	i, err := strconv.Atoi(strings.TrimSpace(is))
-	if err != nil {
-		return bad("i is not a number")
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(ns))
-	if err != nil {
-		return bad("n is not a number")
-	}
-	switch {
-	case n < 1:
-		return bad("n must be at least 1")
-	case i < 1 || i > n:
-		return bad(fmt.Sprintf("i must be between 1 and %d", n))
-	}
-	return Shard{Index: i, Count: n}, nil
-}
-
-// String is "i/n", or "" for the zero Shard.
-func (s Shard) String() string {
-	if s.Count == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d", s.Index, s.Count)
-}
-
-// Owns reports whether the mission with this thread id is the shard's.
-// The zero Shard owns every mission.
-func (s Shard) Owns(threadID string) bool {
-	return s.Count <= 1 || ShardOf(threadID, s.Count) == s.Index
-}
-
-// ShardOf is the shard (1..n) that runs the mission with this thread id:
-// the 32-bit FNV-1a hash of the id, modulo n, plus one. It depends on the
-// id alone, so every process given the same missions file agrees on the
-// split, and a mission keeps its shard when others are added or removed.
-func ShardOf(threadID string, n int) int {
-	if n <= 1 {
-		return 1
-	}
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(threadID))
-	return int(h.Sum32()%uint32(n)) + 1
-}
 
 // IsPostgresDB reports whether a DB setting is a PostgreSQL URL
 // (postgres:// or postgresql://) rather than a bbolt file.
@@ -290,7 +224,7 @@ func openPostgres(ctx context.Context, dsn string) (graph.Checkpointer, graph.St
 // checkScale checks the scale-out settings before anything starts.
 func (cfg *Config) checkScale() error {
 	if s := cfg.Shard; s.Count != 0 || s.Index != 0 {
-		if _, err := ParseShard(fmt.Sprintf("%d/%d", s.Index, s.Count)); err != nil {
+		if _, err := mission.ParseShard(fmt.Sprintf("%d/%d", s.Index, s.Count)); err != nil {
 			return fmt.Errorf("%w: shard %v", ErrUsage, err)
 		}
 	}
@@ -323,7 +257,7 @@ func (cfg *Config) shardMissions(ms []mission.Mission) ([]mission.Mission, error
 		}
 	}
 	if cfg.Resume != "" && len(mine) == 0 {
-		return nil, fmt.Errorf("%w: resume %s: the mission is shard %d/%d's, not %s's", ErrUsage, cfg.Resume, ShardOf(cfg.Resume, cfg.Shard.Count), cfg.Shard.Count, cfg.Shard)
+		return nil, fmt.Errorf("%w: resume %s: the mission is shard %d/%d's, not %s's", ErrUsage, cfg.Resume, mission.ShardOf(cfg.Resume, cfg.Shard.Count), cfg.Shard.Count, cfg.Shard)
 	}
 	if cfg.Progress != nil {
 		names := make([]string, len(mine))
@@ -336,13 +270,13 @@ func (cfg *Config) shardMissions(ms []mission.Mission) ([]mission.Mission, error
 }
 
 // emptyBatch writes the reports of a shard that has no mission.
-func (cfg *Config) emptyBatch(res *Result, start time.Time) error {
+func (cfg *Config) emptyBatch(res *report.Result, start time.Time) error {
 	res.Duration = time.Since(start)
 	res.JUnit = filepath.Join(cfg.ReportDir, "junit.xml")
-	if err := writeJUnit(res.JUnit, *res); err != nil {
+	if err := report.WriteJUnit(res.JUnit, *res); err != nil {
 		return fmt.Errorf("explore: junit: %w", err)
 	}
-	if err := writeBatchSummary(filepath.Join(cfg.ReportDir, "summary.json"), *res); err != nil {
+	if err := report.WriteBatchSummary(filepath.Join(cfg.ReportDir, "summary.json"), *res); err != nil {
 		return fmt.Errorf("explore: summary: %w", err)
 	}
 	return nil

@@ -19,23 +19,23 @@ import (
 func TestParseShard(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want Shard
+		want mission.Shard
 		err  string
 	}{
-		{"", Shard{}, ""},
-		{"1/1", Shard{1, 1}, ""},
-		{" 2/4 ", Shard{2, 4}, ""},
-		{"4/4", Shard{4, 4}, ""},
-		{"0/2", Shard{}, "i must be between 1 and 2"},
-		{"3/2", Shard{}, "i must be between 1 and 2"},
-		{"1/0", Shard{}, "n must be at least 1"},
-		{"-1/2", Shard{}, "i must be between 1 and 2"},
-		{"2", Shard{}, "no '/'"},
-		{"a/2", Shard{}, "i is not a number"},
-		{"1/b", Shard{}, "n is not a number"},
-		{"1/2/3", Shard{}, "n is not a number"},
+		{"", mission.Shard{}, ""},
+		{"1/1", mission.Shard{Index: 1, Count: 1}, ""},
+		{" 2/4 ", mission.Shard{Index: 2, Count: 4}, ""},
+		{"4/4", mission.Shard{Index: 4, Count: 4}, ""},
+		{"0/2", mission.Shard{}, "i must be between 1 and 2"},
+		{"3/2", mission.Shard{}, "i must be between 1 and 2"},
+		{"1/0", mission.Shard{}, "n must be at least 1"},
+		{"-1/2", mission.Shard{}, "i must be between 1 and 2"},
+		{"2", mission.Shard{}, "no '/'"},
+		{"a/2", mission.Shard{}, "i is not a number"},
+		{"1/b", mission.Shard{}, "n is not a number"},
+		{"1/2/3", mission.Shard{}, "n is not a number"},
 	} {
-		got, err := ParseShard(tc.in)
+		got, err := mission.ParseShard(tc.in)
 		if tc.err != "" {
 			require.Error(t, err, tc.in)
 			assert.Contains(t, err.Error(), tc.err, tc.in)
@@ -45,7 +45,7 @@ func TestParseShard(t *testing.T) {
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, got, tc.in)
 		if tc.in != "" {
-			assert.Equal(t, tc.want, must(ParseShard(got.String())), "round trip")
+			assert.Equal(t, tc.want, must(mission.ParseShard(got.String())), "round trip")
 		}
 	}
 }
@@ -62,20 +62,20 @@ func must[T any](v T, err error) T {
 // from different versions agree.
 func TestShardOf(t *testing.T) {
 	assert.Equal(t, uint32(0xc6fdde3c), fnv32a("explore"))
-	assert.Equal(t, 1+int(fnv32a("explore")%2), ShardOf("explore", 2))
-	assert.Equal(t, 1, ShardOf("explore", 2), "the default mission runs on shard 1 of 2")
-	assert.Equal(t, 2, ShardOf("checkout", 2))
-	assert.Equal(t, 1, ShardOf("anything", 1))
+	assert.Equal(t, 1+int(fnv32a("explore")%2), mission.ShardOf("explore", 2))
+	assert.Equal(t, 1, mission.ShardOf("explore", 2), "the default mission runs on shard 1 of 2")
+	assert.Equal(t, 2, mission.ShardOf("checkout", 2))
+	assert.Equal(t, 1, mission.ShardOf("anything", 1))
 	for _, n := range []int{2, 3, 7} {
 		counts := make([]int, n+1)
 		for i := range 3000 {
 			id := fmt.Sprintf("mission-%d", i)
-			s := ShardOf(id, n)
+			s := mission.ShardOf(id, n)
 			require.True(t, s >= 1 && s <= n)
-			require.Equal(t, s, ShardOf(id, n), "stable")
+			require.Equal(t, s, mission.ShardOf(id, n), "stable")
 			owners := 0
 			for k := 1; k <= n; k++ {
-				if (Shard{k, n}).Owns(id) {
+				if (mission.Shard{Index: k, Count: n}).Owns(id) {
 					owners++
 				}
 			}
@@ -86,7 +86,7 @@ func TestShardOf(t *testing.T) {
 			assert.InDelta(t, 3000/n, counts[k], float64(3000/n)/5, "shard %d/%d: %v", k, n, counts)
 		}
 	}
-	assert.True(t, Shard{}.Owns("x"), "the zero shard runs everything")
+	assert.True(t, mission.Shard{}.Owns("x"), "the zero shard runs everything")
 }
 
 // fnv32a is FNV-1a written out, to pin ShardOf's documented hash.
@@ -104,25 +104,25 @@ func TestShardMissions(t *testing.T) {
 	var all []string
 	for i := 1; i <= 2; i++ {
 		var progress bytes.Buffer
-		cfg := Config{Shard: Shard{i, 2}, Progress: &progress}
+		cfg := Config{Shard: mission.Shard{Index: i, Count: 2}, Progress: &progress}
 		got, err := cfg.shardMissions(ms)
 		require.NoError(t, err)
 		for _, m := range got {
-			assert.Equal(t, i, ShardOf(m.ThreadID, 2))
+			assert.Equal(t, i, mission.ShardOf(m.ThreadID, 2))
 			all = append(all, m.ThreadID)
 		}
 		assert.Contains(t, progress.String(), fmt.Sprintf("shard %d/2: %d of 5 missions", i, len(got)))
 	}
 	assert.ElementsMatch(t, []string{"explore", "checkout", "admin", "search", "signup"}, all, "the shards split the batch")
 
-	other := 3 - ShardOf("checkout", 2)
-	cfg := Config{Shard: Shard{other, 2}, Resume: "checkout"}
+	other := 3 - mission.ShardOf("checkout", 2)
+	cfg := Config{Shard: mission.Shard{Index: other, Count: 2}, Resume: "checkout"}
 	_, err := cfg.shardMissions([]mission.Mission{{ThreadID: "checkout"}})
 	require.ErrorIs(t, err, ErrUsage)
 	assert.Contains(t, err.Error(), fmt.Sprintf("the mission is shard %d/2's", 3-other))
 
 	// Run refuses a bad shard before it starts anything.
-	_, err = Run(context.Background(), Config{Shard: Shard{3, 2}, ReportDir: t.TempDir()})
+	_, err = Run(context.Background(), Config{Shard: mission.Shard{Index: 3, Count: 2}, ReportDir: t.TempDir()})
 	require.ErrorIs(t, err, ErrUsage)
 	assert.Contains(t, err.Error(), "i must be between 1 and 2")
 }

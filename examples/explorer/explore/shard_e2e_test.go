@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser/browsertest"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/pgtest"
 	"github.com/agentgraph/agentgraph/memory"
@@ -45,16 +46,16 @@ func TestShardedDemoRun(t *testing.T) {
 	first.Budget = 80
 	missions := []mission.Mission{first,
 		{ThreadID: "checkout", Prompt: "Sign in, create a project and go through its pages as a power user.", Budget: 80}}
-	require.Equal(t, 1, ShardOf("explore", 2))
-	require.Equal(t, 2, ShardOf("checkout", 2))
+	require.Equal(t, 1, mission.ShardOf("explore", 2))
+	require.Equal(t, 2, mission.ShardOf("checkout", 2))
 	root := t.TempDir()
 	dirs := []string{filepath.Join(root, "shard-1"), filepath.Join(root, "shard-2")}
-	results := make([]Result, 2)
+	results := make([]report.Result, 2)
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	start := time.Now()
 	for i := range 2 {
-		shard, err := ParseShard([]string{"1/2", "2/2"}[i])
+		shard, err := mission.ParseShard([]string{"1/2", "2/2"}[i])
 		require.NoError(t, err)
 		cfg := Config{Missions: missions, Shard: shard, Budget: 200, ReportDir: dirs[i], DB: dsn, MinimizeReplays: -1}
 		if i == 1 {
@@ -92,10 +93,10 @@ func TestShardedDemoRun(t *testing.T) {
 		"the in-page oracles through the remote browser: %v", remote.Demo.Found)
 
 	out := filepath.Join(root, "merged")
-	mres, err := MergeReports(out, dirs...)
+	mres, err := report.MergeReports(out, dirs...)
 	require.NoError(t, err)
 	assert.Empty(t, mres.Warnings)
-	var sum mergedSummary
+	var sum report.MergedSummary
 	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &sum))

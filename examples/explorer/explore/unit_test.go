@@ -14,6 +14,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/personas"
 	"github.com/agentgraph/agentgraph/state"
 )
@@ -64,12 +65,12 @@ func TestParseMissions(t *testing.T) {
 }
 
 func TestExitCode(t *testing.T) {
-	newBug := Result{Missions: []MissionResult{{Bugs: []findings.Bug{{New: true}}}}}
-	oldBug := Result{Missions: []MissionResult{{Bugs: []findings.Bug{{New: false}}}}}
-	clean := Result{Missions: []MissionResult{{}}}
+	newBug := report.Result{Missions: []report.MissionResult{{Bugs: []findings.Bug{{New: true}}}}}
+	oldBug := report.Result{Missions: []report.MissionResult{{Bugs: []findings.Bug{{New: false}}}}}
+	clean := report.Result{Missions: []report.MissionResult{{}}}
 	tests := []struct {
 		name   string
-		res    Result
+		res    report.Result
 		err    error
 		failOn FailOn
 		want   int
@@ -81,7 +82,7 @@ func TestExitCode(t *testing.T) {
 		{"new bug, fail on none", newBug, nil, FailOnNone, ExitClean},
 		{"set-up error", newBug, &SetupError{Err: browser.ErrSetup}, FailOnNew, ExitSetup},
 		{"usage error", clean, fmt.Errorf("%w: bad", ErrUsage), FailOnNone, ExitSetup},
-		{"failed mission", Result{Missions: []MissionResult{{Err: "browser crashed"}}}, nil, FailOnNone, ExitSetup},
+		{"failed mission", report.Result{Missions: []report.MissionResult{{Err: "browser crashed"}}}, nil, FailOnNone, ExitSetup},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -213,11 +214,11 @@ func TestTeamsArePersonas(t *testing.T) {
 // A replay leaves out failed steps, but for the bug's own: a click that
 // timed out on a slow page still took the recording there.
 func TestReplayable(t *testing.T) {
-	var tl []TimelineEntry
+	var tl []report.TimelineEntry
 	for i, ok := range []bool{true, false, true, false, true} {
-		tl = append(tl, TimelineEntry{Entry: browser.Entry{Seq: int64(i + 1), Action: browser.ActClick, OK: ok}})
+		tl = append(tl, report.TimelineEntry{Entry: browser.Entry{Seq: int64(i + 1), Action: browser.ActClick, OK: ok}})
 	}
-	tl = append(tl, TimelineEntry{Entry: browser.Entry{Seq: 6, Action: browser.ActSnapshot, OK: true}})
+	tl = append(tl, report.TimelineEntry{Entry: browser.Entry{Seq: 6, Action: browser.ActSnapshot, OK: true}})
 	seqs := func(es []browser.Entry) []int64 {
 		var out []int64
 		for _, e := range es {
@@ -225,8 +226,8 @@ func TestReplayable(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, []int64{1, 3, 4}, seqs(replayable(tl, 4)), "the failed 4th is the bug's")
-	assert.Equal(t, []int64{1, 3, 5}, seqs(replayable(tl, 6)), "snapshots and other failures are left out")
+	assert.Equal(t, []int64{1, 3, 4}, seqs(report.Replayable(tl, 4)), "the failed 4th is the bug's")
+	assert.Equal(t, []int64{1, 3, 5}, seqs(report.Replayable(tl, 6)), "snapshots and other failures are left out")
 }
 
 // leaning gives a test's persona the lean of the built-in persona of its

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 )
 
 // Account is one user the explorer acts as (Config.Users). It signs in
@@ -112,7 +113,7 @@ var errNoSignIn = errors.New("no sign-in form: the start page has no password fi
 const signInSeq = 1_000_000_000
 
 // bugUser is the user whose action found b (nil without Config.Users).
-func (mr *missionRun) bugUser(tl []TimelineEntry, b findings.Bug) *userRun {
+func (mr *missionRun) bugUser(tl []report.TimelineEntry, b findings.Bug) *userRun {
 	if len(mr.accounts) == 0 {
 		return nil
 	}
@@ -131,8 +132,8 @@ func (mr *missionRun) bugUser(tl []TimelineEntry, b findings.Bug) *userRun {
 // (replayable); with Config.Users, only its user's steps (the other
 // users acted in other browser contexts), after the set-up mission's
 // sign-in of that user unless it starts from a configured storage state.
-func (mr *missionRun) bugEntries(tl []TimelineEntry, b findings.Bug) []browser.Entry {
-	full := replayable(tl, b.TapeSeq)
+func (mr *missionRun) bugEntries(tl []report.TimelineEntry, b findings.Bug) []browser.Entry {
+	full := report.Replayable(tl, b.TapeSeq)
 	u := mr.bugUser(tl, b)
 	if u == nil {
 		return full
@@ -155,7 +156,7 @@ func (mr *missionRun) bugEntries(tl []TimelineEntry, b findings.Bug) []browser.E
 // withUserState makes r start from its user's configured storage state
 // (a browser context of its own, the file's path read from
 // AGENTGRAPH_STORAGE_STATE_<NAME>) when the user has one.
-func (mr *missionRun) withUserState(r browser.Reproduction, tl []TimelineEntry, b findings.Bug) browser.Reproduction {
+func (mr *missionRun) withUserState(r browser.Reproduction, tl []report.TimelineEntry, b findings.Bug) browser.Reproduction {
 	u := mr.bugUser(tl, b)
 	if u == nil || u.StorageState == "" || len(r.Actors) > 0 {
 		return r

@@ -12,6 +12,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/memory"
 )
@@ -79,34 +80,6 @@ func unknownSecret(steps []browser.Entry, secrets *browser.Secrets) string {
 	return ""
 }
 
-// Verification is the verdict of one replay of a remembered reproduction.
-type Verification struct {
-	Fingerprint string `json:"fingerprint"`
-	Kind        string `json:"kind"`
-	Title       string `json:"title,omitempty"`
-	URL         string `json:"url"`
-	// Before is the bug's status in memory before the replay.
-	Before string `json:"before"`
-	// Verdict: "still open", "fixed", "reopened", "still fixed" (see
-	// memory.Verdict), or "not replayable" (a step of the reproduction
-	// could not be done, e.g. the page changed: the status stays).
-	Verdict string `json:"verdict"`
-	Steps   int    `json:"steps"`
-	// Replays counts the replays it took (a bug that did not show is
-	// replayed once more before it is called fixed).
-	Replays int    `json:"replays"`
-	Note    string `json:"note,omitempty"`
-}
-
-// Reproduced reports whether the replay showed the bug.
-func (v Verification) Reproduced() bool {
-	return v.Verdict == string(memory.VerdictStillOpen) || v.Verdict == string(memory.VerdictReopened)
-}
-
-// VerdictNotReplayable is the verdict of a reproduction whose steps could
-// not be replayed.
-const VerdictNotReplayable = "not replayable"
-
 // Verification bounds: one replay, all of them.
 const (
 	verifyReplayTime = time.Minute
@@ -117,7 +90,7 @@ const (
 // verifyBugs replays the reproduction of every bug in memory that has one
 // (open and fixed), through vr's browser and a fresh collector per replay
 // (the minimiser's replayer), and records each verdict in memory under run.
-func verifyBugs(ctx context.Context, vr *missionRun, run string) ([]Verification, error) {
+func verifyBugs(ctx context.Context, vr *missionRun, run string) ([]report.Verification, error) {
 	bugs, err := vr.qa.Bugs(ctx, "")
 	if err = warnCorrupt(ctx, vr.cfg.Logger, vr.cfg.Progress, vr.qa, err); err != nil {
 		return nil, fmt.Errorf("explore: regression: %w", err)
@@ -125,7 +98,7 @@ func verifyBugs(ctx context.Context, vr *missionRun, run string) ([]Verification
 	ctx, cancel := context.WithTimeout(ctx, verifyTime)
 	defer cancel()
 	toRun := collector.NewAddresser(vr.qa.Origin(), vr.target)
-	var out []Verification
+	var out []report.Verification
 	for _, e := range bugs {
 		if len(e.Repro) == 0 {
 			continue
@@ -133,10 +106,10 @@ func verifyBugs(ctx context.Context, vr *missionRun, run string) ([]Verification
 		if ctx.Err() != nil {
 			break
 		}
-		v := Verification{Fingerprint: e.Fingerprint, Kind: e.Kind, Title: e.Title, URL: e.URL, Before: string(e.Status)}
+		v := report.Verification{Fingerprint: e.Fingerprint, Kind: e.Kind, Title: e.Title, URL: e.URL, Before: string(e.Status)}
 		var rec reproRecord
 		if err := json.Unmarshal(e.Repro, &rec); err != nil || len(rec.Steps) == 0 || rec.Sig == "" {
-			v.Verdict, v.Note = VerdictNotReplayable, "the stored reproduction does not decode"
+			v.Verdict, v.Note = report.VerdictNotReplayable, "the stored reproduction does not decode"
 			out = append(out, v)
 			continue
 		}
@@ -147,7 +120,7 @@ func verifyBugs(ctx context.Context, vr *missionRun, run string) ([]Verification
 		v.Steps = len(steps)
 		if name := unknownSecret(steps, vr.secrets); name != "" {
 			// Secret values are never stored: this run must know it.
-			v.Verdict, v.Note = VerdictNotReplayable, "it types "+name+", which this run does not know: give the password (--password) or set "+name+" in the environment"
+			v.Verdict, v.Note = report.VerdictNotReplayable, "it types "+name+", which this run does not know: give the password (--password) or set "+name+" in the environment"
 			out = append(out, v)
 			continue
 		}
@@ -173,7 +146,7 @@ func verifyBugs(ctx context.Context, vr *missionRun, run string) ([]Verification
 			}
 		}
 		if !replayable {
-			v.Verdict = VerdictNotReplayable
+			v.Verdict = report.VerdictNotReplayable
 			out = append(out, v)
 			continue
 		}
@@ -193,7 +166,7 @@ func verifyBugs(ctx context.Context, vr *missionRun, run string) ([]Verification
 			n[v.Verdict]++
 		}
 		var parts []string
-		for _, k := range []string{string(memory.VerdictStillOpen), string(memory.VerdictFixed), string(memory.VerdictReopened), string(memory.VerdictStillFixed), VerdictNotReplayable} {
+		for _, k := range []string{string(memory.VerdictStillOpen), string(memory.VerdictFixed), string(memory.VerdictReopened), string(memory.VerdictStillFixed), report.VerdictNotReplayable} {
 			if n[k] > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
 			}

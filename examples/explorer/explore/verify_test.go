@@ -21,6 +21,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
@@ -70,7 +71,7 @@ func TestRegressionVerifies(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	db := filepath.Join(t.TempDir(), "explorer.db")
-	run := func(regression bool) (Result, string) {
+	run := func(regression bool) (report.Result, string) {
 		var progress bytes.Buffer
 		reports := t.TempDir()
 		res, err := Run(ctx, Config{Target: app.URL, Regression: regression, DB: db, ReportDir: reports, Budget: 12, MinimizeReplays: 8,
@@ -131,7 +132,7 @@ func TestRegressionVerifies(t *testing.T) {
 
 	junit, err := os.ReadFile(filepath.Join(reports3, "junit.xml"))
 	require.NoError(t, err)
-	var suites junitSuites
+	var suites report.JunitSuites
 	require.NoError(t, xml.Unmarshal(junit, &suites))
 	failed := -1
 	for _, s := range suites.Suites {
@@ -146,8 +147,8 @@ func TestRegressionVerifies(t *testing.T) {
 	}
 	assert.Equal(t, 1, failed, "one failing regression case for the reopened bug; junit:\n%s", junit)
 	var summary struct {
-		RunID    string         `json:"run_id"`
-		Verified []Verification `json:"verified"`
+		RunID    string                `json:"run_id"`
+		Verified []report.Verification `json:"verified"`
 	}
 	b, err := os.ReadFile(filepath.Join(reports3, "summary.json"))
 	require.NoError(t, err)
@@ -172,7 +173,7 @@ func TestRegressionVerifies(t *testing.T) {
 }
 
 // verdictOf is res's verdict on the bug fp ("" when it was not replayed).
-func verdictOf(res Result, fp string) string {
+func verdictOf(res report.Result, fp string) string {
 	for _, v := range res.Verified {
 		if v.Fingerprint == fp {
 			return v.Verdict
@@ -182,7 +183,7 @@ func verdictOf(res Result, fp string) string {
 }
 
 // newInMissions counts the new bugs of res's missions (not its replays).
-func newInMissions(res Result) int {
+func newInMissions(res report.Result) int {
 	n := 0
 	for _, m := range res.Missions {
 		for _, b := range m.Bugs {

@@ -1,7 +1,6 @@
-package explore
+package report
 
 import (
-	"context"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -11,14 +10,13 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
 // replayable keeps the entries a spec replays: successful actions that act
 // on the page.
-func replayable(tl []TimelineEntry, upTo int64) []browser.Entry {
+func Replayable(tl []TimelineEntry, upTo int64) []browser.Entry {
 	var out []browser.Entry
 	for _, t := range tl {
 		e := t.Entry
@@ -42,74 +40,7 @@ func replayable(tl []TimelineEntry, upTo int64) []browser.Entry {
 // SpecName is the file name of a bug's reproduction.
 func SpecName(bugID string) string { return "reproduction_" + bugID + ".spec.ts" }
 
-func writeMissionReports(ctx context.Context, mr *missionRun, r *MissionResult) error {
-	minimized := mr.minimizeRepros(ctx, r)
-	usesSecrets := false
-	for i := range r.Bugs {
-		b := &r.Bugs[i]
-		entries := mr.bugEntries(r.Timeline, *b)
-		if m, ok := minimized[b.ID]; ok {
-			entries = m
-		}
-		if len(entries) == 0 {
-			continue
-		}
-		var repro browser.Reproduction
-		if b.Kind == string(findings.FindCrossUser) {
-			// Two users, two browser contexts: the owner makes the
-			// record, the viewer sees it.
-			xr, ok := mr.crossUserRepro(*b, r.Timeline)
-			if !ok {
-				mr.trace.Warn("cross-user reproduction: the owner's form steps are not on the tape", "bug", b.ID)
-				continue
-			}
-			repro = xr
-			b.ReproSteps = 0
-			for _, a := range xr.Actors {
-				b.ReproSteps += len(a.Entries)
-			}
-		} else {
-			mr.rememberRepro(ctx, *b, entries)
-			repro = findings.Reproduction(*b, entries)
-			b.ReproSteps = len(repro.Entries)
-			repro = mr.withUserState(repro, r.Timeline, *b)
-		}
-		spec, err := browser.Translate([]browser.Reproduction{repro}, browser.SpecOptions{BaseURL: strings.TrimRight(mr.target, "/"), DefaultBaseURL: mr.target, ClearSiteData: []string{collector.ClearSiteDataPath}})
-		if err != nil {
-			mr.trace.Warn("translate", "bug", b.ID, "err", err)
-			continue
-		}
-		b.Spec = SpecName(b.ID)
-		usesSecrets = usesSecrets || strings.Contains(spec, "secret('SECRET_")
-		spec = mr.usersHeader(spec)
-		if err := os.WriteFile(filepath.Join(r.Dir, b.Spec), []byte(mr.secrets.Redact(spec)), 0o600); err != nil {
-			return err
-		}
-	}
-	if err := os.WriteFile(filepath.Join(r.Dir, "playwright.config.ts"), []byte(playwrightConfigTS(mr.target)), 0o600); err != nil {
-		return err
-	}
-	if err := writeJSON(filepath.Join(r.Dir, "summary.json"), missionSummary(*r)); err != nil {
-		return err
-	}
-	if mr.sw != nil {
-		if err := writeJSON(filepath.Join(r.Dir, "app_model.json"), mr.sw.model); err != nil {
-			return err
-		}
-	}
-	md := markdown(*r)
-	if usesSecrets {
-		md += "\nSome reproductions type a secret: they read `SECRET_1`, `SECRET_2`… from the environment " +
-			"(`SECRET_1` is the configured password, if any; the others were typed into password fields, see the tape's `${SECRET_n}`). " +
-			"The values are never written to a file.\n"
-	}
-	if err := os.WriteFile(filepath.Join(r.Dir, "test_report.md"), []byte(mr.secrets.Redact(md)), 0o600); err != nil {
-		return err
-	}
-	return writeHTML(filepath.Join(r.Dir, "report.html"), *r)
-}
-
-type summaryJSON struct {
+type SummaryJSON struct {
 	ThreadID   string         `json:"thread_id"`
 	Prompt     string         `json:"prompt"`
 	Team       string         `json:"team"`
@@ -126,7 +57,7 @@ type summaryJSON struct {
 	Coverage   *Coverage      `json:"coverage,omitempty"`
 }
 
-func missionSummary(r MissionResult) summaryJSON {
+func MissionSummary(r MissionResult) SummaryJSON {
 	n := 0
 	for _, b := range r.Bugs {
 		if b.New {
@@ -137,11 +68,11 @@ func missionSummary(r MissionResult) summaryJSON {
 	if bugs == nil {
 		bugs = []findings.Bug{}
 	}
-	return summaryJSON{ThreadID: r.Mission.ThreadID, Prompt: r.Mission.Prompt, Team: r.Team, Target: r.Target, Steps: r.Steps,
+	return SummaryJSON{ThreadID: r.Mission.ThreadID, Prompt: r.Mission.Prompt, Team: r.Team, Target: r.Target, Steps: r.Steps,
 		DurationMS: r.Duration.Milliseconds(), Bugs: bugs, NewBugs: n, Explored: r.Explored, Demo: r.Demo, Usage: r.Usage, Retries: r.Retries, Error: r.Err, Coverage: r.Coverage.summary()}
 }
 
-func writeJSON(path string, v any) error {
+func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
@@ -157,7 +88,7 @@ type batchSummary struct {
 	DurationMS int64  `json:"duration_ms"`
 	// Verified are a --regression run's replays (Result.Verified).
 	Verified []Verification `json:"verified,omitempty"`
-	Missions []summaryJSON  `json:"missions"`
+	Missions []SummaryJSON  `json:"missions"`
 	Bugs     int            `json:"bugs"`
 	NewBugs  int            `json:"new_bugs"`
 	Demo     *DemoScore     `json:"demo,omitempty"`
@@ -166,15 +97,15 @@ type batchSummary struct {
 	Shard string `json:"shard,omitempty"`
 }
 
-func writeBatchSummary(path string, res Result) error {
+func WriteBatchSummary(path string, res Result) error {
 	out := batchSummary{RunID: res.RunID, Verified: res.Verified, DurationMS: res.Duration.Milliseconds(), Bugs: res.Bugs(), NewBugs: res.NewBugs(), Demo: res.Demo, Usage: res.Usage, Shard: res.Shard}
 	for _, m := range res.Missions {
-		out.Missions = append(out.Missions, missionSummary(m))
+		out.Missions = append(out.Missions, MissionSummary(m))
 	}
-	return writeJSON(path, out)
+	return WriteJSON(path, out)
 }
 
-func markdown(r MissionResult) string {
+func Markdown(r MissionResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Test report: %s\n\n", r.Mission.ThreadID)
 	fmt.Fprintf(&b, "- Mission: %s\n- Team: %s\n- Target: %s\n- Steps: %d\n- Duration: %s\n- Bugs: %d\n", r.Mission.Prompt, r.Team, r.Target, r.Steps, r.Duration.Round(time.Millisecond), len(r.Bugs))
@@ -233,7 +164,7 @@ func sightingsText(ss []findings.Sighting) string {
 	return strings.Join(parts, ", ")
 }
 
-func writeHTML(path string, r MissionResult) error {
+func WriteHTML(path string, r MissionResult) error {
 	b, err := renderHTML(r)
 	if err != nil {
 		return err
@@ -241,7 +172,7 @@ func writeHTML(path string, r MissionResult) error {
 	return os.WriteFile(path, b, 0o600)
 }
 
-type junitSuites struct {
+type JunitSuites struct {
 	XMLName xml.Name     `xml:"testsuites"`
 	Tests   int          `xml:"tests,attr"`
 	Fail    int          `xml:"failures,attr"`
@@ -276,11 +207,11 @@ type junitFailure struct {
 // writeJUnit writes one suite per mission: a test case per bug (failed) and
 // one for the mission itself (failed when it errored); a regression run
 // adds a suite of its replays (see Verification).
-func writeJUnit(path string, res Result) error {
+func WriteJUnit(path string, res Result) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	var out junitSuites
+	var out JunitSuites
 	for _, m := range res.Missions {
 		s := junitSuite{Name: m.Mission.ThreadID, Time: m.Duration.Seconds()}
 		c := junitCase{Name: "mission " + m.Mission.ThreadID, Class: "explorer." + m.Mission.ThreadID}
@@ -334,7 +265,7 @@ func writeJUnit(path string, res Result) error {
 // replays the reproductions anywhere (default: the target explored). With
 // AGENTGRAPH_CHROMIUM set (scripts/env.sh sets it) the specs run in that
 // Chromium, as they do offline here; otherwise in Playwright's own.
-func playwrightConfigTS(target string) string {
+func PlaywrightConfigTS(target string) string {
 	return `// Generated by agentgraph's explorer: the reproductions of this report.
 // Run: BASE_URL=<the app's origin> npx playwright test   (default: the app explored)
 import { defineConfig } from '@playwright/test';

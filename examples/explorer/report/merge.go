@@ -1,4 +1,4 @@
-package explore
+package report
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/internal/xerr"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/memory"
 )
@@ -61,18 +62,18 @@ type MergedInput struct {
 
 // mergedSummary is the merged summary.json: a batch summary (bugs counts
 // causes) plus the inputs and the merged bugs.
-type mergedSummary struct {
+type MergedSummary struct {
 	batchSummary
 	Inputs []MergedInput `json:"inputs"`
 	// Merged counts the reports that joined another of the same cause.
 	Merged int `json:"merged"`
 	// Causes are the bugs, one per cause, with the missions that saw it.
-	Causes []mergedBug `json:"causes"`
+	Causes []MergedBug `json:"causes"`
 }
 
 // mergedBug is a bug of the merged report: its ID, spec, screenshot and
 // trace are relative to the output directory.
-type mergedBug struct {
+type MergedBug struct {
 	findings.Bug
 	// Missions are the output's mission directories that reported it.
 	Missions []string `json:"missions"`
@@ -84,7 +85,7 @@ type mergedBug struct {
 func MergeReports(out string, dirs ...string) (MergeResult, error) {
 	res := MergeResult{Dir: out}
 	if len(dirs) == 0 {
-		return res, fmt.Errorf("%w: merge-reports: no report directory given", ErrUsage)
+		return res, fmt.Errorf("%w: merge-reports: no report directory given", xerr.ErrUsage)
 	}
 	absOut, err := filepath.Abs(out)
 	if err != nil {
@@ -102,23 +103,23 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 		}
 		for _, prev := range ins {
 			if prev.abs == abs {
-				return res, fmt.Errorf("%w: merge-reports: %s given twice", ErrUsage, d)
+				return res, fmt.Errorf("%w: merge-reports: %s given twice", xerr.ErrUsage, d)
 			}
 		}
 		if within(absOut, abs) {
-			return res, fmt.Errorf("%w: merge-reports: the output %s is inside the input %s", ErrUsage, out, d)
+			return res, fmt.Errorf("%w: merge-reports: the output %s is inside the input %s", xerr.ErrUsage, out, d)
 		}
 		raw, err := os.ReadFile(filepath.Join(d, "summary.json"))
 		if err != nil {
-			return res, fmt.Errorf("%w: merge-reports: %s is not an explorer report directory: %v", ErrUsage, d, err)
+			return res, fmt.Errorf("%w: merge-reports: %s is not an explorer report directory: %v", xerr.ErrUsage, d, err)
 		}
 		var sum batchSummary
 		if err := json.Unmarshal(raw, &sum); err != nil {
-			return res, fmt.Errorf("%w: merge-reports: %s: %v", ErrUsage, filepath.Join(d, "summary.json"), err)
+			return res, fmt.Errorf("%w: merge-reports: %s: %v", xerr.ErrUsage, filepath.Join(d, "summary.json"), err)
 		}
 		for _, m := range sum.Missions {
 			if err := mission.ValidThread(m.ThreadID); err != nil {
-				return res, fmt.Errorf("%w: merge-reports: %s: %v", ErrUsage, filepath.Join(d, "summary.json"), err)
+				return res, fmt.Errorf("%w: merge-reports: %s: %v", xerr.ErrUsage, filepath.Join(d, "summary.json"), err)
 			}
 		}
 		ins = append(ins, input{dir: d, abs: abs, sum: sum})
@@ -145,7 +146,7 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 			absDest := filepath.Join(absOut, dest)
 			for _, other := range ins {
 				if within(absDest, other.abs) || within(other.abs, absDest) {
-					return res, fmt.Errorf("%w: merge-reports: mission %s would be copied to %s, which overlaps the input %s", ErrUsage, m.ThreadID, filepath.Join(out, dest), other.dir)
+					return res, fmt.Errorf("%w: merge-reports: mission %s would be copied to %s, which overlaps the input %s", xerr.ErrUsage, m.ThreadID, filepath.Join(out, dest), other.dir)
 				}
 			}
 			missions = append(missions, mergeMission{sum: m, src: filepath.Join(in.dir, m.ThreadID), dest: dest})
@@ -165,9 +166,9 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 	}
 
 	// One bug per cause.
-	var causes []*mergedBug
-	byFP := map[string]*mergedBug{}
-	owner := map[*mergedBug]int{} // the mission whose report is kept
+	var causes []*MergedBug
+	byFP := map[string]*MergedBug{}
+	owner := map[*MergedBug]int{} // the mission whose report is kept
 	for mi, m := range missions {
 		for _, b := range m.sum.Bugs {
 			nb := rebase(b, m.dest)
@@ -177,7 +178,7 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 			}
 			cur, ok := byFP[fp]
 			if !ok || fp == "" {
-				c := &mergedBug{Bug: nb, Missions: []string{m.dest}}
+				c := &MergedBug{Bug: nb, Missions: []string{m.dest}}
 				c.Seen = max(b.Seen, 1)
 				causes = append(causes, c)
 				owner[c] = mi
@@ -212,7 +213,7 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 	var whole MissionResult
 	var batch Result
 	var teams, targets []string
-	sum := mergedSummary{Inputs: res.Inputs, Merged: res.Merged}
+	sum := MergedSummary{Inputs: res.Inputs, Merged: res.Merged}
 	for mi, m := range missions {
 		s := m.sum
 		mr := MissionResult{Mission: mission.Mission{ThreadID: m.dest, Prompt: s.Prompt}, Team: s.Team, Target: s.Target, Steps: s.Steps,
@@ -248,12 +249,12 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 		}
 	}
 	if sum.Causes == nil {
-		sum.Causes = []mergedBug{}
+		sum.Causes = []MergedBug{}
 	}
 	for _, in := range ins {
 		s := in.sum
 		sum.DurationMS = max(sum.DurationMS, s.DurationMS) // shards run at once
-		res.Demo = unionDemo(res.Demo, s.Demo)
+		res.Demo = UnionDemo(res.Demo, s.Demo)
 		sum.Usage = addUsage(sum.Usage, s.Usage)
 	}
 	sum.Bugs, sum.Demo = len(causes), res.Demo
@@ -271,17 +272,17 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 	whole.Demo = res.Demo
 	whole.Dir = out
 
-	if err := writeJSON(filepath.Join(out, "summary.json"), sum); err != nil {
+	if err := WriteJSON(filepath.Join(out, "summary.json"), sum); err != nil {
 		return res, fmt.Errorf("merge-reports: %w", err)
 	}
-	if err := writeJUnit(filepath.Join(out, "junit.xml"), batch); err != nil {
+	if err := WriteJUnit(filepath.Join(out, "junit.xml"), batch); err != nil {
 		return res, fmt.Errorf("merge-reports: %w", err)
 	}
-	md := markdown(whole) + mergeMarkdown(res.Inputs, missions, causes)
+	md := Markdown(whole) + mergeMarkdown(res.Inputs, missions, causes)
 	if err := os.WriteFile(filepath.Join(out, "test_report.md"), []byte(md), 0o600); err != nil {
 		return res, fmt.Errorf("merge-reports: %w", err)
 	}
-	if err := writeHTML(filepath.Join(out, "report.html"), whole); err != nil {
+	if err := WriteHTML(filepath.Join(out, "report.html"), whole); err != nil {
 		return res, fmt.Errorf("merge-reports: %w", err)
 	}
 	return res, nil
@@ -289,14 +290,14 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 
 // mergeMission is one mission of the inputs.
 type mergeMission struct {
-	sum  summaryJSON
+	sum  SummaryJSON
 	src  string // its directory in the input
 	dest string // its directory's name in the output
 }
 
 // mergeMarkdown is the merged report's own section: where each mission
 // came from, and the causes more than one mission reported.
-func mergeMarkdown(inputs []MergedInput, missions []mergeMission, causes []*mergedBug) string {
+func mergeMarkdown(inputs []MergedInput, missions []mergeMission, causes []*MergedBug) string {
 	var b strings.Builder
 	b.WriteString("\n## Merged from\n\n| directory | shard | missions |\n|---|---|---|\n")
 	for _, in := range inputs {
@@ -306,7 +307,7 @@ func mergeMarkdown(inputs []MergedInput, missions []mergeMission, causes []*merg
 	for _, m := range missions {
 		fmt.Fprintf(&b, "| %s | %d | %d | [%s/test_report.md](%s/test_report.md) |\n", m.dest, m.sum.Steps, len(m.sum.Bugs), m.dest, m.dest)
 	}
-	var shared []*mergedBug
+	var shared []*MergedBug
 	for _, c := range causes {
 		if len(c.Missions) > 1 {
 			shared = append(shared, c)
@@ -343,7 +344,7 @@ func better(a, b findings.Bug) bool {
 }
 
 // unionDemo adds b's seeded and found ids to a's.
-func unionDemo(a, b *DemoScore) *DemoScore {
+func UnionDemo(a, b *DemoScore) *DemoScore {
 	if b == nil {
 		return a
 	}
@@ -403,7 +404,7 @@ func shardWarnings(inputs func(yield func(dir, shard string) bool)) []string {
 		if label == "" {
 			continue
 		}
-		s, err := ParseShard(label)
+		s, err := mission.ParseShard(label)
 		if err != nil {
 			out = append(out, fmt.Sprintf("%s: shard %v", dir, err))
 			continue

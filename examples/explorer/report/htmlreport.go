@@ -1,4 +1,4 @@
-package explore
+package report
 
 import (
 	"bytes"
@@ -42,7 +42,7 @@ type htmlReport struct {
 }
 
 // severityOrder ranks severities, most severe first.
-var severityOrder = []string{findings.SeverityCritical, findings.SeverityMajor, findings.SeverityMinor}
+var SeverityOrder = []string{findings.SeverityCritical, findings.SeverityMajor, findings.SeverityMinor}
 
 func newHTMLReport(r MissionResult) htmlReport {
 	h := htmlReport{R: r, Duration: r.Duration.Round(time.Millisecond)}
@@ -63,13 +63,13 @@ func newHTMLReport(r MissionResult) htmlReport {
 		}
 	}
 	rank := func(s string) int {
-		if i := slices.Index(severityOrder, s); i >= 0 {
+		if i := slices.Index(SeverityOrder, s); i >= 0 {
 			return i
 		}
-		return len(severityOrder)
+		return len(SeverityOrder)
 	}
 	slices.SortStableFunc(h.Bugs, func(a, b htmlBug) int { return rank(a.Severity) - rank(b.Severity) })
-	for _, s := range severityOrder {
+	for _, s := range SeverityOrder {
 		h.Severities = append(h.Severities, count{s, sev[s]})
 	}
 	for k, n := range kinds {
