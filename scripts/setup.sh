@@ -90,7 +90,7 @@ fi
 say "playwright: $tools/node_modules/playwright-core/cli.js"
 
 # gremlins.js for the explorer's side-by-side comparison
-# (go run ./examples/explorer/gremlins); pinned, injected as an init script.
+# (go run ./examples/explorer/gremlins/cmd/gremlins); pinned, injected as an init script.
 want_gremlins=2.2.0
 if ! have gremlins.js "$want_gremlins"; then
   say "installing gremlins.js@$want_gremlins into .tools/node"

@@ -45,6 +45,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -227,7 +228,7 @@ func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.
 		DB:              s.DB,
 		Resume:          s.Resume,
 		Regression:      s.Regression,
-		Credentials:     explore.Credentials{Email: s.User, Password: s.Password},
+		Credentials:     session.Credentials{Email: s.User, Password: s.Password},
 		Users:           s.Users,
 		UsersShareData:  s.UsersShareData,
 		EntryPaths:      splitList(s.EntryPaths),

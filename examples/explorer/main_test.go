@@ -15,6 +15,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/config"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 )
 
 func TestUsageErrorsExitTwo(t *testing.T) {
@@ -194,7 +195,7 @@ func TestExploreConfig(t *testing.T) {
 	s.User, s.Password, s.Budget, s.MissionRetries, s.MinimizeTime, s.Team = "qa", "pw", 7, 0, time.Minute, "advanced"
 	cfg, err := exploreConfig(s, mapEnv(map[string]string{"DEMOAPP_FIXED": "all"}))
 	require.NoError(t, err)
-	assert.Equal(t, explore.Credentials{Email: "qa", Password: "pw"}, cfg.Credentials)
+	assert.Equal(t, session.Credentials{Email: "qa", Password: "pw"}, cfg.Credentials)
 	assert.Equal(t, 7, cfg.Budget)
 	assert.Equal(t, -1, cfg.MissionRetries, "0 means never")
 	assert.Equal(t, time.Minute, cfg.MinimizeTime)

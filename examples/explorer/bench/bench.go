@@ -16,6 +16,8 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/gremlins"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/internal/bugfarm"
 	"github.com/agentgraph/agentgraph/internal/bugfarm/drive"
 )
@@ -176,9 +178,9 @@ func runApp(ctx context.Context, opts Options, seed int64, b build) outcome {
 		return o
 	}
 	defer stop()
-	var creds explore.Credentials
+	var creds session.Credentials
 	if app.SignIn != nil {
-		creds = explore.Credentials{Email: app.SignIn.User, Password: app.SignIn.Password}
+		creds = session.Credentials{Email: app.SignIn.User, Password: app.SignIn.Password}
 	}
 	seeded := bugfarm.Generate(seed, bugfarm.Options{}).Bugs
 	switch b {
@@ -187,7 +189,7 @@ func runApp(ctx context.Context, opts Options, seed int64, b build) outcome {
 		for _, bug := range seeded {
 			ids = append(ids, bug.ID)
 		}
-		side, err := explore.RunGremlins(ctx, explore.GremlinsConfig{Budget: opts.Budget, Seed: uint64(max(seed, 1)), Target: url,
+		side, err := gremlins.Run(ctx, gremlins.Config{Budget: opts.Budget, Seed: uint64(max(seed, 1)), Target: url,
 			Credentials: creds, Seeded: ids, FindIDs: bugfarm.FindIDs, Browser: opts.Browser, Logger: opts.Logger})
 		o.bugs, o.steps, o.found, o.err = side.Bugs, side.Actions, side.Found, err
 		o.wall = time.Since(t0)

@@ -11,7 +11,7 @@
 // the evidence, title or URL of a bug the explorer reported on the buggy
 // build; every bug reported on the fixed build is a false positive. With
 // -gremlins, gremlins.js runs on each buggy app with the same budget,
-// behind the same collector and oracles (explore.RunGremlins), and is
+// behind the same collector and oracles (gremlins.Run), and is
 // scored the same way.
 //
 // It prints a line per app run and writes bench.json and bench.md to -out:

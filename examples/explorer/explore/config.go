@@ -19,6 +19,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -135,7 +136,7 @@ type Config struct {
 	Regression bool
 	// Credentials used on sign-in forms (default: an account shown on the
 	// page, else a throwaway one).
-	Credentials Credentials
+	Credentials session.Credentials
 	// Users are the accounts to explore as (see Account). Each user with a
 	// password and no storage state is signed in once by a set-up mission
 	// before the missions (its storage state saved to

@@ -15,6 +15,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
@@ -119,7 +120,7 @@ func (mr *missionRun) isMarker(v string) bool {
 			return false
 		}
 	}
-	return !reEmail.MatchString(v)
+	return !session.ReEmail.MatchString(v)
 }
 
 // noteTyped remembers a value the current user typed.
@@ -246,7 +247,7 @@ func (mr *missionRun) probe(ctx context.Context, m *member, out *State, limit in
 		}
 		mr.xu.probed[m.acct.Name][p] = true
 		mr.xu.probing = true
-		mr.act(ctx, m, step{in: nav(p), why: "cross-user probe: open a page that showed another user's data"}, out)
+		mr.act(ctx, m, step{in: browser.Navigate(p), why: "cross-user probe: open a page that showed another user's data"}, out)
 		mr.xu.probing = false
 		did++
 	}
@@ -322,7 +323,7 @@ func (mr *missionRun) crossUserRepro(b findings.Bug, tl []report.TimelineEntry) 
 		}
 		return browser.Actor{Name: a.Name, Entries: append(slices.Clone(a.signIn), steps...)}
 	}
-	visit := browser.Entry{Action: browser.ActNavigate, Params: nav(l.Page), OK: true, URL: strings.TrimRight(mr.target, "/") + l.Page, Account: viewer.Name}
+	visit := browser.Entry{Action: browser.ActNavigate, Params: browser.Navigate(l.Page), OK: true, URL: strings.TrimRight(mr.target, "/") + l.Page, Account: viewer.Name}
 	return browser.Reproduction{Name: b.ID + ": " + b.Title, Bug: true, Checks: []browser.Check{browser.NoText{Text: l.Marker}},
 		Actors: []browser.Actor{actor(owner, made), actor(viewer, []browser.Entry{visit})}}, true
 }

@@ -410,7 +410,7 @@
 //
 // # Side by side with gremlins.js
 //
-// CompareGremlins (the program examples/explorer/gremlins) measures what
+// gremlins.Compare (package examples/explorer/gremlins; its command is gremlins/cmd/gremlins) measures what
 // the explorer's direction is worth against a monkey tester with the same
 // budget and the same oracles. It runs the explorer offline on the demo
 // app with a step budget of N, then serves a fresh demo app with the same

@@ -3,6 +3,7 @@ package explore
 import (
 	"testing"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -27,8 +28,8 @@ const sampleSnap = `page: "Sign in · Acme Projects" http://127.0.0.1:43125/sign
 
 // The demo account a sign-in page shows is taken when none is given.
 func TestGuessCredentials(t *testing.T) {
-	c := guessCredentials(sampleSnap, Credentials{})
-	assert.Equal(t, Credentials{Email: "demo@example.com", Password: "demo1234"}, c)
-	given := Credentials{Email: "me@example.com", Password: "secret"}
-	assert.Equal(t, given, guessCredentials(sampleSnap, given), "given credentials win")
+	c := session.GuessCredentials(sampleSnap, session.Credentials{})
+	assert.Equal(t, session.Credentials{Email: "demo@example.com", Password: "demo1234"}, c)
+	given := session.Credentials{Email: "me@example.com", Password: "secret"}
+	assert.Equal(t, given, session.GuessCredentials(sampleSnap, given), "given credentials win")
 }

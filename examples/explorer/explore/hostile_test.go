@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -146,7 +147,7 @@ func TestExplorerSecretsStayOutOfArtifacts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, Config{Target: app.URL, Budget: 10, ReportDir: reports, DB: db, Browser: testBrowser, MinimizeReplays: -1,
-		Credentials: Credentials{Email: "qa@example.com", Password: password},
+		Credentials: session.Credentials{Email: "qa@example.com", Password: password},
 		Missions:    []mission.Mission{{ThreadID: "secret", Prompt: "Sign in and explore"}}})
 	require.NoError(t, err)
 	require.Len(t, res.Missions, 1)

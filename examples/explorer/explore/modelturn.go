@@ -41,7 +41,7 @@ func (mr *missionRun) modelTurn(ctx context.Context, m *member, s State) (State,
 	reset := ""
 	if mr.resetPending {
 		mr.resetPending = false
-		mr.act(ctx, m, step{in: nav(mr.start), why: "reset to the start URL: pick a different area"}, &out)
+		mr.act(ctx, m, step{in: browser.Navigate(mr.start), why: "reset to the start URL: pick a different area"}, &out)
 		t.did++
 		reset = "\nYour last turn hit its step limit: you are back on the start URL. Pick a different area of the app this time."
 	}

@@ -3,13 +3,13 @@ package explore
 import (
 	"fmt"
 	"math/rand/v2"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
@@ -83,14 +83,14 @@ type member struct {
 	// leadCat: that step was a trip back for the catalogue; lastCat: it
 	// was the catalogue's.
 	leadCat, lastCat bool
-	creds            Credentials
+	creds            session.Credentials
 	hold             func()
 	// acct is the account the member acts as (nil: the one session of a
 	// run without Config.Users).
 	acct *userRun
 }
 
-func newMember(p Persona, creds Credentials, hold func()) *member {
+func newMember(p Persona, creds session.Credentials, hold func()) *member {
 	tried := map[string]bool{}
 	return &member{p: p, tried: tried, tricks: personas.NewTrickPlayer(tried), creds: creds, hold: hold}
 }
@@ -157,37 +157,6 @@ func (m *member) pending(c *coverage) int {
 		n++
 	}
 	return n
-}
-
-var (
-	reEmail    = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)
-	rePassword = regexp.MustCompile(`(?is)password\W.{0,60}?: ([^\s"]+)`)
-)
-
-// Credentials sign the explorer in when a page asks for a password.
-type Credentials struct {
-	Email    string
-	Password string
-}
-
-// guessCredentials reads an account shown on the page (demo apps often do),
-// falling back to a throwaway one.
-func guessCredentials(text string, c Credentials) Credentials {
-	if c.Email == "" {
-		if m := reEmail.FindString(text); m != "" {
-			c.Email = m
-		} else {
-			c.Email = "qa@example.com"
-		}
-	}
-	if c.Password == "" {
-		if m := rePassword.FindStringSubmatch(text); m != nil {
-			c.Password = m[1]
-		} else {
-			c.Password = "Passw0rd!"
-		}
-	}
-	return c
 }
 
 // playTricks is the first step of the first of the persona's tricks
@@ -288,7 +257,7 @@ func (m *member) decide(v *view) (step, bool) {
 			if v.Cov.signin == "" {
 				v.Cov.signin = urlx.PathQuery(v.URL)
 			}
-			macro := signInMacro(v.Els, i, guessCredentials(v.Snap.Text, m.creds))
+			macro := signInMacro(v.Els, i, session.GuessCredentials(v.Snap.Text, m.creds))
 			m.q = macro[1:]
 			return macro[0], true
 		}
@@ -353,7 +322,7 @@ func (m *member) decide(v *view) (step, bool) {
 				continue
 			}
 			m.tried["link:"+l] = true
-			return step{in: clickRef(e.Ref), why: "explore " + e.Name}, true
+			return step{in: browser.Click(e.Ref), why: "explore " + e.Name}, true
 		}
 	}
 	// Come back to a form this member still has work on: each trick on
@@ -383,7 +352,7 @@ func (m *member) decide(v *view) (step, bool) {
 				}
 				if m.has(t) && !m.tried[string(t)+":"+v.Cov.formSig[f]] && !m.tried[m.revisitKey(t, f, v.Cov)] && f != urlx.Path(v.URL) {
 					m.tried[m.revisitKey(t, f, v.Cov)] = true
-					return step{in: nav(f), why: "back to " + f + " for " + string(t), lead: true, cat: t == TrickCatalogue}, true
+					return step{in: browser.Navigate(f), why: "back to " + f + " for " + string(t), lead: true, cat: t == TrickCatalogue}, true
 				}
 			}
 		}
@@ -394,10 +363,10 @@ func (m *member) decide(v *view) (step, bool) {
 			// when the link is not there to follow on arrival (a click
 			// had revealed it), by its address next time.
 			m.tried["way:"+l] = true
-			return step{in: nav(w), why: "to " + w + ", which links to " + l}, true
+			return step{in: browser.Navigate(w), why: "to " + w + ", which links to " + l}, true
 		}
 		m.tried["nav:"+l] = true
-		return step{in: nav(l), why: "visit " + l}, true
+		return step{in: browser.Navigate(l), why: "visit " + l}, true
 	}
 	// The app model's best untried target, as this persona prefers.
 	if v.Sweep != nil {

@@ -12,16 +12,6 @@ import (
 
 func intent(a browser.Action) browser.Intent { return browser.Intent{Action: a} }
 
-func clickRef(ref string) browser.Intent {
-	return browser.Intent{Action: browser.ActClick, Target: ref}
-}
-
-func fillRef(ref, v string) browser.Intent {
-	return browser.Intent{Action: browser.ActFill, Target: ref, Value: &v}
-}
-
-func nav(u string) browser.Intent { return browser.Intent{Action: browser.ActNavigate, URL: u} }
-
 // validFor is a valid value for the field e, from its kind, label and
 // constraints (personas.ValidValue); free text gets a number no other value
 // of the mission had (coverage.tag), so two records the explorer creates

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
@@ -107,7 +108,7 @@ func lastRow(v *view) (step, bool) {
 		v.Cov.lastRows[urlx.PathQuery(v.URL)] = true
 		if e, l, ok := lastPage(v); ok && !v.Cov.visited[l] {
 			v.Cov.lastPages[l] = true
-			return step{in: clickRef(e.Ref), why: "the list's last page: " + e.Name}, true
+			return step{in: browser.Click(e.Ref), why: "the list's last page: " + e.Name}, true
 		}
 		return step{}, false
 	}
@@ -142,7 +143,7 @@ func lastRow(v *view) (step, bool) {
 		}
 		last := rs[len(rs)-1]
 		if l, _ := resolveLink(v.URL, last.URL); !v.Cov.visited[l] {
-			return step{in: clickRef(last.Ref), why: "the list's last row: " + last.Name}, true
+			return step{in: browser.Click(last.Ref), why: "the list's last row: " + last.Name}, true
 		}
 	}
 	return step{}, false
@@ -237,7 +238,7 @@ func (m *member) catalogueDue(v *view) (step, bool) {
 			continue
 		}
 		c.catTrips[k] = true
-		return step{in: nav(f), why: "back to " + f + " for the catalogue's share", lead: true, cat: true}, true
+		return step{in: browser.Navigate(f), why: "back to " + f + " for the catalogue's share", lead: true, cat: true}, true
 	}
 	return step{}, false
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/memory"
 	"github.com/agentgraph/agentgraph/state"
@@ -71,7 +72,7 @@ func TestProgressRoundTrip(t *testing.T) {
 	fresh := func() *missionRun {
 		mr := &missionRun{cov: newCoverage(), sw: newSweep(), idle: map[string]int{}, trace: slog.New(slog.DiscardHandler)}
 		for _, p := range mission.StandardTeam() {
-			mr.team = append(mr.team, newMember(p, Credentials{}, nil))
+			mr.team = append(mr.team, newMember(p, session.Credentials{}, nil))
 		}
 		return mr
 	}

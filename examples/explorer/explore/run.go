@@ -155,7 +155,7 @@ func Run(ctx context.Context, cfg Config) (report.Result, error) {
 		defer func() { _ = extra.Close() }()
 	}
 	engineCfg := browser.Config{Origins: []string{colURL}, Aliases: map[string]string{strings.TrimRight(target, "/"): colURL}, Logger: log,
-		ActionTimeout: 3 * time.Second, SettleTimeout: settleTimeout, SpinnerTimeout: 3 * time.Second,
+		ActionTimeout: 3 * time.Second, SettleTimeout: SettleTimeout, SpinnerTimeout: 3 * time.Second,
 		Secrets: secrets, SecretFields: cfg.SecretFields}
 
 	// The set-up mission: every user with a password and no storage
@@ -247,25 +247,7 @@ func memoryOrigin(target string, demo bool) string {
 
 // score matches the findings' evidence to the seeded bug ids.
 func score(seeded []string, bugs []findings.Bug) *report.DemoScore {
-	return scoreWith(seeded, bugs, demoFindIDs)
-}
-
-// scoreWith matches the findings' evidence, title and URL to the seeded
-// bug ids with find.
-func scoreWith(seeded []string, bugs []findings.Bug, find func(string) []string) *report.DemoScore {
-	found := map[string]bool{}
-	for _, b := range bugs {
-		for _, id := range find(b.Evidence + "\n" + b.Title + "\n" + b.URL + "\n" + strings.Join(b.Symptoms, "\n")) {
-			found[id] = true
-		}
-	}
-	out := &report.DemoScore{Seeded: slices.Clone(seeded), Found: []string{}}
-	for _, id := range seeded {
-		if found[id] {
-			out.Found = append(out.Found, id)
-		}
-	}
-	return out
+	return report.ScoreWith(seeded, bugs, demoFindIDs)
 }
 
 // errNoOpenBugs: a --regression run found no open bug in memory.
@@ -337,4 +319,13 @@ func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]mission.Missi
 		}
 	}
 	return cfg.shardMissions(ms)
+}
+
+// demoFindIDs is demoapp.FindIDs as strings.
+func demoFindIDs(text string) []string {
+	var out []string
+	for _, id := range demoapp.FindIDs(text) {
+		out = append(out, string(id))
+	}
+	return out
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/urlx"
@@ -157,7 +158,7 @@ func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 		if len(mr.accounts) > 0 {
 			// Round robin in team order: each persona acts as one user.
 			m.acct = mr.accounts[i%len(mr.accounts)]
-			m.creds = Credentials{Email: m.acct.Email, Password: m.acct.Password}
+			m.creds = session.Credentials{Email: m.acct.Email, Password: m.acct.Password}
 		}
 		mr.team = append(mr.team, m)
 	}
@@ -244,7 +245,7 @@ func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 			"frontier", len(mr.cov.frontier), "tape", mr.seq)
 		// Start the resumed browser where the mission started (on the tape:
 		// the run goes on from there).
-		mr.sess.Do(ctx, nav(mr.start))
+		mr.sess.Do(ctx, browser.Navigate(mr.start))
 		if e, ok := mr.lastEntry(); ok {
 			mr.record(e, "explorer")
 		}
@@ -256,7 +257,7 @@ func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 		first := state.Message{ID: state.NewID(), Role: state.RoleHuman, Content: mr.m.Prompt + "\n\nMemory:\n" + memCtx}
 		// Open the start URL first, so every persona begins on the app.
 		var pre State
-		mr.act(ctx, mr.team[0], step{in: nav(mr.start), why: "open the start URL"}, &pre)
+		mr.act(ctx, mr.team[0], step{in: browser.Navigate(mr.start), why: "open the start URL"}, &pre)
 		in := State{Messages: []state.Message{first}, Tape: pre.Tape, Bugs: pre.Bugs, Steps: 1}
 		gthread = fmt.Sprintf("%s@%d", mr.m.ThreadID, time.Now().UnixNano())
 		if err := os.WriteFile(threadFile, []byte(gthread+"\n"), 0o600); err != nil {
@@ -428,12 +429,12 @@ func traceFlags(resume bool) int {
 	return os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 }
 
-// settleTimeout bounds the engine's wait for a quiet page after an action.
-const settleTimeout = 2 * time.Second
+// SettleTimeout bounds the engine's wait for a quiet page after an action.
+const SettleTimeout = 2 * time.Second
 
 // doubleHold is how long the collector holds the first answer of a double
 // submit (a slow network), so that the second click lands while the first
-// is in flight. It is well within settleTimeout: the double click's own
+// is in flight. It is well within SettleTimeout: the double click's own
 // settle waits for the held answer, and the team looks at the page the
 // answers made. A hold past the settle let the held answer arrive after
 // the look, and the page changed under the steps planned from it (a

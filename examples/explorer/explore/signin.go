@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
@@ -39,16 +40,16 @@ var reSignInControl = regexp.MustCompile(`(?i)\b(sign|log)[ -]?(in|on)\b`)
 // password field: the email or user-name fields before it, the password,
 // then the best submit button after it. The personas sign in with it when
 // a page asks for a password, and so does the set-up mission.
-func signInMacro(els []personas.Element, i int, creds Credentials) []step {
+func signInMacro(els []personas.Element, i int, creds session.Credentials) []step {
 	var macro []step
 	for j := range i {
 		if f := els[j]; f.Fillable() && f.InMain && strings.Contains(strings.ToLower(f.Name), "mail") || f.Fillable() && f.InMain && strings.Contains(strings.ToLower(f.Name), "user") {
-			macro = append(macro, step{in: fillRef(f.Ref, creds.Email), why: "sign in: email"})
+			macro = append(macro, step{in: browser.Fill(f.Ref, creds.Email), why: "sign in: email"})
 		}
 	}
-	macro = append(macro, step{in: fillRef(els[i].Ref, creds.Password), why: "sign in: password"})
+	macro = append(macro, step{in: browser.Fill(els[i].Ref, creds.Password), why: "sign in: password"})
 	if b, ok := personas.SubmitAfter(els, i+1); ok {
-		macro = append(macro, step{in: clickRef(b.Ref), why: "sign in"})
+		macro = append(macro, step{in: browser.Click(b.Ref), why: "sign in"})
 	}
 	return macro
 }
@@ -116,7 +117,7 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 		}
 		return personas.ParseElements(*r.Snapshot), *r.Snapshot, nil
 	}
-	if r := s.Do(ctx, nav("/")); !r.OK {
+	if r := s.Do(ctx, browser.Navigate("/")); !r.OK {
 		return &signInStepError{fmt.Errorf("open the start page: %s", r.Error)}
 	}
 	els, snap, err := look()
@@ -128,7 +129,7 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 		// A link or button named like a sign-in leads to the form.
 		for _, el := range els {
 			if (el.Role == "link" || el.Role == "button") && reSignInControl.MatchString(el.Name) {
-				if r := s.Do(ctx, clickRef(el.Ref)); !r.OK {
+				if r := s.Do(ctx, browser.Click(el.Ref)); !r.OK {
 					return &signInStepError{fmt.Errorf("open the sign-in form (%s): %s", el.Name, r.Error)}
 				}
 				if els, snap, err = look(); err != nil {
@@ -143,9 +144,9 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 		return errNoSignIn
 	}
 	before := urlx.Path(snap.URL)
-	creds := Credentials{Email: u.Email, Password: u.Password}
+	creds := session.Credentials{Email: u.Email, Password: u.Password}
 	if creds.Email == "" {
-		creds.Email = guessCredentials(snap.Text, Credentials{Password: u.Password}).Email
+		creds.Email = session.GuessCredentials(snap.Text, session.Credentials{Password: u.Password}).Email
 	}
 	for _, st := range signInMacro(els, i, creds) {
 		if r := s.Do(ctx, st.in); !r.OK {

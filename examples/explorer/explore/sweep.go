@@ -446,7 +446,7 @@ func (sw *sweep) next(m *member, v *view) (step, bool) {
 		}
 		if a.Kind == personas.ActionNavigate {
 			sw.pend = &pendingTarget{from: sw.cur, key: key, left: 1}
-			return step{in: nav(a.Arg), why: "coverage: open " + a.Arg}, true
+			return step{in: browser.Navigate(a.Arg), why: "coverage: open " + a.Arg}, true
 		}
 		if len(path) == 0 && sw.blocked(v, t, in) {
 			continue

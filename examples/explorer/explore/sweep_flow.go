@@ -110,7 +110,7 @@ func (sw *sweep) nextStep(m *member, v *view) []step {
 		if sw.double {
 			macro = []step{{in: browser.Intent{Action: browser.ActDblclick, Target: b.Ref}, before: m.hold, why: "double-click submit on a slow network"}}
 		} else {
-			macro = []step{{in: clickRef(b.Ref), why: "submit " + b.Name}}
+			macro = []step{{in: browser.Click(b.Ref), why: "submit " + b.Name}}
 		}
 	}
 	if len(macro) == 0 {

@@ -36,7 +36,7 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 		if in.Class == personas.ClassValid {
 			val = validFor(el, v) // free text made unique: records stay apart
 		}
-		macro = append(macro, step{in: fillRef(el.Ref, val), why: fmt.Sprintf("coverage: %s (%s)", what, clip.String(val, 40))})
+		macro = append(macro, step{in: browser.Fill(el.Ref, val), why: fmt.Sprintf("coverage: %s (%s)", what, clip.String(val, 40))})
 		last := i
 		for j := i + 1; j < len(v.Els); j++ {
 			e := v.Els[j]
@@ -48,13 +48,13 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 			}
 		}
 		if b, ok := personas.SubmitAfter(v.Els, last+1); ok && el.InMain {
-			return append(macro, step{in: clickRef(b.Ref), why: "submit " + b.Name})
+			return append(macro, step{in: browser.Click(b.Ref), why: "submit " + b.Name})
 		}
 		return append(macro, step{in: browser.Intent{Action: browser.ActPress, Target: el.Ref, Key: "Enter"}, why: "submit with Enter"})
 	case personas.ActionPress:
 		var macro []step
 		if el.Fillable() && el.Value == "" && a.Arg == "Enter" {
-			macro = append(macro, step{in: fillRef(el.Ref, validFor(el, v)), why: "fill " + el.Name})
+			macro = append(macro, step{in: browser.Fill(el.Ref, validFor(el, v)), why: "fill " + el.Name})
 		}
 		for _, it := range a.Intents(el, in) {
 			macro = append(macro, step{in: it, why: "coverage: " + what})
@@ -77,7 +77,7 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 			return append(macro, step{in: browser.Intent{Action: browser.ActDblclick, Target: el.Ref}, before: m.hold,
 				why: "coverage: " + what + " (slow network)", watch: 400 * time.Millisecond})
 		}
-		return append(macro, step{in: clickRef(el.Ref), why: "coverage: " + what, watch: 400 * time.Millisecond})
+		return append(macro, step{in: browser.Click(el.Ref), why: "coverage: " + what, watch: 400 * time.Millisecond})
 	}
 	var macro []step
 	for _, it := range a.Intents(el, in) {
@@ -95,7 +95,7 @@ func targetMacroWith(m *member, v *view, a personas.Action, in personas.Input, w
 					macro = append(macro, step{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name + " (" + clip.String(o, 40) + ")"})
 				}
 			}
-			return append(macro, step{in: clickRef(b.Ref), why: "submit " + b.Name})
+			return append(macro, step{in: browser.Click(b.Ref), why: "submit " + b.Name})
 		}
 	}
 	return macro
@@ -165,12 +165,12 @@ func fillOthersWith(v *view, el personas.Element, at int, wide map[string]string
 		}
 		f := personas.FieldOf(e, nil)
 		if val, ok := wide[e.Ref]; ok && e.Fillable() {
-			macro = append(macro, step{in: fillRef(e.Ref, val), why: fmt.Sprintf("fill %s (%s)", e.Name, clip.String(val, 40))})
+			macro = append(macro, step{in: browser.Fill(e.Ref, val), why: fmt.Sprintf("fill %s (%s)", e.Name, clip.String(val, 40))})
 			continue
 		}
 		switch {
 		case e.Fillable() && (e.Value == "" || staleValue(v, e.Value)) && f.Kind != personas.FieldPassword:
-			macro = append(macro, step{in: fillRef(e.Ref, validFor(e, v)), why: "fill " + e.Name})
+			macro = append(macro, step{in: browser.Fill(e.Ref, validFor(e, v)), why: "fill " + e.Name})
 		case e.Role == "combobox" && len(e.Options) > 0 && f.Required && e.Value == "":
 			o := personas.ValidValue(f)
 			macro = append(macro, step{in: browser.Intent{Action: browser.ActSelectOption, Target: e.Ref, Value: &o}, why: "choose " + e.Name})

@@ -238,7 +238,7 @@ func (sw *sweep) again(v *view) (step, bool) {
 			// Its click failed on an earlier screen of the page (a
 			// dialog over it, say), so it was never done: once more.
 			delete(sw.retry, k)
-			return step{in: clickRef(first.Ref), why: fmt.Sprintf("%s again: the browser could not click it before", first.Name), watch: 400 * time.Millisecond}, true
+			return step{in: browser.Click(first.Ref), why: fmt.Sprintf("%s again: the browser could not click it before", first.Name), watch: 400 * time.Millisecond}, true
 		}
 		var same []personas.Element
 		for _, e := range v.Els {
@@ -252,7 +252,7 @@ func (sw *sweep) again(v *view) (step, bool) {
 		}
 		sw.rows[k] = n + 1
 		e := same[len(same)-1-n]
-		return step{in: clickRef(e.Ref), why: fmt.Sprintf("%s on another row", e.Name), watch: 400 * time.Millisecond}, true
+		return step{in: browser.Click(e.Ref), why: fmt.Sprintf("%s on another row", e.Name), watch: 400 * time.Millisecond}, true
 	}
 	return step{}, false
 }

@@ -215,7 +215,7 @@ func (sw *sweep) followUp(v *view) (step, bool) {
 		sw.recheck = sw.recheck[1:]
 		for _, e := range v.Els {
 			if e.Role == "button" && e.InMain && e.Name == name {
-				return step{in: clickRef(e.Ref), why: "try " + name + " on the record just made", watch: 400 * time.Millisecond}, true
+				return step{in: browser.Click(e.Ref), why: "try " + name + " on the record just made", watch: 400 * time.Millisecond}, true
 			}
 		}
 	}
@@ -223,7 +223,7 @@ func (sw *sweep) followUp(v *view) (step, bool) {
 		l := sw.revisit[0]
 		sw.revisit = sw.revisit[1:]
 		if l != urlx.PathQuery(v.URL) && !sw.since[l] {
-			return step{in: nav(l), why: "see the submitted record where the app lists it", cat: sw.revisitCat}, true
+			return step{in: browser.Navigate(l), why: "see the submitted record where the app lists it", cat: sw.revisitCat}, true
 		}
 	}
 	return step{}, false

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/personas"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,7 +43,7 @@ func intents(ss []step) []string {
 // other empty fields a valid one, and the form is sent by its button.
 func TestTargetMacroFillsOneFieldAtATime(t *testing.T) {
 	v := formView()
-	m := newMember(leaning(Persona{Name: personas.Adversarial}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial}), session.Credentials{}, nil)
 	a := personas.Action{Kind: personas.ActionFill, Role: "spinbutton", Name: "Copies", Class: personas.ClassNegative}
 	macro := targetMacro(m, v, a, personas.Input{Class: personas.ClassNegative, Value: "-1"})
 	got := intents(macro)
@@ -71,7 +72,7 @@ func TestTargetMacroFillsOneFieldAtATime(t *testing.T) {
 func TestTargetMacroSubmitAndDouble(t *testing.T) {
 	v := formView()
 	held := 0
-	m := newMember(leaning(Persona{Name: personas.Impatient}), Credentials{}, func() { held++ })
+	m := newMember(leaning(Persona{Name: personas.Impatient}), session.Credentials{}, func() { held++ })
 	macro := targetMacro(m, v, personas.Action{Kind: personas.ActionDblClick, Role: "button", Name: "Create thing"}, personas.Input{})
 	require.GreaterOrEqual(t, len(macro), 3)
 	last := macro[len(macro)-1]
@@ -110,7 +111,7 @@ func TestListPages(t *testing.T) {
 func TestSweepRunsOutOfTargets(t *testing.T) {
 	sw := newSweep()
 	v := formView()
-	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), session.Credentials{}, nil)
 	sw.observe(v.URL, v.Els)
 	require.Equal(t, 1, sw.work())
 	played := 0
@@ -157,7 +158,7 @@ func TestSweepChromeOnce(t *testing.T) {
 	sw.observe(b.URL, b.Els)
 	t2 := personas.Target{State: sw.cur, Action: personas.Action{Kind: personas.ActionClick, Role: "link", Name: "Home"}}
 	assert.Equal(t, 1, sw.seen(t2))
-	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), session.Credentials{}, nil)
 	st, ok := sw.next(m, b)
 	require.True(t, ok)
 	assert.True(t, strings.Contains(st.why, "Refresh"), "the page's own control before the chrome seen elsewhere: %s", st.why)
@@ -169,7 +170,7 @@ func TestSweepSnapshotRestore(t *testing.T) {
 	assert.Nil(t, sw.snapshot(), "nothing seen yet")
 	v := formView()
 	sw.observe(v.URL, v.Els)
-	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), session.Credentials{}, nil)
 	_, ok := sw.next(m, v)
 	require.True(t, ok)
 	sw.acted(false) // one target failed
@@ -199,7 +200,7 @@ func TestSweepRecheckNewRecord(t *testing.T) {
 		{Role: "link", Name: "Edit", Ref: "e9", InMain: true, URL: "/things/42/edit"},
 	}}
 	sw.observe(rec.URL, rec.Els)
-	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), session.Credentials{}, nil)
 	st, ok := sw.next(m, rec)
 	require.True(t, ok)
 	assert.Equal(t, "e7", st.in.Target, "the new record's own button first")
@@ -293,7 +294,7 @@ func TestExoticTextTrick(t *testing.T) {
 	v := formView()
 	v.Els = append(v.Els[:4:4], personas.Element{Role: "textbox", Name: "Email", Ref: "e6", InMain: true, Flags: []string{"type=email"}},
 		personas.Element{Role: "textbox", Name: "Code", Ref: "e7", InMain: true, Flags: []string{"maxlength=4"}}, v.Els[4])
-	m := newMember(leaning(Persona{Name: personas.Adversarial}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial}), session.Credentials{}, nil)
 	macro := m.plan(TrickExotic, v)
 	require.Len(t, macro, 6, "%v", intents(macro))
 	byRef := map[string]string{}
@@ -333,7 +334,7 @@ func TestSweepWidensAClassToTheForm(t *testing.T) {
 	assert.Contains(t, wide["e4"], "'")
 	assert.False(t, strict, "quotes are legal text")
 
-	m := newMember(leaning(Persona{Name: personas.Adversarial}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial}), session.Credentials{}, nil)
 	macro := targetMacroWith(m, v, title, in, wide)
 	got := intents(macro)
 	assert.Contains(t, strings.Join(got, "\n"), `"target":"e4","value":"O'Brien`, "the field with a value gets the class too")
@@ -446,7 +447,7 @@ func TestTrickCoversTargets(t *testing.T) {
 	sw := newSweep()
 	sw.observe(v.URL, v.Els)
 	v.Sweep = sw
-	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}), session.Credentials{}, nil)
 	require.NotEmpty(t, m.plan(TrickXSS, v))
 	st, _ := sw.model.State(sw.cur)
 	tried := map[personas.ActionKey]bool{}
@@ -612,7 +613,7 @@ func TestBackToFormLeads(t *testing.T) {
 	form := formView()
 	cov := form.Cov
 	cov.noteForm(form)
-	m := newMember(leaning(Persona{Name: personas.NewUser, Tricks: []Trick{TrickValidForm}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser, Tricks: []Trick{TrickValidForm}}), session.Credentials{}, nil)
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
 	st, ok := m.next(other)
 	require.True(t, ok)
@@ -636,7 +637,7 @@ func TestBackToFormTrickBeforeScreenControls(t *testing.T) {
 		cov.noteForm(form)
 		sw := newSweep()
 		form.Sweep = sw
-		m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}), Credentials{}, nil)
+		m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}), session.Credentials{}, nil)
 		if came {
 			other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/", Sweep: sw}
 			sw.observe(other.URL, other.Els)
@@ -664,7 +665,7 @@ func TestCatalogueTrick(t *testing.T) {
 	sw := newSweep()
 	sw.observe(v.URL, v.Els)
 	v.Sweep = sw
-	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), session.Credentials{}, nil)
 	macro := m.plan(TrickCatalogue, v)
 	got := strings.Join(intents(macro), "\n")
 	require.NotNil(t, sw.pend)
@@ -713,7 +714,7 @@ func TestSweepSignInLast(t *testing.T) {
 	}}
 	sw := newSweep()
 	sw.observe(v.URL, v.Els)
-	m := newMember(leaning(Persona{Name: personas.Adversarial}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial}), session.Credentials{}, nil)
 	var order []personas.Action
 	for range 3 {
 		_, ok := sw.next(m, v)
@@ -752,7 +753,7 @@ func TestSweepSubmitsAFormsChoices(t *testing.T) {
 	}
 	sw := newSweep()
 	sw.observe(v.URL, v.Els)
-	m := newMember(leaning(Persona{Name: personas.PowerUser}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.PowerUser}), session.Credentials{}, nil)
 
 	colour := personas.Action{Kind: personas.ActionSelect, Role: "combobox", Name: "Colour", Class: personas.ClassOption, Arg: "Green"}
 	wide, also := sw.widenOptions(v, colour)
@@ -805,7 +806,7 @@ func TestSweepWalksAFlowToItsEnd(t *testing.T) {
 	}
 	cov := newCoverage()
 	v1 := &view{URL: "http://app.test/items/new", Els: step1, Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/"}
-	m := newMember(leaning(Persona{Name: personas.Adversarial}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial}), session.Credentials{}, nil)
 
 	valid := m.plan(TrickValidForm, v1)
 	got := strings.Join(intents(valid), "\n")
@@ -895,7 +896,7 @@ func TestSweepCreditsTheTeamsSteps(t *testing.T) {
 	assert.Equal(t, personas.TargetTried, status[`check checkbox "Reminders" :toggle_on`])
 	assert.Equal(t, personas.TargetUntried, status[`uncheck checkbox "Reminders" :toggle_off`])
 	assert.True(t, sw.playedHere(els[0]))
-	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), session.Credentials{}, nil)
 	assert.Nil(t, m.plan(TrickClickButtons, v), "the button was played")
 
 	// A link to a view of the page is this screen's own control; a link
@@ -922,7 +923,7 @@ func TestConfirmWithoutFieldsIsAButton(t *testing.T) {
 		{Role: "button", Name: "Cancel", Ref: "e5", InMain: true},
 	}
 	v, sw := sweptView("http://app.test/months", els)
-	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), session.Credentials{}, nil)
 	var pressed []string
 	for range 4 {
 		st, ok := sw.here(m, v)
@@ -936,7 +937,7 @@ func TestConfirmWithoutFieldsIsAButton(t *testing.T) {
 	assert.Contains(t, pressed, "e4", "the dialog's confirm")
 	assert.NotContains(t, pressed, "e2", "the search form's own button waits for the sweep")
 	assert.NotContains(t, pressed, "e5", "cancel waits too")
-	m2 := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
+	m2 := newMember(leaning(Persona{Name: personas.NewUser}), session.Credentials{}, nil)
 	var tricked []string
 	for range 4 {
 		macro := m2.plan(TrickClickButtons, &view{URL: v.URL, Els: els, Cov: v.Cov, Rand: v.Rand, Start: "/"})
@@ -959,7 +960,7 @@ func TestDismissButtonsLast(t *testing.T) {
 		{Role: "button", Name: "Yes, close it", Ref: "e4", InMain: true},
 	}
 	v, _ := sweptView("http://app.test/ledger", els)
-	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), session.Credentials{}, nil)
 	var order []string
 	for range 5 {
 		macro := m.plan(TrickClickButtons, v)
@@ -997,14 +998,14 @@ func TestCatalogueBackToLeastPlayedForm(t *testing.T) {
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: first.Rand, Start: "/"}
 
 	cov.catalogued["/things/new"] = 3
-	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), session.Credentials{}, nil)
 	st, ok := m.next(other)
 	require.True(t, ok)
 	assert.Equal(t, "/things/7/edit", st.in.URL, "the form the catalogue played least on")
 
 	// Even: discovery order.
 	cov.catalogued["/things/7/edit"] = 3
-	m = newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), Credentials{}, nil)
+	m = newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), session.Credentials{}, nil)
 	st, ok = m.next(other)
 	require.True(t, ok)
 	assert.Equal(t, "/things/new", st.in.URL)
@@ -1018,7 +1019,7 @@ func TestBackToFormInPersonaOrder(t *testing.T) {
 	cov := form.Cov
 	cov.noteForm(form)
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
-	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS, TrickDouble, TrickCatalogue, TrickLong, TrickExotic}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS, TrickDouble, TrickCatalogue, TrickLong, TrickExotic}}), session.Credentials{}, nil)
 	m.tried[string(TrickXSS)+":"+formSig(form)] = true
 	st, ok := m.next(other)
 	require.True(t, ok)
@@ -1033,7 +1034,7 @@ func TestCatalogueFirstRoundThenOtherTricks(t *testing.T) {
 	cov := form.Cov
 	cov.noteForm(form)
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
-	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue, TrickDouble}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue, TrickDouble}}), session.Credentials{}, nil)
 
 	st, ok := m.next(other)
 	require.True(t, ok)
@@ -1126,7 +1127,7 @@ func TestCatalogueSkipsOneFieldForms(t *testing.T) {
 	cov.noteForm(form)
 	require.Equal(t, []string{"/search", "/things/new"}, cov.forms)
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
-	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), session.Credentials{}, nil)
 	st, ok := m.next(other)
 	require.True(t, ok)
 	assert.Equal(t, "/things/new", st.in.URL, "the form of two fields, not the search box found first")
@@ -1144,7 +1145,7 @@ func TestDoubleSubmitSkipsOneFieldForms(t *testing.T) {
 	cov.noteForm(search)
 	cov.noteForm(form)
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/"}
-	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDouble}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDouble}}), session.Credentials{}, nil)
 	st, ok := m.next(other)
 	require.True(t, ok)
 	assert.Equal(t, "/things/new", st.in.URL, "the one-field form found first is not a double submit's: %s", st.why)
@@ -1155,7 +1156,7 @@ func TestDoubleSubmitSkipsOneFieldForms(t *testing.T) {
 // The markup probe looks for its payload where the app lists records
 // after a record's form, not after a search or a filter.
 func TestXSSListPagesOnlyAfterStoringForms(t *testing.T) {
-	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}), session.Credentials{}, nil)
 	navs := func(ss []step) (n int) {
 		for _, s := range ss {
 			if s.in.Action == browser.ActNavigate {
@@ -1198,7 +1199,7 @@ func TestFlowBeforeQueuedVisits(t *testing.T) {
 	sw := newSweep()
 	v1 := &view{URL: "http://app.test/items/new", Els: step1, Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Sweep: sw}
 	sw.observe(v1.URL, step1)
-	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickXSS}}), session.Credentials{}, nil)
 	var played []step
 	for range 2 {
 		st, ok := m.next(v1)
@@ -1233,7 +1234,7 @@ func TestCatalogueDueShare(t *testing.T) {
 	form.Sweep = sw
 	cov.noteForm(form)
 	other := &view{URL: "http://app.test/about", Cov: cov, Rand: form.Rand, Start: "/", Sweep: sw, Spent: 0.5, Steps: 100}
-	newUser := newMember(leaning(Persona{Name: personas.NewUser, Tricks: []Trick{TrickValidForm}}), Credentials{}, nil)
+	newUser := newMember(leaning(Persona{Name: personas.NewUser, Tricks: []Trick{TrickValidForm}}), session.Credentials{}, nil)
 
 	_, ok := newUser.catalogueDue(other)
 	assert.False(t, ok, "the member's own form trick first")
@@ -1266,7 +1267,7 @@ func TestCatalogueDueShare(t *testing.T) {
 
 	// A member that came back to the form for another trick plays that
 	// one there first.
-	adv := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDouble, TrickCatalogue}}), Credentials{}, nil)
+	adv := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDouble, TrickCatalogue}}), session.Credentials{}, nil)
 	st, ok = adv.next(other)
 	require.True(t, ok)
 	require.Contains(t, st.why, string(TrickDouble))
@@ -1318,7 +1319,7 @@ func TestCatalogueDueShare(t *testing.T) {
 func TestSweepOpensLinkedPagesDirectly(t *testing.T) {
 	sw := newSweep()
 	cov := newCoverage()
-	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), session.Credentials{}, nil)
 	home := &view{URL: "http://app.test/", Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Sweep: sw, Els: []personas.Element{
 		{Role: "link", Name: "Things", Ref: "e1", URL: "/things", InMain: true},
 		{Role: "link", Name: "Top", Ref: "e2", URL: "#top", InMain: true},
@@ -1376,7 +1377,7 @@ func TestDropSessionOnAPageWithButtons(t *testing.T) {
 	cov.noteButtons(about)
 	require.Equal(t, []string{"/stock/1"}, cov.buttonPages)
 
-	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDropSession}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickDropSession}}), session.Credentials{}, nil)
 	macro := m.plan(TrickDropSession, about)
 	require.Len(t, macro, 1)
 	assert.Equal(t, "/stock/1", macro[0].in.URL, "to the page with buttons first")
@@ -1408,7 +1409,7 @@ func TestDropSessionWithoutSignIn(t *testing.T) {
 	}
 	rnd := rand.New(rand.NewPCG(1, 1))
 	v := &view{URL: "http://app.test/board/7", Cov: cov, Rand: rnd, Start: "/", Spent: 0.6, Els: []personas.Element{{Role: "link", Name: "Home", Ref: "e1", URL: "/"}}}
-	m := newMember(leaning(Persona{Name: personas.ReturningUser, Tricks: []Trick{TrickDropSession}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.ReturningUser, Tricks: []Trick{TrickDropSession}}), session.Credentials{}, nil)
 	gen := cov.gen
 	macro := m.plan(TrickDropSession, v)
 	require.Len(t, macro, 4)
@@ -1422,18 +1423,18 @@ func TestDropSessionWithoutSignIn(t *testing.T) {
 // step of the budget; what must go alone (a held or watched click, a
 // chained one, a step that leads elsewhere) stays a step of its own.
 func TestBatchFillsAForm(t *testing.T) {
-	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), session.Credentials{}, nil)
 	red := "Red"
 	m.q = []step{
-		{in: fillRef("e3", "b"), why: "fill B", cat: true},
+		{in: browser.Fill("e3", "b"), why: "fill B", cat: true},
 		{in: browser.Intent{Action: browser.ActSelectOption, Target: "e4", Value: &red}, why: "choose Colour"},
 		{in: browser.Intent{Action: browser.ActCheck, Target: "e5"}, why: "tick Terms"},
-		{in: clickRef("e6"), why: "submit", watch: 400 * time.Millisecond},
+		{in: browser.Click("e6"), why: "submit", watch: 400 * time.Millisecond},
 	}
 	sw := newSweep()
 	sw.pend = &pendingTarget{left: 5}
 	v := &view{URL: "http://app.test/things/new", Cov: newCoverage(), Sweep: sw}
-	m.q = append([]step{{in: fillRef("e2", "a"), why: "fill A"}}, m.q...)
+	m.q = append([]step{{in: browser.Fill("e2", "a"), why: "fill A"}}, m.q...)
 	st, ok := m.next(v)
 	require.True(t, ok)
 	require.Equal(t, browser.ActFillForm, st.in.Action)
@@ -1446,7 +1447,7 @@ func TestBatchFillsAForm(t *testing.T) {
 	assert.Equal(t, browser.ActClick, m.q[0].in.Action)
 
 	// One fill alone stays a fill; a held step is never merged.
-	m.q = []step{{in: fillRef("e2", "a")}, {in: fillRef("e3", "b"), before: func() {}}}
+	m.q = []step{{in: browser.Fill("e2", "a")}, {in: browser.Fill("e3", "b"), before: func() {}}}
 	st, _ = m.next(v)
 	assert.Equal(t, browser.ActFill, st.in.Action)
 	assert.Len(t, m.q, 1)
@@ -1514,7 +1515,7 @@ func TestRevealedLinksAreFollowed(t *testing.T) {
 	cov := newCoverage()
 	cov.visit("/")
 	cov.visit("/seen")
-	m := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.NewUser}), session.Credentials{}, nil)
 	home := &view{URL: "http://app.test/", Cov: cov, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Sweep: sw, Els: []personas.Element{
 		{Role: "link", Name: "Seen page", Ref: "e1", URL: "/seen", InMain: true},
 		{Role: "link", Name: "About us", Ref: "e2", URL: "about", InMain: true},
@@ -1532,7 +1533,7 @@ func TestRevealedLinksAreFollowed(t *testing.T) {
 	cov2.visit("/")
 	cov2.visit("/x")
 	cov2.see("/hidden", "/")
-	m2 := newMember(leaning(Persona{Name: personas.NewUser}), Credentials{}, nil)
+	m2 := newMember(leaning(Persona{Name: personas.NewUser}), session.Credentials{}, nil)
 	x := &view{URL: "http://app.test/x", Cov: cov2, Rand: rand.New(rand.NewPCG(1, 1)), Start: "/", Els: []personas.Element{{Role: "heading", Name: "X", Ref: "e1", InMain: true}}}
 	st, ok = m2.decide(x)
 	require.True(t, ok)
@@ -1562,7 +1563,7 @@ func TestCatalogueLongTextInTextareas(t *testing.T) {
 	sw := newSweep()
 	sw.observe(v.URL, v.Els)
 	v.Sweep = sw
-	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), session.Credentials{}, nil)
 	var classes []personas.InputClass
 	long := 0
 	for macro := m.plan(TrickCatalogue, v); len(macro) > 0; macro = m.plan(TrickCatalogue, v) {
@@ -1607,7 +1608,7 @@ func TestCatalogueLoneNumberField(t *testing.T) {
 	sw := newSweep()
 	sw.observe(page.URL, page.Els)
 	page.Sweep = sw
-	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.Adversarial, Tricks: []Trick{TrickCatalogue}}), session.Credentials{}, nil)
 	var classes []personas.InputClass
 	for macro := m.plan(TrickCatalogue, page); len(macro) > 0; macro = m.plan(TrickCatalogue, page) {
 		classes = append(classes, sw.pend.class)
@@ -1643,7 +1644,7 @@ func TestHereEveryControlFirst(t *testing.T) {
 	sw := newSweep()
 	v.Sweep = sw
 	sw.observe(v.URL, v.Els)
-	m := newMember(leaning(Persona{Name: personas.PowerUser}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.PowerUser}), session.Credentials{}, nil)
 	var refs []string
 	for range 5 {
 		st, ok := sw.here(m, v)
@@ -1668,7 +1669,7 @@ func TestHereFilterFormOfChoices(t *testing.T) {
 	sw := newSweep()
 	v.Sweep = sw
 	sw.observe(v.URL, v.Els)
-	m := newMember(leaning(Persona{Name: personas.PowerUser}), Credentials{}, nil)
+	m := newMember(leaning(Persona{Name: personas.PowerUser}), session.Credentials{}, nil)
 	st, ok := sw.here(m, v)
 	require.True(t, ok)
 	got := append(intents([]step{st}), intents(m.q)...)
@@ -1687,7 +1688,7 @@ func TestHereFilterFormOfChoices(t *testing.T) {
 	sw2 := newSweep()
 	v2.Sweep = sw2
 	sw2.observe(v2.URL, v2.Els)
-	m2 := newMember(leaning(Persona{Name: personas.PowerUser}), Credentials{}, nil)
+	m2 := newMember(leaning(Persona{Name: personas.PowerUser}), session.Credentials{}, nil)
 	st, ok = sw2.here(m2, v2)
 	if ok {
 		assert.NotContains(t, st.in.JSON(), "select_option", st.why)

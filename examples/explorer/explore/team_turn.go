@@ -25,7 +25,7 @@ func (mr *missionRun) personaNode(m *member) graph.NodeFunc[State] {
 		n := 0
 		if mr.multi() && strings.HasPrefix(mr.sess.URL(), "about:") && s.Steps < mr.budget {
 			// This user's context has not opened the app yet.
-			mr.act(ctx, m, step{in: nav(mr.start), why: "open the start URL as " + m.acct.Name}, &probed)
+			mr.act(ctx, m, step{in: browser.Navigate(mr.start), why: "open the start URL as " + m.acct.Name}, &probed)
 			n++
 		}
 		// Other users' pages first: what this user must not see.
@@ -57,7 +57,7 @@ func (mr *missionRun) personaTurn(m *member) graph.NodeFunc[State] {
 		did := 0
 		if mr.resetPending {
 			mr.resetPending = false
-			mr.act(ctx, m, step{in: nav(mr.start), why: "reset to the start URL: pick a different area"}, &out)
+			mr.act(ctx, m, step{in: browser.Navigate(mr.start), why: "reset to the start URL: pick a different area"}, &out)
 			did++
 		}
 		// The limit is soft while the persona keeps reaching new pages
@@ -117,7 +117,7 @@ func (mr *missionRun) turnStep(ctx context.Context, m *member, out *State) (bool
 	if err != nil {
 		// A page that cannot be read: go back to the start.
 		m.q = nil
-		mr.act(ctx, m, step{in: nav(mr.start), why: "snapshot failed: " + clip.String(err.Error(), 80)}, out)
+		mr.act(ctx, m, step{in: browser.Navigate(mr.start), why: "snapshot failed: " + clip.String(err.Error(), 80)}, out)
 		return true, nil
 	}
 	snap, els := v.Snap, v.Els
@@ -139,7 +139,7 @@ func (mr *missionRun) turnStep(ctx context.Context, m *member, out *State) (bool
 		}
 		mr.loops[key] = 0
 		mr.sw.abandon()
-		st = step{in: nav(l), why: "loop detected (same action on the same page): go elsewhere"}
+		st = step{in: browser.Navigate(l), why: "loop detected (same action on the same page): go elsewhere"}
 	}
 	mr.act(ctx, m, st, out)
 	return true, nil

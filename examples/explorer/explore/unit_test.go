@@ -15,6 +15,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/personas"
 	"github.com/agentgraph/agentgraph/state"
 )
@@ -155,11 +156,11 @@ func TestTemplatesAndLinks(t *testing.T) {
 }
 
 func TestGuessCredentialsFallback(t *testing.T) {
-	c := guessCredentials("no account here", Credentials{})
+	c := session.GuessCredentials("no account here", session.Credentials{})
 	assert.Equal(t, "qa@example.com", c.Email)
 	assert.NotEmpty(t, c.Password)
-	c = guessCredentials("Demo account: demo@example.com", Credentials{Password: "given"})
-	assert.Equal(t, Credentials{Email: "demo@example.com", Password: "given"}, c)
+	c = session.GuessCredentials("Demo account: demo@example.com", session.Credentials{Password: "given"})
+	assert.Equal(t, session.Credentials{Email: "demo@example.com", Password: "given"}, c)
 }
 
 // validFor: a valid value by the field's type and constraints, free text

@@ -1,4 +1,4 @@
-package explore
+package gremlins
 
 // gremlinsDriverJS is the init script that runs after gremlins.min.js in
 // every document of the gremlins' browser context. It unleashes nothing by

@@ -1,4 +1,4 @@
-package explore
+package gremlins
 
 import (
 	"context"
@@ -13,7 +13,10 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/examples/explorer/report"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
@@ -21,11 +24,11 @@ import (
 
 // gremlinsRun is the gremlins' side at work.
 type gremlinsRun struct {
-	cfg    GremlinsConfig
+	cfg    Config
 	sess   *browser.Session
 	col    *collector.Collector
 	colURL string
-	side   GremlinsSide
+	side   Side
 	seen   map[string]bool // bug fingerprints
 	pages  map[string]bool
 	signIn bool // sign-ins still make sense
@@ -44,55 +47,46 @@ type gremlinsState struct {
 	Password bool           `json:"password"`
 }
 
-// RunGremlins unleashes gremlins.js for exactly cfg.Budget gremlin actions
+// Run unleashes gremlins.js for exactly cfg.Budget gremlin actions
 // on cfg.Target (a fresh demo app when empty), behind the explorer's
 // page-health collector, and turns what it triggers into bugs the way the
 // explorer does; cfg.Credentials sign it in where a page asks for a
 // password (unless cfg.NoSignIn). Found and OwnOracles are scored with
 // cfg.FindIDs over cfg.Seeded (the demo app's own for the demo app). A
-// missing gremlins.min.js or browser is a *SetupError.
-func RunGremlins(ctx context.Context, cfg GremlinsConfig) (GremlinsSide, error) {
+// missing gremlins.min.js or browser is a *explore.SetupError.
+func Run(ctx context.Context, cfg Config) (Side, error) {
 	cfg.defaults()
 	if cfg.Target != "" && !strings.HasPrefix(cfg.Target, "http://") && !strings.HasPrefix(cfg.Target, "https://") {
-		return GremlinsSide{}, fmt.Errorf("%w: gremlins target %q: want an http(s) origin", ErrUsage, cfg.Target)
+		return Side{}, fmt.Errorf("%w: gremlins target %q: want an http(s) origin", explore.ErrUsage, cfg.Target)
 	}
 	if _, err := demoapp.ParseBugList(strings.Join(cfg.DemoDisabled, ",")); err != nil {
-		return GremlinsSide{}, fmt.Errorf("%w: %v", ErrUsage, err)
+		return Side{}, fmt.Errorf("%w: %v", explore.ErrUsage, err)
 	}
 	script, err := loadGremlins(cfg.Script)
 	if err != nil {
-		return GremlinsSide{}, err
+		return Side{}, err
 	}
 	b := cfg.Browser
 	if b == nil {
 		b, err = browser.Launch(ctx, browser.LaunchOptions{Logger: cfg.Logger})
 		if err != nil {
-			return GremlinsSide{}, &SetupError{Err: fmt.Errorf("launch the browser: %w", err)}
+			return Side{}, &explore.SetupError{Err: fmt.Errorf("launch the browser: %w", err)}
 		}
 		defer b.Close()
 	}
 	return runGremlins(ctx, cfg, b, script)
 }
 
-// demoFindIDs is demoapp.FindIDs as strings.
-func demoFindIDs(text string) []string {
-	var out []string
-	for _, id := range demoapp.FindIDs(text) {
-		out = append(out, string(id))
-	}
-	return out
-}
-
-func runGremlins(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, script string) (GremlinsSide, error) {
+func runGremlins(ctx context.Context, cfg Config, b *browser.Browser, script string) (Side, error) {
 	target, seeded, find := strings.TrimRight(cfg.Target, "/"), cfg.Seeded, cfg.FindIDs
 	if target == "" {
 		disabled, _ := demoapp.ParseBugList(strings.Join(cfg.DemoDisabled, ","))
 		demo, err := demoapp.Listen("", demoapp.Options{Disabled: disabled})
 		if err != nil {
-			return GremlinsSide{}, &SetupError{Err: fmt.Errorf("serve the demo app: %w", err)}
+			return Side{}, &explore.SetupError{Err: fmt.Errorf("serve the demo app: %w", err)}
 		}
 		defer func() { _ = demo.Close(context.Background()) }()
-		target, seeded, find = demo.URL, nil, demoFindIDs
+		target, seeded, find = demo.URL, nil, seededIDs
 		for _, id := range demo.App.EnabledBugs() {
 			seeded = append(seeded, string(id))
 		}
@@ -102,15 +96,15 @@ func runGremlins(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, sc
 
 // gremlinsOn is the gremlins' side on target, scored with find over seeded
 // (nil find: not scored).
-func gremlinsOn(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, script, target string, seeded []string, find func(string) []string) (GremlinsSide, error) {
+func gremlinsOn(ctx context.Context, cfg Config, b *browser.Browser, script, target string, seeded []string, find func(string) []string) (Side, error) {
 	t0 := time.Now()
 	col, err := collector.New(target, cfg.SlowThreshold, cfg.Logger)
 	if err != nil {
-		return GremlinsSide{}, fmt.Errorf("%w: %v", ErrUsage, err)
+		return Side{}, fmt.Errorf("%w: %v", explore.ErrUsage, err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return GremlinsSide{}, &SetupError{Err: fmt.Errorf("listen: %w", err)}
+		return Side{}, &explore.SetupError{Err: fmt.Errorf("listen: %w", err)}
 	}
 	hs := &http.Server{Handler: col, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
@@ -118,17 +112,17 @@ func gremlinsOn(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, scr
 	colURL := "http://" + ln.Addr().String()
 
 	eng, err := b.NewEngine(browser.Config{Origins: []string{colURL}, Logger: cfg.Logger, InitScripts: []string{script, gremlinsDriverJS},
-		ActionTimeout: 3 * time.Second, SettleTimeout: settleTimeout, SpinnerTimeout: 3 * time.Second})
+		ActionTimeout: 3 * time.Second, SettleTimeout: explore.SettleTimeout, SpinnerTimeout: 3 * time.Second})
 	if err != nil {
-		return GremlinsSide{}, fmt.Errorf("explore: gremlins: browser engine: %w", err)
+		return Side{}, fmt.Errorf("explore: gremlins: browser engine: %w", err)
 	}
 	defer func() { _ = eng.Close() }()
 	sess, err := eng.User(ctx, "gremlins")
 	if err != nil {
-		return GremlinsSide{}, fmt.Errorf("explore: gremlins: browser context: %w", err)
+		return Side{}, fmt.Errorf("explore: gremlins: browser context: %w", err)
 	}
 	g := &gremlinsRun{cfg: cfg, sess: sess, col: col, colURL: colURL, seen: map[string]bool{}, pages: map[string]bool{}, signIn: !cfg.NoSignIn,
-		side: GremlinsSide{Version: GremlinsVersion, Species: map[string]int{}, Bugs: []findings.Bug{}}}
+		side: Side{Version: GremlinsVersion, Species: map[string]int{}, Bugs: []findings.Bug{}}}
 	if err := g.unleash(ctx); err != nil {
 		return g.side, err
 	}
@@ -144,8 +138,8 @@ func gremlinsOn(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, scr
 	}
 	g.side.Found, g.side.OwnOracles = []string{}, []string{}
 	if find != nil {
-		g.side.Found = scoreWith(seeded, g.side.Bugs, find).Found
-		g.side.OwnOracles = scoreWith(seeded, own, find).Found
+		g.side.Found = report.ScoreWith(seeded, g.side.Bugs, find).Found
+		g.side.OwnOracles = report.ScoreWith(seeded, own, find).Found
 	}
 	g.side.Duration = time.Since(t0)
 	return g.side, nil
@@ -155,7 +149,7 @@ func gremlinsOn(ctx context.Context, cfg GremlinsConfig, b *browser.Browser, scr
 // same page when one ends early), until the species' logger counted N.
 func (g *gremlinsRun) unleash(ctx context.Context) error {
 	n := g.cfg.Budget
-	g.do(ctx, nav(g.cfg.StartURL), true)
+	g.do(ctx, browser.Navigate(g.cfg.StartURL), true)
 	if g.signIn {
 		g.signInFirst(ctx)
 	}
@@ -324,7 +318,7 @@ func (g *gremlinsRun) signInFirst(ctx context.Context) {
 	}
 	for _, e := range personas.ParseElements(snap) {
 		if e.Role == "link" && reSignInLink.MatchString(e.Name) {
-			g.do(ctx, clickRef(e.Ref), true)
+			g.do(ctx, browser.Click(e.Ref), true)
 			g.signInHere(ctx)
 			return
 		}
@@ -345,16 +339,16 @@ func (g *gremlinsRun) signInHere(ctx context.Context) {
 		if !e.Fillable() || !strings.Contains(strings.ToLower(e.Name), "password") {
 			continue
 		}
-		creds := guessCredentials(snap.Text, g.cfg.Credentials)
+		creds := session.GuessCredentials(snap.Text, g.cfg.Credentials)
 		for _, f := range els[:i] {
 			name := strings.ToLower(f.Name)
 			if f.Fillable() && f.InMain && (strings.Contains(name, "mail") || strings.Contains(name, "user")) {
-				g.do(ctx, fillRef(f.Ref, creds.Email), true)
+				g.do(ctx, browser.Fill(f.Ref, creds.Email), true)
 			}
 		}
-		g.do(ctx, fillRef(e.Ref, creds.Password), true)
+		g.do(ctx, browser.Fill(e.Ref, creds.Password), true)
 		if b, ok := personas.SubmitAfter(els, i+1); ok {
-			g.do(ctx, clickRef(b.Ref), true)
+			g.do(ctx, browser.Click(b.Ref), true)
 		}
 		g.side.SignIns++
 		if st, err := g.state(ctx); err == nil && st.Password {
@@ -365,4 +359,13 @@ func (g *gremlinsRun) signInHere(ctx context.Context) {
 		return
 	}
 	g.signIn = false
+}
+
+// seededIDs are the demo app's seeded bug ids named in text.
+func seededIDs(text string) []string {
+	var out []string
+	for _, id := range demoapp.FindIDs(text) {
+		out = append(out, string(id))
+	}
+	return out
 }

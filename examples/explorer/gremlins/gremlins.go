@@ -1,4 +1,4 @@
-package explore
+package gremlins
 
 import (
 	"context"
@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 )
 
@@ -27,9 +29,9 @@ const GremlinsVersion = "2.2.0"
 // relative to the checkout root.
 const GremlinsScriptRelPath = ".tools/node/node_modules/gremlins.js/dist/gremlins.min.js"
 
-// GremlinsConfig configures CompareGremlins. The zero value compares the
+// Config configures Compare. The zero value compares the
 // two on the demo app with N = 200.
-type GremlinsConfig struct {
+type Config struct {
 	// Budget is N: the explorer's step budget and the number of gremlin
 	// actions (200, the explorer's default budget).
 	Budget int
@@ -60,15 +62,15 @@ type GremlinsConfig struct {
 	// triggers, and shortening the explorer's specs would cost minutes
 	// that gremlins.js's side does not spend.
 	Minimize bool
-	// Target, for RunGremlins, is the origin of the app the gremlins run
-	// on ("": a fresh demo app). CompareGremlins always uses the demo app.
+	// Target, for Run, is the origin of the app the gremlins run
+	// on ("": a fresh demo app). Compare always uses the demo app.
 	Target string
 	// Credentials are used on sign-in forms instead of an account shown
 	// on the page (the explorer's Config.Credentials).
-	Credentials Credentials
+	Credentials session.Credentials
 	// Seeded and FindIDs score a Target's run: the seeded bug ids, and the
 	// function that finds them in a bug's evidence, title and URL (nil: no
-	// scoring; GremlinsSide.Found stays empty). The demo app's are used
+	// scoring; Side.Found stays empty). The demo app's are used
 	// when Target is empty.
 	Seeded  []string
 	FindIDs func(text string) []string
@@ -80,7 +82,7 @@ type GremlinsConfig struct {
 	Logger *slog.Logger
 }
 
-func (c *GremlinsConfig) defaults() {
+func (c *Config) defaults() {
 	if c.Budget <= 0 {
 		c.Budget = 200
 	}
@@ -107,15 +109,15 @@ func (c *GremlinsConfig) defaults() {
 	}
 }
 
-// GremlinsComparison is the outcome of CompareGremlins: which seeded bugs
+// Comparison is the outcome of Compare: which seeded bugs
 // of the demo app each side triggered, matched from the evidence alone.
-type GremlinsComparison struct {
+type Comparison struct {
 	Budget   int           `json:"budget"`
 	Seed     uint64        `json:"seed"`
 	Seeded   []string      `json:"seeded"`
 	Explorer ExplorerSide  `json:"explorer"`
-	Gremlins GremlinsSide  `json:"gremlins"`
-	Rows     []GremlinsRow `json:"rows"`
+	Gremlins Side          `json:"gremlins"`
+	Rows     []Row         `json:"rows"`
 	Duration time.Duration `json:"duration_ns"`
 	Notes    []string      `json:"notes"`
 }
@@ -129,8 +131,8 @@ type ExplorerSide struct {
 	Duration time.Duration `json:"duration_ns"`
 }
 
-// GremlinsSide is the gremlins' half of a comparison.
-type GremlinsSide struct {
+// Side is the gremlins' half of a comparison.
+type Side struct {
 	Version string `json:"version"`
 	// Actions is the number of gremlin actions, counted by the species'
 	// logger; Species splits it by species.
@@ -157,41 +159,41 @@ type GremlinsSide struct {
 	Duration   time.Duration `json:"duration_ns"`
 }
 
-// GremlinsRow is one seeded bug of the comparison table.
-type GremlinsRow struct {
+// Row is one seeded bug of the comparison table.
+type Row struct {
 	ID       string `json:"id"`
 	Class    string `json:"class"`
 	Explorer bool   `json:"explorer"`
 	Gremlins bool   `json:"gremlins"`
 }
 
-// CompareGremlins runs the offline explorer on the demo app with a step
+// Compare runs the offline explorer on the demo app with a step
 // budget of N, then unleashes gremlins.js on a fresh demo app with the same
 // seeded bugs for exactly N gremlin actions, both behind the same
 // page-health collector (the explorer's reverse proxy and its in-page
 // recorder, plus the browser engine's health), and matches each side's
 // evidence to the seeded bugs with demoapp.FindIDs as the explorer's
 // summary does. It writes gremlins.json and gremlins.md to cfg.ReportDir.
-// A missing gremlins.min.js or browser is a *SetupError.
-func CompareGremlins(ctx context.Context, cfg GremlinsConfig) (GremlinsComparison, error) {
+// A missing gremlins.min.js or browser is a *explore.SetupError.
+func Compare(ctx context.Context, cfg Config) (Comparison, error) {
 	start := time.Now()
 	cfg.defaults()
-	out := GremlinsComparison{Budget: cfg.Budget, Seed: cfg.Seed}
+	out := Comparison{Budget: cfg.Budget, Seed: cfg.Seed}
 	script, err := loadGremlins(cfg.Script)
 	if err != nil {
 		return out, err
 	}
 	if _, err := demoapp.ParseBugList(strings.Join(cfg.DemoDisabled, ",")); err != nil {
-		return out, fmt.Errorf("%w: %v", ErrUsage, err)
+		return out, fmt.Errorf("%w: %v", explore.ErrUsage, err)
 	}
 	if cfg.Target != "" {
-		return out, fmt.Errorf("%w: CompareGremlins runs on the demo app; use RunGremlins for another target", ErrUsage)
+		return out, fmt.Errorf("%w: Compare runs on the demo app; use Run for another target", explore.ErrUsage)
 	}
 	b := cfg.Browser
 	if b == nil {
 		b, err = browser.Launch(ctx, browser.LaunchOptions{Logger: cfg.Logger})
 		if err != nil {
-			return out, &SetupError{Err: fmt.Errorf("launch the browser: %w", err)}
+			return out, &explore.SetupError{Err: fmt.Errorf("launch the browser: %w", err)}
 		}
 		defer b.Close()
 	}
@@ -205,7 +207,7 @@ func CompareGremlins(ctx context.Context, cfg GremlinsConfig) (GremlinsCompariso
 	if cfg.Minimize {
 		minimize = 0 // the default
 	}
-	res, err := Run(ctx, Config{Budget: cfg.Budget, Seed: cfg.Seed, ReportDir: filepath.Join(cfg.ReportDir, "explorer"),
+	res, err := explore.Run(ctx, explore.Config{Budget: cfg.Budget, Seed: cfg.Seed, ReportDir: filepath.Join(cfg.ReportDir, "explorer"),
 		Missions: []mission.Mission{m}, Browser: b, SlowThreshold: cfg.SlowThreshold, DemoDisabled: cfg.DemoDisabled, Logger: cfg.Logger,
 		MinimizeReplays: minimize})
 	if err != nil {
@@ -229,7 +231,7 @@ func CompareGremlins(ctx context.Context, cfg GremlinsConfig) (GremlinsCompariso
 	fmt.Fprintf(cfg.Progress, "gremlins.js: %d/%d seeded bugs in %d actions (%s)\n", len(g.Found), len(out.Seeded), g.Actions, g.Duration.Round(100*time.Millisecond))
 
 	for _, id := range out.Seeded {
-		row := GremlinsRow{ID: id, Explorer: slices.Contains(out.Explorer.Found, id), Gremlins: slices.Contains(g.Found, id)}
+		row := Row{ID: id, Explorer: slices.Contains(out.Explorer.Found, id), Gremlins: slices.Contains(g.Found, id)}
 		if bug, ok := demoapp.Lookup(demoapp.BugID(id)); ok {
 			row.Class = string(bug.Class)
 		}
@@ -249,7 +251,7 @@ func CompareGremlins(ctx context.Context, cfg GremlinsConfig) (GremlinsCompariso
 	return out, nil
 }
 
-func comparisonNotes(cfg GremlinsConfig) []string {
+func comparisonNotes(cfg Config) []string {
 	notes := []string{
 		fmt.Sprintf("Both sides: a fresh demo app with the same seeded bugs, started at %s, watched by the explorer's page-health collector (reverse proxy: 5xx bodies, X-Demoapp-Bug headers, slow responses over %s, duplicate posts; in-page recorder: executed XSS probes, unnamed controls, dead controls, duplicate rows) and the browser engine's health (page errors, console errors, 404s, 5xx, error banners); bugs matched from the evidence with demoapp.FindIDs.", cfg.StartURL, cfg.SlowThreshold),
 		fmt.Sprintf("Explorer: offline, seed %d, budget %d browser steps (its sign-in counts).", cfg.Seed, cfg.Budget),
@@ -264,7 +266,7 @@ func comparisonNotes(cfg GremlinsConfig) []string {
 }
 
 // Markdown renders the comparison table and both counts.
-func (c GremlinsComparison) Markdown() string {
+func (c Comparison) Markdown() string {
 	yn := func(b bool) string {
 		if b {
 			return "y"
@@ -317,27 +319,27 @@ func loadGremlins(path string) (string, error) {
 	if path == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return "", &SetupError{Err: err}
+			return "", &explore.SetupError{Err: err}
 		}
 		p, ok := browser.FindUp(wd, GremlinsScriptRelPath)
 		if !ok {
-			return "", &SetupError{Err: fmt.Errorf("gremlins.js (%s) not found in %s or a parent: run scripts/setup.sh, or set AGENTGRAPH_GREMLINS_JS", GremlinsScriptRelPath, wd)}
+			return "", &explore.SetupError{Err: fmt.Errorf("gremlins.js (%s) not found in %s or a parent: run scripts/setup.sh, or set AGENTGRAPH_GREMLINS_JS", GremlinsScriptRelPath, wd)}
 		}
 		path = p
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return "", &SetupError{Err: fmt.Errorf("gremlins.js: %w", err)}
+		return "", &explore.SetupError{Err: fmt.Errorf("gremlins.js: %w", err)}
 	}
 	pkg, err := os.ReadFile(filepath.Join(filepath.Dir(path), "..", "package.json"))
 	if err == nil {
 		var meta struct{ Name, Version string }
 		if json.Unmarshal(pkg, &meta) == nil && meta.Name == "gremlins.js" && meta.Version != GremlinsVersion {
-			return "", &SetupError{Err: fmt.Errorf("gremlins.js at %s is %s, want %s: run scripts/setup.sh", path, meta.Version, GremlinsVersion)}
+			return "", &explore.SetupError{Err: fmt.Errorf("gremlins.js at %s is %s, want %s: run scripts/setup.sh", path, meta.Version, GremlinsVersion)}
 		}
 	}
 	if !strings.Contains(string(src), "createHorde") {
-		return "", &SetupError{Err: fmt.Errorf("%s is not gremlins.js (no createHorde)", path)}
+		return "", &explore.SetupError{Err: fmt.Errorf("%s is not gremlins.js (no createHorde)", path)}
 	}
 	return string(src), nil
 }

@@ -1,4 +1,4 @@
-package explore
+package gremlins
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -55,8 +57,8 @@ func TestRunGremlinsOnTarget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	const n = 15
-	side, err := RunGremlins(ctx, GremlinsConfig{Budget: n, Seed: 2, Target: app.URL, Browser: testBrowser,
-		Credentials: Credentials{Email: "tester", Password: "s3cret-pw"},
+	side, err := Run(ctx, Config{Budget: n, Seed: 2, Target: app.URL, Browser: testBrowser,
+		Credentials: session.Credentials{Email: "tester", Password: "s3cret-pw"},
 		Seeded:      []string{"bf4-01", "bf4-02"}, FindIDs: func(s string) []string { return reTestIDs.FindAllString(s, -1) }})
 	require.NoError(t, err)
 	t.Logf("found %v, own %v, pages %v, sign-ins %d, actions %d", side.Found, side.OwnOracles, side.Pages, side.SignIns, side.Actions)
@@ -66,11 +68,11 @@ func TestRunGremlinsOnTarget(t *testing.T) {
 	assert.Equal(t, []string{"bf4-02"}, side.OwnOracles, "a console error is one of gremlins' own oracles")
 
 	// Without a matcher there is no score; a bad target is a usage error.
-	side, err = RunGremlins(ctx, GremlinsConfig{Budget: 5, Target: app.URL, Browser: testBrowser, NoSignIn: true})
+	side, err = Run(ctx, Config{Budget: 5, Target: app.URL, Browser: testBrowser, NoSignIn: true})
 	require.NoError(t, err)
 	assert.Empty(t, side.Found)
-	_, err = RunGremlins(ctx, GremlinsConfig{Budget: 5, Target: "ftp://x", Browser: testBrowser})
-	assert.ErrorIs(t, err, ErrUsage)
-	_, err = CompareGremlins(ctx, GremlinsConfig{Budget: 5, Target: app.URL, Browser: testBrowser})
-	assert.ErrorIs(t, err, ErrUsage)
+	_, err = Run(ctx, Config{Budget: 5, Target: "ftp://x", Browser: testBrowser})
+	assert.ErrorIs(t, err, explore.ErrUsage)
+	_, err = Compare(ctx, Config{Budget: 5, Target: app.URL, Browser: testBrowser})
+	assert.ErrorIs(t, err, explore.ErrUsage)
 }

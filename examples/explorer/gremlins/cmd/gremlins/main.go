@@ -5,7 +5,7 @@
 // page-health collector. It prints, and writes as gremlins.json and
 // gremlins.md under -reports, which seeded bugs each side triggered.
 //
-//	go run ./examples/explorer/gremlins -n 200 -seed 1
+//	go run ./examples/explorer/gremlins/cmd/gremlins -n 200 -seed 1
 //
 // Needs the set-up of scripts/setup.sh (Chromium, the Playwright driver and
 // gremlins.js in .tools/node). Exit codes: 0 done, 2 usage or set-up error.
@@ -24,6 +24,7 @@ import (
 	"syscall"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/examples/explorer/gremlins"
 )
 
 func main() {
@@ -36,7 +37,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gremlins", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var cfg explore.GremlinsConfig
+	var cfg gremlins.Config
 	fs.IntVar(&cfg.Budget, "n", 200, "budget N: explorer steps and gremlin actions")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the explorer's personas and the gremlins' randomizer")
 	fs.DurationVar(&cfg.Delay, "delay", 0, "pause between two gremlin actions (default 10ms, gremlins.js's)")
@@ -70,7 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if v, ok := os.LookupEnv("DEMOAPP_FIXED"); ok {
 		cfg.DemoDisabled = []string{v}
 	}
-	cmp, err := explore.CompareGremlins(ctx, cfg)
+	cmp, err := gremlins.Compare(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "gremlins:", err)
 		return explore.ExitSetup

@@ -1,4 +1,4 @@
-package explore
+package gremlins
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/demoapp"
 	"github.com/agentgraph/agentgraph/internal/urlx"
@@ -41,7 +42,7 @@ func TestCompareGremlins(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	const n = 30
-	cmp, err := CompareGremlins(ctx, GremlinsConfig{Budget: n, Seed: 3, StartURL: "/signin?next=/settings", ReportDir: dir, Browser: testBrowser})
+	cmp, err := Compare(ctx, Config{Budget: n, Seed: 3, StartURL: "/signin?next=/settings", ReportDir: dir, Browser: testBrowser})
 	require.NoError(t, err)
 	g := cmp.Gremlins
 	t.Logf("explorer %d/%d %v; gremlins %d/%d %v (own oracles %v), species %v, pages %v, hordes %d, sign-ins %d",
@@ -92,7 +93,7 @@ func TestCompareGremlins(t *testing.T) {
 	assert.GreaterOrEqual(t, len(cmp.Explorer.Found), len(g.Found), "the explorer triggers at least as many seeded bugs")
 
 	// The report files.
-	var back GremlinsComparison
+	var back Comparison
 	raw, err = os.ReadFile(filepath.Join(dir, "gremlins.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &back))
@@ -106,10 +107,10 @@ func TestCompareGremlins(t *testing.T) {
 }
 
 func TestGremlinsMarkdown(t *testing.T) {
-	c := GremlinsComparison{Budget: 3, Seeded: []string{"BUG-A", "BUG-B"},
+	c := Comparison{Budget: 3, Seeded: []string{"BUG-A", "BUG-B"},
 		Explorer: ExplorerSide{Steps: 3, Found: []string{"BUG-A", "BUG-B"}},
-		Gremlins: GremlinsSide{Actions: 3, Species: map[string]int{"typer": 2, "clicker": 1}, Found: []string{"BUG-B"}},
-		Rows:     []GremlinsRow{{ID: "BUG-A", Class: "xss", Explorer: true}, {ID: "BUG-B", Class: "a11y", Explorer: true, Gremlins: true}},
+		Gremlins: Side{Actions: 3, Species: map[string]int{"typer": 2, "clicker": 1}, Found: []string{"BUG-B"}},
+		Rows:     []Row{{ID: "BUG-A", Class: "xss", Explorer: true}, {ID: "BUG-B", Class: "a11y", Explorer: true, Gremlins: true}},
 		Notes:    []string{"a note"}}
 	md := c.Markdown()
 	for _, want := range []string{"(N = 3)", "Explorer: **2/2**", "gremlins.js: **1/2** seeded bugs in 3 gremlin actions (clicker 1, typer 2)",
@@ -126,7 +127,7 @@ func TestLoadGremlins(t *testing.T) {
 	pkg := filepath.Join(dir, "gremlins.js", "package.json")
 
 	_, err := loadGremlins(filepath.Join(dir, "none.js"))
-	var se *SetupError
+	var se *explore.SetupError
 	require.ErrorAs(t, err, &se)
 
 	require.NoError(t, os.WriteFile(script, []byte("var gremlins = {createHorde: function () {}};"), 0o644))
