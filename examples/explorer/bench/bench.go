@@ -15,8 +15,8 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
-	"github.com/agentgraph/agentgraph/internal/bugfarm"
-	"github.com/agentgraph/agentgraph/internal/bugfarm/drive"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm/drive"
 )
 
 // Options configure a benchmark run.

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/browser/browsertest"
-	"github.com/agentgraph/agentgraph/internal/demoapp"
+	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 )
 
 var reSpecBase = regexp.MustCompile(`process\.env\.AGENTGRAPH_BASE_URL \|\| '([^']*)'`)
