@@ -10,7 +10,8 @@
 // A Handler computes each reply from the request, decoded into one shape
 // whatever the wire; the server records every request and totals the usage
 // it reports. Streaming requests are refused with HTTP 400: the clients
-// agentgraph uses for tools and routing do not stream.
+// agentgraph uses for tools and routing do not stream. OpenAI's embeddings
+// endpoint (POST /v1/embeddings) answers every input with [Embed]'s vector.
 //
 //	srv := llmfake.New(func(r llmfake.Request) llmfake.Reply {
 //		if r.HasTool("choose") {
@@ -28,12 +29,15 @@ package llmfake
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // Wire is a provider's wire format.
@@ -263,8 +267,9 @@ func Error(status int, message string) Reply { return Reply{Status: status, Cont
 type Handler func(Request) Reply
 
 // Script is a Handler answering with replies in order, one a request; past
-// the end it answers HTTP 500 naming the request's number, so a test sees a
-// conversation longer than it planned. Safe for concurrent use.
+// the end it answers HTTP 400 (which clients do not retry) naming the
+// request's number, so a test sees at once a conversation longer than it
+// planned. Safe for concurrent use.
 func Script(replies ...Reply) Handler {
 	var mu sync.Mutex
 	next := 0
@@ -273,7 +278,7 @@ func Script(replies ...Reply) Handler {
 		defer mu.Unlock()
 		next++
 		if next > len(replies) {
-			return Error(http.StatusInternalServerError, fmt.Sprintf("llmfake: script has %d replies, request %d has none", len(replies), next))
+			return Error(http.StatusBadRequest, fmt.Sprintf("llmfake: script has %d replies, request %d has none", len(replies), next))
 		}
 		return replies[next-1]
 	}
@@ -325,6 +330,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		wire = OpenAI
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
 		wire = Anthropic
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/embeddings":
+		s.serveEmbeddings(w, r)
+		return
 	default:
 		writeError(w, OpenAI, http.StatusNotFound, fmt.Sprintf("llmfake: no route %s %s", r.Method, r.URL.Path))
 		return
@@ -547,4 +555,80 @@ func writeMessage(w http.ResponseWriter, req Request, rep Reply, n int) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// EmbedDims is the length of Embed's vectors.
+const EmbedDims = 64
+
+// Embed is the fake's embedding of a text: each lower-cased word (a run of
+// letters and digits) hashed to one of EmbedDims axes with a sign, summed and
+// scaled to unit length, so texts sharing words are near each other. A text
+// without words is the zero vector.
+func Embed(text string) []float32 {
+	v := make([]float64, EmbedDims)
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(w))
+		sum := h.Sum32()
+		sign := 1.0
+		if sum&(1<<31) != 0 {
+			sign = -1
+		}
+		v[sum%EmbedDims] += sign
+	}
+	var norm float64
+	for _, x := range v {
+		norm += x * x
+	}
+	out := make([]float32, EmbedDims)
+	if norm == 0 {
+		return out
+	}
+	norm = math.Sqrt(norm)
+	for i, x := range v {
+		out[i] = float32(x / norm)
+	}
+	return out
+}
+
+// serveEmbeddings answers OpenAI's embeddings request (input a string or a
+// list of strings; float encoding only). Its usage counts as prompt tokens.
+func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model          string          `json:"model"`
+		Input          json.RawMessage `json:"input"`
+		EncodingFormat string          `json:"encoding_format,omitempty"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, OpenAI, http.StatusBadRequest, "llmfake: body is not an embeddings request: "+err.Error())
+		return
+	}
+	if req.EncodingFormat != "" && req.EncodingFormat != "float" {
+		writeError(w, OpenAI, http.StatusBadRequest, "llmfake: encoding_format "+req.EncodingFormat+" is not supported")
+		return
+	}
+	var inputs []string
+	var one string
+	if json.Unmarshal(req.Input, &one) == nil {
+		inputs = []string{one}
+	} else if err := json.Unmarshal(req.Input, &inputs); err != nil || len(inputs) == 0 {
+		writeError(w, OpenAI, http.StatusBadRequest, "llmfake: input is neither a string nor a non-empty list of strings")
+		return
+	}
+	data := make([]any, len(inputs))
+	tokens := 0
+	for i, in := range inputs {
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": Embed(in)}
+		tokens += len(in)/4 + 1
+	}
+	s.mu.Lock()
+	s.prompt += tokens
+	s.mu.Unlock()
+	model := req.Model
+	if model == "" {
+		model = "llmfake-embedding"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": model,
+		"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens}})
 }

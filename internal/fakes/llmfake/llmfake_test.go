@@ -69,13 +69,21 @@ func TestErrorsAndRoutes(t *testing.T) {
 	_, err = client.GenerateContent(context.Background(), []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "hi")})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "slow down")
+	ant, err := anthropic.New(anthropic.WithBaseURL(srv.URL()), anthropic.WithToken("x"))
+	require.NoError(t, err)
+	_, err = ant.GenerateContent(context.Background(), []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "hi")})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "slow down", "the Anthropic wire's error body")
 
 	for _, tc := range []struct {
 		method, path, body string
 		want               int
 	}{
 		{http.MethodGet, "/v1/chat/completions", "", http.StatusNotFound},
-		{http.MethodPost, "/v1/embeddings", "{}", http.StatusNotFound},
+		{http.MethodGet, "/v1/embeddings", "", http.StatusNotFound},
+		{http.MethodPost, "/v1/embeddings", "{}", http.StatusBadRequest},
+		{http.MethodPost, "/v1/embeddings", `{"input":"a","encoding_format":"base64"}`, http.StatusBadRequest},
+		{http.MethodPost, "/v1/embeddings", `{"input":"a"}`, http.StatusOK},
 		{http.MethodPost, "/v1/chat/completions", "not json", http.StatusBadRequest},
 		{http.MethodPost, "/v1/chat/completions", `{"model":"m","stream":true,"messages":[]}`, http.StatusBadRequest},
 		{http.MethodPost, "/v1/messages", "not json", http.StatusBadRequest},
@@ -191,4 +199,35 @@ func TestImagesScriptAndUsage(t *testing.T) {
 	assert.Equal(t, []Image{{MIME: "image/jpeg", Data: "/9j/"}}, m.Images())
 	assert.Empty(t, Message{}.Images())
 	assert.Empty(t, Request{}.Last().Text())
+}
+
+// TestEmbeddings drives langchaingo's OpenAI embedder: one vector an input,
+// Embed's, near for texts sharing words.
+func TestEmbeddings(t *testing.T) {
+	srv := New(Script())
+	defer srv.Close()
+	client, err := openai.New(openai.WithBaseURL(srv.URL()), openai.WithToken("x"), openai.WithEmbeddingModel("text-embedding-3-small"))
+	require.NoError(t, err)
+	texts := []string{"XSS on the search page", "the search page shows XSS", "slow checkout"}
+	vecs, err := client.CreateEmbedding(context.Background(), texts)
+	require.NoError(t, err)
+	require.Len(t, vecs, 3)
+	for i, v := range vecs {
+		assert.Equal(t, Embed(texts[i]), v)
+		assert.InDelta(t, 1, dot(v, v), 1e-5, "unit length")
+	}
+	assert.Greater(t, dot(vecs[0], vecs[1]), dot(vecs[0], vecs[2]))
+	assert.Equal(t, make([]float32, EmbedDims), Embed("  ,;  "))
+	in, out := srv.Usage()
+	assert.Positive(t, in)
+	assert.Zero(t, out)
+	assert.Empty(t, srv.Requests(), "embeddings are not chat requests")
+}
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
 }
