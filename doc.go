@@ -17,4 +17,12 @@
 //   - personas: the QA team's personas and offline strategies.
 //
 // Programs under examples/ compose them; examples/explorer is the QA explorer.
+// Code shared by them that is no public API lives under internal/: ground
+// helpers at its top, the test apps (demo app, bugfarm) under
+// internal/testapps, the fakes (one fake per provider wire format) under
+// internal/fakes.
+//
+// Imports point one way: state imports nothing of the module, graph only
+// state, and nothing QA-specific sits below them; layout_test.go holds the
+// table of what each package may import and checks the tree against it.
 package agentgraph

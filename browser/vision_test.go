@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentgraph/agentgraph/internal/fakes/llmfake"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/tools"
 )
@@ -69,74 +70,20 @@ func (f *fakeVision) record(s seenImage) string {
 	return fmt.Sprintf("%dx%d %s", s.width, s.height, colour)
 }
 
-func (f *fakeVision) openAI(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Messages []struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"messages"`
-		}
-		body, _ := io.ReadAll(r.Body)
+// server starts a fake provider (llmfake speaks both the OpenAI and the
+// Anthropic wire) answering with what it decoded of the image it got.
+func (f *fakeVision) server(t *testing.T) *llmfake.Server {
+	srv := llmfake.New(func(r llmfake.Request) llmfake.Reply {
 		answer := "no image"
-		if json.Unmarshal(body, &req) == nil && len(req.Messages) > 0 {
-			var parts []struct {
-				Type     string `json:"type"`
-				ImageURL struct {
-					URL string `json:"url"`
-				} `json:"image_url"`
-			}
-			_ = json.Unmarshal(req.Messages[len(req.Messages)-1].Content, &parts)
-			for _, p := range parts {
-				mime, data, ok := strings.Cut(strings.TrimPrefix(p.ImageURL.URL, "data:"), ";base64,")
-				if p.Type == "image_url" && ok {
-					if s, err := describe(data, mime); err == nil {
-						answer = f.record(s)
-					} else {
-						answer = "bad image: " + err.Error()
-					}
-				}
+		for _, img := range r.Images() {
+			if s, err := describe(img.Data, img.MIME); err == nil {
+				answer = f.record(s)
+			} else {
+				answer = "bad image: " + err.Error()
 			}
 		}
-		content, _ := json.Marshal(answer)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1733140000,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":900,"completion_tokens":5,"total_tokens":905}}`, content)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-func (f *fakeVision) anthropic(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Messages []struct {
-				Content []struct {
-					Type   string `json:"type"`
-					Source struct {
-						Type      string `json:"type"`
-						MediaType string `json:"media_type"`
-						Data      string `json:"data"`
-					} `json:"source"`
-				} `json:"content"`
-			} `json:"messages"`
-		}
-		answer := "no image"
-		if json.NewDecoder(r.Body).Decode(&req) == nil {
-			for _, m := range req.Messages {
-				for _, c := range m.Content {
-					if c.Type == "image" && c.Source.Type == "base64" {
-						if s, err := describe(c.Source.Data, c.Source.MediaType); err == nil {
-							answer = f.record(s)
-						} else {
-							answer = "bad image: " + err.Error()
-						}
-					}
-				}
-			}
-		}
-		text, _ := json.Marshal(answer)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"msg_1","type":"message","role":"assistant","model":"claude-3-5-haiku-20241022","content":[{"type":"text","text":%s}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":900,"output_tokens":5}}`, text)
-	}))
+		return llmfake.Reply{Content: answer, PromptTokens: 900, CompletionTokens: 5}
+	})
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -164,9 +111,10 @@ func TestVisionTools(t *testing.T) {
 	require.True(t, s.Do(ctx, Intent{Action: ActNavigate, URL: app.URL}).OK)
 
 	fv := &fakeVision{}
+	srv := fv.server(t)
 	providers := map[string]llm.Detection{
-		"openai":    {Provider: llm.OpenAI, APIKey: "sk-test", BaseURL: fv.openAI(t).URL + "/v1"},
-		"anthropic": {Provider: llm.Anthropic, APIKey: "sk-ant-test", BaseURL: fv.anthropic(t).URL + "/v1"},
+		"openai":    {Provider: llm.OpenAI, APIKey: "sk-test", BaseURL: srv.URL()},
+		"anthropic": {Provider: llm.Anthropic, APIKey: "sk-ant-test", BaseURL: srv.URL()},
 	}
 	for name, det := range providers {
 		t.Run(name, func(t *testing.T) {
@@ -193,8 +141,13 @@ func TestVisionTools(t *testing.T) {
 			assert.Contains(t, out, "question")
 		})
 	}
+	wires := map[llmfake.Wire]int{}
+	for _, r := range srv.Requests() {
+		wires[r.Wire]++
+	}
+	assert.Equal(t, map[llmfake.Wire]int{llmfake.OpenAI: 2, llmfake.Anthropic: 2}, wires, "each provider spoke its own wire")
 	fv.mu.Lock()
-	require.Len(t, fv.seen, 4, "two images per provider reached the servers")
+	require.Len(t, fv.seen, 4, "two images per provider reached the server")
 	for _, s := range fv.seen {
 		assert.Equal(t, "image/png", s.mime)
 	}

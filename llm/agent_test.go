@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/internal/fakes/llmfake"
 	"github.com/agentgraph/agentgraph/state"
 	"github.com/agentgraph/agentgraph/tools"
 	"github.com/stretchr/testify/assert"
@@ -106,25 +106,28 @@ func TestAgentModelErrorAndUnknownTool(t *testing.T) {
 // TestAgentAgainstFakeOpenAI runs the loop through the real langchaingo
 // OpenAI client: a tool error, a recovery, an answer.
 func TestAgentAgainstFakeOpenAI(t *testing.T) {
-	toolCall := func(id, args string) fakeReply {
-		b, _ := json.Marshal(args)
-		return fakeReply{body: `{"id":"chatcmpl-x","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"weather","arguments":` + string(b) + `}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`}
+	toolCall := func(id, args string) llmfake.Reply {
+		return llmfake.Reply{Calls: []llmfake.Call{{ID: id, Name: "weather", Arguments: args}}, PromptTokens: 10, CompletionTokens: 5}
 	}
-	final := fakeReply{body: `{"id":"chatcmpl-y","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"Sunny in Paris."},"finish_reason":"stop"}],"usage":{"prompt_tokens":40,"completion_tokens":4,"total_tokens":44}}`}
-	fp := newFakeProvider(t, toolCall("call_1", `{"city":"Pariss"}`), toolCall("call_2", `{"city":"Paris"}`), final)
+	srv := llmfake.New(llmfake.Script(
+		toolCall("call_1", `{"city":"Pariss"}`),
+		toolCall("call_2", `{"city":"Paris"}`),
+		llmfake.Reply{Content: "Sunny in Paris.", PromptTokens: 40, CompletionTokens: 4}))
+	t.Cleanup(srv.Close)
 	meter := NewMeter(nil)
-	m := newTestModel(t, openAICase(), fp.URL(), WithMeter(meter))
+	m := newTestModel(t, openAICase(), strings.TrimSuffix(srv.URL(), "/v1"), WithMeter(meter))
 	a := &Agent{Model: m, Tools: weatherRegistry(t)}
 	res, err := a.Run(context.Background(), []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "Weather in Paris?")})
 	require.NoError(t, err)
 	assert.Equal(t, "Sunny in Paris.", res.Final)
-	reqs := fp.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 3)
-	msgs := jsonPath(t, reqs[1].Body, "messages").([]any)
+	msgs := reqs[1].Messages
 	require.Len(t, msgs, 3)
-	assert.Equal(t, "tool", jsonPath(t, msgs, 2, "role"))
-	assert.Contains(t, jsonPath(t, msgs, 2, "content"), `unknown city "Pariss"`)
-	assert.Equal(t, "sunny, 21C", jsonPath(t, reqs[2].Body, "messages", 4, "content"))
+	assert.Equal(t, "tool", msgs[2].Role)
+	assert.Contains(t, msgs[2].Text(), `unknown city "Pariss"`)
+	require.Len(t, reqs[2].Messages, 5)
+	assert.Equal(t, "sunny, 21C", reqs[2].Messages[4].Text())
 	total := meter.Total()
 	assert.InDelta(t, (60*0.15+14*0.60)/1e6, total.CostUSD, 1e-12)
 	total.CostUSD = 0

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/internal/demoapp"
+	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -21,7 +21,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
-	"github.com/agentgraph/agentgraph/internal/demoapp"
+	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 )
 
 func TestMCPUsageErrorsExitTwo(t *testing.T) {

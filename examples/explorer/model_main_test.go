@@ -15,8 +15,8 @@ import (
 
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
-	"github.com/agentgraph/agentgraph/internal/demoapp"
-	"github.com/agentgraph/agentgraph/internal/llmfake"
+	"github.com/agentgraph/agentgraph/internal/fakes/llmfake"
+	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 	"github.com/agentgraph/agentgraph/llm"
 )
 

@@ -16,7 +16,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
-	"github.com/agentgraph/agentgraph/internal/llmfake"
+	"github.com/agentgraph/agentgraph/internal/fakes/llmfake"
 	"github.com/agentgraph/agentgraph/llm"
 )
 

@@ -4,17 +4,32 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentgraph/agentgraph/examples/selfheal/internal/fakeoai"
 	"github.com/agentgraph/agentgraph/examples/selfheal/team"
+	"github.com/agentgraph/agentgraph/internal/fakes/llmfake"
 	"github.com/agentgraph/agentgraph/llm"
 )
+
+// testKey is the API key the fake provider accepts.
+const testKey = "sk-test"
+
+// roleOf tells the team's roles apart by their system prompt ("You are the
+// <role> …").
+func roleOf(r llmfake.Request) string {
+	if rest, ok := strings.CutPrefix(r.System(), "You are the "); ok {
+		role, _, _ := strings.Cut(rest, " ")
+		return role
+	}
+	return "unknown"
+}
 
 func TestRunOffline(t *testing.T) {
 	var out, errOut bytes.Buffer
@@ -41,21 +56,24 @@ func TestRunOffline(t *testing.T) {
 
 func TestRunWithProvider(t *testing.T) {
 	task := team.RateLimiterTask()
-	fake := fakeoai.New(func(role string, n int, user string) string {
-		switch team.Role(role) {
-		case team.RoleArchitect:
-			return "SPECIFICATIONS:\n" + task.Spec + "\n\nTESTS:\n```go\n" + task.Tests + "```"
-		case team.RoleDeveloper:
-			return "```go\n" + task.Draft + "```"
-		case team.RoleDebugger:
-			return "DIAGNOSIS: " + task.Diagnosis + "\nPATCHED_CODE:\n```go\n" + task.Fixed + "```"
+	fake := llmfake.New(func(r llmfake.Request) llmfake.Reply {
+		if r.APIKey != testKey {
+			return llmfake.Error(http.StatusUnauthorized, "incorrect API key")
 		}
-		return task.Review
+		switch team.Role(roleOf(r)) {
+		case team.RoleArchitect:
+			return llmfake.Text("SPECIFICATIONS:\n" + task.Spec + "\n\nTESTS:\n```go\n" + task.Tests + "```")
+		case team.RoleDeveloper:
+			return llmfake.Text("```go\n" + task.Draft + "```")
+		case team.RoleDebugger:
+			return llmfake.Text("DIAGNOSIS: " + task.Diagnosis + "\nPATCHED_CODE:\n```go\n" + task.Fixed + "```")
+		}
+		return llmfake.Text(task.Review)
 	})
 	t.Cleanup(fake.Close)
 	tiers := filepath.Join(t.TempDir(), "tiers.yaml")
 	require.NoError(t, os.WriteFile(tiers, []byte("default: {model: gpt-team}\nroles:\n  debugger: {model: gpt-debugger, reasoning_effort: high}\n"), 0o644))
-	env := llm.MapEnv(map[string]string{llm.EnvOpenAIKey: fakeoai.Key, llm.EnvOpenAIURL: fake.BaseURL(), EnvTiers: tiers})
+	env := llm.MapEnv(map[string]string{llm.EnvOpenAIKey: testKey, llm.EnvOpenAIURL: fake.URL(), EnvTiers: tiers})
 
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), nil, &out, &errOut, env)
@@ -72,9 +90,13 @@ func TestRunWithProvider(t *testing.T) {
 	} {
 		assert.Contains(t, text, want)
 	}
-	in, outTok := fake.Tokens()
+	in, outTok := fake.Usage()
 	assert.Contains(t, text, fmt.Sprintf("tokens            %d in, %d out", in, outTok))
-	assert.Equal(t, map[string]string{"architect": "gpt-team", "developer": "gpt-team", "debugger": "gpt-debugger", "reviewer": "gpt-team"}, fake.Models())
+	models := map[string]string{}
+	for _, r := range fake.Requests() {
+		models[roleOf(r)] = r.Model
+	}
+	assert.Equal(t, map[string]string{"architect": "gpt-team", "developer": "gpt-team", "debugger": "gpt-debugger", "reviewer": "gpt-team"}, models)
 }
 
 func TestRunErrors(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/browsertest"
 	"github.com/agentgraph/agentgraph/examples/eval"
+	"github.com/agentgraph/agentgraph/internal/fakes/llmfake"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -83,7 +83,7 @@ func TestPickAgent(t *testing.T) {
 // as the agent it replays the scripted intents one per step (so the model
 // path runs over real HTTP through langchaingo), as the judge it answers
 // yes when the reference answer is on the page or in the claim.
-func fakeOpenAI(t *testing.T, suite *eval.Suite, scripts map[string]eval.Script) *httptest.Server {
+func fakeOpenAI(t *testing.T, suite *eval.Suite, scripts map[string]eval.Script) *llmfake.Server {
 	byText := map[string]eval.Task{}
 	for _, tk := range suite.Tasks {
 		byText[tk.Task] = tk
@@ -91,27 +91,11 @@ func fakeOpenAI(t *testing.T, suite *eval.Suite, scripts map[string]eval.Script)
 	taskRe := regexp.MustCompile(`(?m)^Task: (.*)$`)
 	leftRe := regexp.MustCompile(`(?m)^Steps left: (\d+)$`)
 	refRe := regexp.MustCompile(`(?m)^Reference answer: (.*)$`)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Messages []struct {
-				Role    string `json:"role"`
-				Content any    `json:"content"`
-			} `json:"messages"`
+	srv := llmfake.New(func(r llmfake.Request) llmfake.Reply {
+		if len(r.Messages) < 2 {
+			return llmfake.Error(http.StatusBadRequest, "bad request")
 		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) < 2 {
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return
-		}
-		text := func(i int) string {
-			b, _ := json.Marshal(req.Messages[i].Content)
-			var s string
-			_ = json.Unmarshal(b, &s)
-			if s == "" {
-				s = string(b)
-			}
-			return s
-		}
-		system, human := text(0), text(1)
+		system, human := r.Messages[0].Text(), r.Messages[1].Text()
 		reply := "1. do the task"
 		switch {
 		case strings.Contains(system, "strict"): // the judge
@@ -135,10 +119,8 @@ func fakeOpenAI(t *testing.T, suite *eval.Suite, scripts map[string]eval.Script)
 				reply = string(b)
 			}
 		}
-		content, _ := json.Marshal(reply)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1733140000,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":1000,"completion_tokens":20,"total_tokens":1020}}`, content)
-	}))
+		return llmfake.Reply{Content: reply, PromptTokens: 1000, CompletionTokens: 20}
+	})
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -152,7 +134,7 @@ func TestSuiteWithModel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var stdout bytes.Buffer
-	env := llm.MapEnv(map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": srv.URL + "/v1"})
+	env := llm.MapEnv(map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": srv.URL()})
 	rep, err := run(ctx, options{Agent: "auto", Refs: ".", Harness: testHarness, Env: env, Stdout: &stdout})
 	require.NoError(t, err)
 	assert.Equal(t, "model", rep.Agent)
@@ -196,7 +178,7 @@ func TestSuiteFileJSReward(t *testing.T) {
 	defer cancel()
 	var stdout bytes.Buffer
 	out := t.TempDir()
-	env := llm.MapEnv(map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": srv.URL + "/v1"})
+	env := llm.MapEnv(map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": srv.URL()})
 	rep, err := run(ctx, options{Agent: "model", Suite: "testdata/wob/suite.yaml", Base: pages.URL, Out: out, Harness: testHarness, Env: env, Stdout: &stdout})
 	require.NoError(t, err)
 	assert.Equal(t, "wob-style", rep.Suite)

@@ -18,8 +18,8 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/gremlins"
 	"github.com/agentgraph/agentgraph/examples/explorer/session"
-	"github.com/agentgraph/agentgraph/internal/bugfarm"
-	"github.com/agentgraph/agentgraph/internal/bugfarm/drive"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm/drive"
 )
 
 // Options configure a benchmark run.

@@ -1,5 +1,5 @@
 // Command bench measures the QA explorer on never-seen generated web apps
-// (internal/bugfarm): for each seed it serves the app with its 10-20
+// (internal/testapps/bugfarm): for each seed it serves the app with its 10-20
 // injected bugs on loopback, explores it offline with a step budget, and
 // explores the same app with every bug off (the fixed build).
 //

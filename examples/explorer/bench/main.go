@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/internal/bugfarm/drive"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm/drive"
 )
 
 func main() {

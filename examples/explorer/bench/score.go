@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
-	"github.com/agentgraph/agentgraph/internal/bugfarm"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm"
 )
 
 // Score is how a run's reports match an app's seeded bugs.

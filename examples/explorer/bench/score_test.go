@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
-	"github.com/agentgraph/agentgraph/internal/bugfarm"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm"
 )
 
 func seededBugs() []bugfarm.Bug {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
-	"github.com/agentgraph/agentgraph/internal/bugfarm"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm"
 )
 
 // TestBenchSmoke runs the harness for real (Chromium, the offline

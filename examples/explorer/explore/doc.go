@@ -164,7 +164,7 @@
 //
 // Models' usage and cost (llm.Meter, priced by llm.DefaultPrices) are in
 // each mission's summary.json and the batch's, per role. The
-// internal/llmfake server speaks the OpenAI chat-completions wire format for
+// internal/fakes/llmfake server speaks the OpenAI chat-completions wire format for
 // tests of all of this with langchaingo's real client.
 //
 // Teams: StandardTeam (new_user, power_user, adversarial) and AdvancedTeam

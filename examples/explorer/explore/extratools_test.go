@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
-	"github.com/agentgraph/agentgraph/internal/llmfake"
+	"github.com/agentgraph/agentgraph/internal/fakes/llmfake"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/tools"
 	"github.com/agentgraph/agentgraph/tools/mcp"

@@ -21,8 +21,8 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
-	"github.com/agentgraph/agentgraph/internal/demoapp"
-	"github.com/agentgraph/agentgraph/internal/llmfake"
+	"github.com/agentgraph/agentgraph/internal/fakes/llmfake"
+	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 	"github.com/agentgraph/agentgraph/llm"
 )
 

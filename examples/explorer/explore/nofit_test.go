@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentgraph/agentgraph/internal/bugfarm"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm"
 )
 
 // The explorer and the personas know nothing of the apps they are measured

@@ -2,12 +2,8 @@ package explore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,6 +11,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
 
+	"github.com/agentgraph/agentgraph/internal/fakes/llmfake"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/memory"
 )
@@ -81,26 +78,11 @@ func TestModelReflectorFailureFallsBackToRules(t *testing.T) {
 // TestModelReflectorOverOpenAIWire drives langchaingo's real OpenAI client
 // against a local server speaking the chat-completions format.
 func TestModelReflectorOverOpenAIWire(t *testing.T) {
-	var mu sync.Mutex
-	var got map[string]any
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/chat/completions" {
-			http.NotFound(w, r)
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if err := json.NewDecoder(r.Body).Decode(&got); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4o-mini",
-"choices":[{"index":0,"message":{"role":"assistant","content":"- Probe /search with markup first."},"finish_reason":"stop"}],
-"usage":{"prompt_tokens":90,"completion_tokens":9,"total_tokens":99}}`))
-	}))
+	srv := llmfake.New(func(llmfake.Request) llmfake.Reply {
+		return llmfake.Reply{Content: "- Probe /search with markup first.", PromptTokens: 90, CompletionTokens: 9}
+	})
 	defer srv.Close()
-	model, err := openai.New(openai.WithBaseURL(srv.URL+"/v1"), openai.WithToken("test"), openai.WithModel("gpt-4o-mini"))
+	model, err := openai.New(openai.WithBaseURL(srv.URL()), openai.WithToken("test"), openai.WithModel("gpt-4o-mini"))
 	require.NoError(t, err)
 
 	ctx := context.Background()
@@ -112,12 +94,11 @@ func TestModelReflectorOverOpenAIWire(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "- Probe /search with markup first.", sup)
 
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Equal(t, "gpt-4o-mini", got["model"])
-	msgs, ok := got["messages"].([]any)
-	require.True(t, ok)
-	require.Len(t, msgs, 2)
-	assert.Equal(t, "system", msgs[0].(map[string]any)["role"])
-	assert.Contains(t, msgs[1].(map[string]any)["content"], "xss on /search")
+	reqs := srv.Requests()
+	require.NotEmpty(t, reqs)
+	last := reqs[len(reqs)-1]
+	assert.Equal(t, "gpt-4o-mini", last.Model)
+	require.Len(t, last.Messages, 2)
+	assert.Equal(t, "system", last.Messages[0].Role)
+	assert.Contains(t, last.Messages[1].Text(), "xss on /search")
 }

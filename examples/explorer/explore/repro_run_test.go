@@ -17,7 +17,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser/browsertest"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
-	"github.com/agentgraph/agentgraph/internal/demoapp"
+	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 )
 
 var reSpecBase = regexp.MustCompile(`process\.env\.AGENTGRAPH_BASE_URL \|\| '([^']*)'`)

@@ -18,7 +18,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/examples/explorer/session"
-	"github.com/agentgraph/agentgraph/internal/demoapp"
+	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 )
 
 // GremlinsVersion is the gremlins.js release the comparison is pinned to

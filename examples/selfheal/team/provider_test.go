@@ -2,15 +2,29 @@ package team
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentgraph/agentgraph/examples/selfheal/internal/fakeoai"
+	"github.com/agentgraph/agentgraph/internal/fakes/llmfake"
 	"github.com/agentgraph/agentgraph/llm"
 )
+
+// testKey is the API key the fake provider accepts.
+const testKey = "sk-test"
+
+// roleOf tells the team's roles apart by their system prompt ("You are the
+// <role> …").
+func roleOf(r llmfake.Request) string {
+	if rest, ok := strings.CutPrefix(r.System(), "You are the "); ok {
+		role, _, _ := strings.Cut(rest, " ")
+		return role
+	}
+	return "unknown"
+}
 
 const statsTests = `package stats
 
@@ -70,24 +84,27 @@ func Median(xs []float64) float64 {
 func TestModelDrivenRunAgainstFakeOpenAI(t *testing.T) {
 	fixed := strings.Replace(statsBroken, `import "math"`, "import (\n\t\"math\"\n\t\"sort\"\n)", 1)
 	var debuggerSaw string
-	fake := fakeoai.New(func(role string, n int, user string) string {
-		switch Role(role) {
-		case RoleArchitect:
-			return "## Specifications\nPackage stats with Mean and Median over []float64.\n\n## Tests\n```go\n" + statsTests + "```"
-		case RoleDeveloper:
-			return "Here is the implementation:\n\n```go\n" + statsBroken + "```"
-		case RoleDebugger:
-			debuggerSaw = user
-			return "**Diagnosis:** Median calls sort.Float64s but the file does not import sort.\n\n**Patched code:**\n```go\n" + fixed + "```"
-		case RoleReviewer:
-			return "Built package stats; a missing import was fixed in one round."
+	fake := llmfake.New(func(r llmfake.Request) llmfake.Reply {
+		if r.APIKey != testKey {
+			return llmfake.Error(http.StatusUnauthorized, "incorrect API key")
 		}
-		return "unknown role"
+		switch Role(roleOf(r)) {
+		case RoleArchitect:
+			return llmfake.Text("## Specifications\nPackage stats with Mean and Median over []float64.\n\n## Tests\n```go\n" + statsTests + "```")
+		case RoleDeveloper:
+			return llmfake.Text("Here is the implementation:\n\n```go\n" + statsBroken + "```")
+		case RoleDebugger:
+			debuggerSaw = r.Last().Text()
+			return llmfake.Text("**Diagnosis:** Median calls sort.Float64s but the file does not import sort.\n\n**Patched code:**\n```go\n" + fixed + "```")
+		case RoleReviewer:
+			return llmfake.Text("Built package stats; a missing import was fixed in one round.")
+		}
+		return llmfake.Text("unknown role")
 	})
 	t.Cleanup(fake.Close)
 
 	env := llm.MapEnv(map[string]string{
-		llm.EnvOpenAIKey: fakeoai.Key, llm.EnvOpenAIURL: fake.BaseURL(),
+		llm.EnvOpenAIKey: testKey, llm.EnvOpenAIURL: fake.URL(),
 		llm.EnvVar(llm.Role(RoleDebugger), "MODEL"):             "gpt-debugger",
 		llm.EnvVar(llm.Role(RoleArchitect), "REASONING_EFFORT"): "high",
 	})
@@ -115,12 +132,17 @@ func TestModelDrivenRunAgainstFakeOpenAI(t *testing.T) {
 	assert.Equal(t, "Median calls sort.Float64s but the file does not import sort.", final.DebugHistory[0].Diagnosis)
 	assert.Equal(t, fixed, final.Code)
 
+	asked, calls := map[string]string{}, map[string]int{}
+	for _, r := range fake.Requests() {
+		asked[roleOf(r)] = r.Model
+		calls[roleOf(r)]++
+	}
 	assert.Equal(t, map[string]string{"architect": "gpt-4o-mini", "developer": "gpt-4o-mini",
-		"debugger": "gpt-debugger", "reviewer": "gpt-reviewer"}, fake.Models())
-	assert.Equal(t, map[string]int{"architect": 1, "developer": 1, "debugger": 1, "reviewer": 1}, fake.Calls())
+		"debugger": "gpt-debugger", "reviewer": "gpt-reviewer"}, asked)
+	assert.Equal(t, map[string]int{"architect": 1, "developer": 1, "debugger": 1, "reviewer": 1}, calls)
 	m := Summarize(final)
 	assert.Equal(t, 4, m.Calls)
-	in, out := fake.Tokens()
+	in, out := fake.Usage()
 	assert.Positive(t, in)
 	assert.Equal(t, in, m.Usage.InputTokens)
 	assert.Equal(t, out, m.Usage.OutputTokens)

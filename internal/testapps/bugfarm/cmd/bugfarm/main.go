@@ -1,7 +1,7 @@
 // Command bugfarm serves a generated buggy web app, or prints its bugs.
 //
-//	go run ./internal/bugfarm/cmd/bugfarm serve -seed 3 [-fixed] [-disable bf3-01,bf3-04] [-addr 127.0.0.1:0] [-slow 3.5s]
-//	go run ./internal/bugfarm/cmd/bugfarm list -seed 3
+//	go run ./internal/testapps/bugfarm/cmd/bugfarm serve -seed 3 [-fixed] [-disable bf3-01,bf3-04] [-addr 127.0.0.1:0] [-slow 3.5s]
+//	go run ./internal/testapps/bugfarm/cmd/bugfarm list -seed 3
 //
 // serve prints the app's URL on stdout (and its sign-in, when it has one,
 // on stderr) and serves until interrupted. list prints the app's seed,
@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentgraph/agentgraph/internal/bugfarm"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm"
 )
 
 func main() {

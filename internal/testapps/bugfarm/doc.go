@@ -114,7 +114,7 @@
 // [Listen] serves an App on a loopback port ([Server.Close] stops it); the
 // command does the same from the shell:
 //
-//	go run ./internal/bugfarm/cmd/bugfarm serve -seed 3            # prints the URL
-//	go run ./internal/bugfarm/cmd/bugfarm serve -seed 3 -fixed
-//	go run ./internal/bugfarm/cmd/bugfarm list -seed 3             # bugs, idioms, pages as JSON
+//	go run ./internal/testapps/bugfarm/cmd/bugfarm serve -seed 3            # prints the URL
+//	go run ./internal/testapps/bugfarm/cmd/bugfarm serve -seed 3 -fixed
+//	go run ./internal/testapps/bugfarm/cmd/bugfarm list -seed 3             # bugs, idioms, pages as JSON
 package bugfarm

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentgraph/agentgraph/internal/bugfarm"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm"
 )
 
 // slowDelay is how long the fixture's slow report takes on the buggy build.

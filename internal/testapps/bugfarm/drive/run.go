@@ -10,7 +10,7 @@ import (
 
 	"github.com/mxschmitt/playwright-go"
 
-	"github.com/agentgraph/agentgraph/internal/bugfarm"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm"
 )
 
 // run is one reproduction at work.

@@ -2,7 +2,7 @@
 // seed list fires on the buggy build and not on the fixed one, playing each
 // bug's scripted trigger in Chromium (package drive).
 //
-//	go run ./internal/bugfarm/drive/cmd/verify -seeds 1-20 -parallel 3
+//	go run ./internal/testapps/bugfarm/drive/cmd/verify -seeds 1-20 -parallel 3
 //
 // It prints a line per bug and a total. Exit status: 0 when every bug
 // passed, 1 when one failed, 2 on bad flags or a set-up problem.
@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/internal/bugfarm/drive"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm/drive"
 )
 
 func main() {

@@ -1,7 +1,7 @@
 // Command demoapp serves the demo web app with its seeded bugs on loopback,
 // for a browser, `npx playwright test` or a manual look.
 //
-//	go run ./internal/demoapp/cmd/demoapp [-addr 127.0.0.1:8765] [-fixed BUG-A,BUG-B] [-list]
+//	go run ./internal/testapps/demoapp/cmd/demoapp [-addr 127.0.0.1:8765] [-fixed BUG-A,BUG-B] [-list]
 //
 // DEMOAPP_FIXED, DEMOAPP_SLOW_DELAY and DEMOAPP_SESSION_TTL are read from
 // the environment; -fixed overrides DEMOAPP_FIXED.
@@ -19,7 +19,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/agentgraph/agentgraph/internal/demoapp"
+	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 )
 
 func main() {

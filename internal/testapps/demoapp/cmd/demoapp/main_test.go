@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgraph/agentgraph/internal/demoapp"
+	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 	"github.com/stretchr/testify/assert"
 )
 

@@ -15,7 +15,7 @@ var seedsFlag = flag.String("bugfarm.seeds", "1-2", "seeds TestVerifySeeds verif
 
 // TestVerifySeeds: every bug of the generated apps fires on the buggy
 // build and none on the fixed build, which stays clean
-// (go test ./internal/bugfarm/drive -run TestVerifySeeds -bugfarm.seeds 1-20).
+// (go test ./internal/testapps/bugfarm/drive -run TestVerifySeeds -bugfarm.seeds 1-20).
 func TestVerifySeeds(t *testing.T) {
 	seeds, err := ParseSeeds(*seedsFlag)
 	require.NoError(t, err)

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentgraph/agentgraph/internal/demoapp"
+	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 )
 
 // A test serves the app with httptest; the explorer or a browser can use

@@ -27,7 +27,7 @@
 // VerifyApps does the same for any handlers. ParseSeeds reads the seed lists
 // the commands take ("1-20", "1,3,5", "101-120").
 //
-// The command internal/bugfarm/drive/cmd/verify runs Verify:
+// The command internal/testapps/bugfarm/drive/cmd/verify runs Verify:
 //
-//	go run ./internal/bugfarm/drive/cmd/verify -seeds 1-20 -parallel 3
+//	go run ./internal/testapps/bugfarm/drive/cmd/verify -seeds 1-20 -parallel 3
 package drive

@@ -9,14 +9,14 @@ import (
 	"github.com/mxschmitt/playwright-go"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentgraph/agentgraph/internal/bugfarm"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm"
 )
 
 // TestFixedBuildClean: every page of a fixed build, opened in Chromium
 // (signed in when the app has a sign-in), shows no page error, no console
 // error, no 4xx or 5xx, and no serious or critical axe-core violation — the
 // fixed build is a correct app, so a finding on it is a false positive
-// (go test ./internal/bugfarm/drive -run TestFixedBuildClean -bugfarm.seeds 1-20).
+// (go test ./internal/testapps/bugfarm/drive -run TestFixedBuildClean -bugfarm.seeds 1-20).
 func TestFixedBuildClean(t *testing.T) {
 	seeds, err := ParseSeeds(*seedsFlag)
 	require.NoError(t, err)

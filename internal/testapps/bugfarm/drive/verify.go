@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
-	"github.com/agentgraph/agentgraph/internal/bugfarm"
 	"github.com/agentgraph/agentgraph/internal/loopback"
+	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm"
 )
 
 // Subject is one app to verify: its bugs, and fresh instances of its buggy
