@@ -72,7 +72,7 @@ var layout = []rule{
 	{"examples/explorer/report", true, []string{"examples/explorer/findings", "examples/explorer/mission", "llm"}},
 	{"examples/explorer/explore", true, []string{"checkpoint", "llm", "tools", "examples/explorer/findings", "examples/explorer/mission",
 		"examples/explorer/report", "examples/explorer/session", "examples/explorer/minimize", "examples/explorer/pullreq",
-		"examples/explorer/observe", "internal/testapps/demoapp"}},
+		"examples/explorer/observe"}},
 	{"internal/urlx", false, nil},
 	{"internal/clip", false, nil},
 	{"internal/pgmigrate", false, nil},

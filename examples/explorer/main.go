@@ -46,6 +46,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/examples/explorer/session"
+	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -144,6 +145,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 			}
 		}()
 		cfg.Observer = events
+	}
+	if cfg.Target == "" {
+		stop, err := onDemoApp(&cfg, l.Lookup)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return explore.ExitSetup
+		}
+		defer stop()
 	}
 	res, err := explore.Run(ctx, cfg)
 	if cfg.TTY {
@@ -265,10 +274,28 @@ func exploreConfig(s config.Settings, env func(string) (string, bool)) (explore.
 		}
 		cfg.Missions = ms
 	}
-	if v, ok := env("DEMOAPP_FIXED"); ok && cfg.Target == "" {
-		cfg.DemoDisabled = []string{v}
-	}
 	return cfg, nil
+}
+
+// onDemoApp serves the embedded demo app for a run without a target (the
+// main job) and points cfg at it: its origin, its seeded bugs for the
+// score, a fresh copy per minimisation replay, and one memory origin
+// whatever its port. DEMOAPP_FIXED turns its bugs off (ids, or "all").
+func onDemoApp(cfg *explore.Config, env func(string) (string, bool)) (stop func(), err error) {
+	var off []string
+	if v, ok := env("DEMOAPP_FIXED"); ok {
+		off = []string{v}
+	}
+	app, err := demoapp.StartFixture(off)
+	if err != nil {
+		return nil, fmt.Errorf("explorer: demo app: %w", err)
+	}
+	cfg.Target, cfg.MemoryOrigin = app.URL, demoapp.MemoryOrigin
+	cfg.Seeded = &report.Seeded{IDs: app.Seeded, Find: app.Find}
+	if cfg.ReplayTarget == nil {
+		cfg.ReplayTarget = app.Fresh
+	}
+	return func() { _ = app.Close() }, nil
 }
 
 // runInit writes a commented explorer.yaml with every setting at its default.

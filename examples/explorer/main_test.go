@@ -16,6 +16,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/examples/explorer/session"
+	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 )
 
 func TestUsageErrorsExitTwo(t *testing.T) {
@@ -193,7 +194,7 @@ func TestVerbosePrintsMaskedConfig(t *testing.T) {
 func TestExploreConfig(t *testing.T) {
 	s := config.Defaults()
 	s.User, s.Password, s.Budget, s.MissionRetries, s.MinimizeTime, s.Team = "qa", "pw", 7, 0, time.Minute, "advanced"
-	cfg, err := exploreConfig(s, mapEnv(map[string]string{"DEMOAPP_FIXED": "all"}))
+	cfg, err := exploreConfig(s, mapEnv(nil))
 	require.NoError(t, err)
 	assert.Equal(t, session.Credentials{Email: "qa", Password: "pw"}, cfg.Credentials)
 	assert.Equal(t, 7, cfg.Budget)
@@ -201,12 +202,30 @@ func TestExploreConfig(t *testing.T) {
 	assert.Equal(t, time.Minute, cfg.MinimizeTime)
 	assert.Equal(t, "advanced", cfg.Team)
 	assert.Equal(t, "reports/explorer.db", cfg.DB)
-	assert.Equal(t, []string{"all"}, cfg.DemoDisabled)
+	assert.Empty(t, cfg.Target, "no target: the command serves the demo app")
+
+	// Without a target the demo app is served, its bugs off with
+	// DEMOAPP_FIXED; a bad list is an error.
+	stop, err := onDemoApp(&cfg, mapEnv(map[string]string{"DEMOAPP_FIXED": "all"}))
+	require.NoError(t, err)
+	assert.NotEmpty(t, cfg.Target)
+	assert.Equal(t, demoapp.MemoryOrigin, cfg.MemoryOrigin)
+	require.NotNil(t, cfg.Seeded)
+	assert.Empty(t, cfg.Seeded.IDs, "DEMOAPP_FIXED=all: no bug seeded")
+	assert.NotNil(t, cfg.ReplayTarget)
+	stop()
+	cfg = explore.Config{}
+	stop, err = onDemoApp(&cfg, mapEnv(nil))
+	require.NoError(t, err)
+	assert.NotEmpty(t, cfg.Seeded.IDs)
+	stop()
+	_, err = onDemoApp(&cfg, mapEnv(map[string]string{"DEMOAPP_FIXED": "BUG-NO-SUCH"}))
+	assert.Error(t, err)
 
 	s.Target = "http://app"
-	cfg, err = exploreConfig(s, mapEnv(map[string]string{"DEMOAPP_FIXED": "all"}))
+	cfg, err = exploreConfig(s, mapEnv(nil))
 	require.NoError(t, err)
-	assert.Empty(t, cfg.DemoDisabled, "DEMOAPP_FIXED only for the demo app")
+	assert.Equal(t, "http://app", cfg.Target)
 	s.Missions = filepath.Join(t.TempDir(), "none.yaml")
 	_, err = exploreConfig(s, mapEnv(nil))
 	assert.Error(t, err)

@@ -98,10 +98,10 @@ func ExitCode(res report.Result, err error, failOn FailOn) int {
 	return ExitClean
 }
 
-// Config configures Run. The zero value explores the built-in demo app
-// offline with the standard team.
+// Config configures Run. Target is required; the rest has defaults: one
+// mission, offline, with the standard team.
 type Config struct {
-	// Target is the app's origin; empty serves the demo app on loopback.
+	// Target is the app's origin (http or https).
 	Target string
 	// Missions to run; empty means one default mission.
 	Missions []mission.Mission
@@ -254,8 +254,14 @@ type Config struct {
 
 	// Logger for diagnostics (default: discard; traces.log gets everything).
 	Logger *slog.Logger
-	// DemoDisabled turns demo-app bugs off (only when Target is empty).
-	DemoDisabled []string
+	// Seeded, for an app whose bugs are known (a test app, a benchmark's),
+	// scores each mission and the batch by which seeded ids the findings
+	// name (Result.Demo, MissionResult.Demo). Nil: no score.
+	Seeded *report.Seeded
+	// MemoryOrigin is the origin memory files the app's pages under
+	// (default: Target): a stable name for an app served on a new port
+	// each run, so one run's memory steers the next.
+	MemoryOrigin string
 
 	// faultHook, a test hook, runs before each persona step; an error it
 	// returns fails the persona's node as a model call would.

@@ -41,7 +41,7 @@ func TestExploreFixedDemoApp(t *testing.T) {
 	for _, b := range demoapp.Bugs() {
 		off = append(off, string(b.ID))
 	}
-	res, err := Run(ctx, Config{Budget: 100, ReportDir: dir, Browser: testBrowser, MinimizeReplays: -1, DemoDisabled: off})
+	res, err := Run(ctx, onDemo(t, Config{Budget: 100, ReportDir: dir, Browser: testBrowser, MinimizeReplays: -1}, off...))
 	require.NoError(t, err)
 	require.Len(t, res.Missions, 1)
 	m := res.Missions[0]
@@ -135,7 +135,7 @@ func TestExploreDemoApp(t *testing.T) {
 	defer db.Close()
 	st, err := memory.NewBoltStore(db)
 	require.NoError(t, err)
-	qa, err := memory.NewQA(st, memoryOrigin("", true))
+	qa, err := memory.NewQA(st, demoapp.MemoryOrigin)
 	require.NoError(t, err)
 	finder := m.Bugs[0].Persona
 	sup, err := qa.Supplement(ctx, finder)

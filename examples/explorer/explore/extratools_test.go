@@ -138,9 +138,9 @@ func TestModelPersonaMCPAndSkills(t *testing.T) {
 	var rec observe.Recorder
 	var progress bytes.Buffer
 	reports := t.TempDir()
-	res, err := Run(ctx, Config{Budget: 5, TurnSteps: 3, ReportDir: reports, Browser: testBrowser, Models: fakeModels(t, srv),
+	res, err := Run(ctx, onDemo(t, Config{Budget: 5, TurnSteps: 3, ReportDir: reports, Browser: testBrowser, Models: fakeModels(t, srv),
 		MinimizeReplays: -1, MCPConfig: cfgPath, Skills: writeSkill(t), Secrets: []string{mcpSecret},
-		Observer: &rec, Progress: &progress})
+		Observer: &rec, Progress: &progress}))
 	require.NoError(t, err)
 	require.Len(t, res.Missions, 1)
 	require.Empty(t, res.Missions[0].Err)

@@ -16,6 +16,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser/browsertest"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/internal/pgtest"
+	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 )
 
 // testBrowser is the one Chromium of this test binary.
@@ -106,8 +107,14 @@ func (d *demoShared) run(ctx context.Context, b *browser.Browser) {
 	// suite runs packages side by side, and under that load the default
 	// 2 minutes ran out before the replays shortened the specs the other
 	// tests read (a bound, not a wait: a quiet run takes well under it).
-	d.res, d.err = Run(ctx, Config{Budget: 200, ReportDir: dir, DB: filepath.Join(dir, "explorer.db"), Browser: b,
-		MinimizeTime: 6 * time.Minute})
+	app, err := demoapp.StartFixture(nil)
+	if err != nil {
+		d.err = err
+		return
+	}
+	defer func() { _ = app.Close() }()
+	d.res, d.err = Run(ctx, withDemo(Config{Budget: 200, ReportDir: dir, DB: filepath.Join(dir, "explorer.db"), Browser: b,
+		MinimizeTime: 6 * time.Minute}, app))
 	d.took = time.Since(start)
 }
 

@@ -101,8 +101,8 @@ func TestModelDrivenRun(t *testing.T) {
 	events, err := observe.CreateJSONL(filepath.Join(t.TempDir(), "events.jsonl"))
 	require.NoError(t, err)
 	var progress bytes.Buffer
-	res, err := Run(ctx, Config{Budget: 30, TurnSteps: 8, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv),
-		Observer: observe.Multi(&rec, events), Progress: &progress})
+	res, err := Run(ctx, onDemo(t, Config{Budget: 30, TurnSteps: 8, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv),
+		Observer: observe.Multi(&rec, events), Progress: &progress}))
 	require.NoError(t, err)
 	require.NoError(t, events.Close())
 	require.Len(t, res.Missions, 1)
@@ -292,7 +292,7 @@ func TestModelDrivenGarbage(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Budget: 10, TurnSteps: 3, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)})
+	res, err := Run(ctx, onDemo(t, Config{Budget: 10, TurnSteps: 3, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)}))
 	require.NoError(t, err)
 	require.Len(t, res.Missions, 1)
 	m := res.Missions[0]
@@ -363,7 +363,7 @@ func TestModelTurnLimitAndLoop(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var rec observe.Recorder
-	res, err := Run(ctx, Config{Budget: 30, TurnSteps: 4, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv), Observer: &rec})
+	res, err := Run(ctx, onDemo(t, Config{Budget: 30, TurnSteps: 4, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv), Observer: &rec}))
 	require.NoError(t, err)
 	m := res.Missions[0]
 	require.Empty(t, m.Err)
@@ -423,7 +423,7 @@ func TestModelPersonaProviderError(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Budget: 10, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)})
+	res, err := Run(ctx, onDemo(t, Config{Budget: 10, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)}))
 	require.NoError(t, err)
 	m := res.Missions[0]
 	assert.Contains(t, m.Err, "persona adversarial: model:")
@@ -488,7 +488,7 @@ func TestModelPersonaVision(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Budget: 10, TurnSteps: 4, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)})
+	res, err := Run(ctx, onDemo(t, Config{Budget: 10, TurnSteps: 4, ReportDir: dir, Browser: testBrowser, Models: fakeModels(t, srv)}))
 	require.NoError(t, err)
 	require.Len(t, res.Missions, 1)
 	require.Empty(t, res.Missions[0].Err)

@@ -227,7 +227,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		reports, db = filepath.Join(dir, "reports"), filepath.Join(dir, "explorer.db")
 		args = []string{"--target", app.URL, "--db", db, "--reports", reports, "--budget", strconv.Itoa(budget), "--turn-steps", "3",
 			"--plain", "--fail-on", "none", "--offline", "--minimize-replays", "-1"}
-		return args, reports, db, memoryOrigin(app.URL, false)
+		return args, reports, db, app.URL
 	}
 
 	// The reference: the same seed, uninterrupted, next to the first kill

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +17,6 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
-	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/memory"
 )
@@ -35,33 +35,10 @@ func Run(ctx context.Context, cfg Config) (report.Result, error) {
 	}
 	// The app under test.
 	target := strings.TrimRight(cfg.Target, "/")
-	var demo *demoapp.Server
-	var seeded []string
 	if target == "" {
-		disabled, err := demoapp.ParseBugList(strings.Join(cfg.DemoDisabled, ","))
-		if err != nil {
-			return res, fmt.Errorf("%w: %v", ErrUsage, err)
-		}
-		demo, err = demoapp.Listen("", demoapp.Options{Disabled: disabled})
-		if err != nil {
-			return res, &SetupError{Err: fmt.Errorf("serve the demo app: %w", err)}
-		}
-		defer func() { _ = demo.Close(context.Background()) }()
-		target = demo.URL
-		if cfg.ReplayTarget == nil {
-			// Replays of a reproduction start from a fresh demo app.
-			cfg.ReplayTarget = func(context.Context) (string, func(), error) {
-				s, err := demoapp.Listen("", demoapp.Options{Disabled: disabled})
-				if err != nil {
-					return "", nil, err
-				}
-				return s.URL, func() { _ = s.Close(context.Background()) }, nil
-			}
-		}
-		for _, id := range demo.App.EnabledBugs() {
-			seeded = append(seeded, string(id))
-		}
-	} else if err := checkTarget(ctx, target, cfg.TargetTimeout); err != nil {
+		return res, fmt.Errorf("%w: no target: set Config.Target to the app's origin", ErrUsage)
+	}
+	if err := checkTarget(ctx, target, cfg.TargetTimeout); err != nil {
 		// Unreachable, not http(s), or answering nothing: a set-up error
 		// (exit 2), before any browser or report.
 		return res, err
@@ -93,7 +70,7 @@ func Run(ctx context.Context, cfg Config) (report.Result, error) {
 	}
 	defer closeDB()
 	// Memory is keyed by the app's real origin, not the collector's port.
-	qa, err := memory.NewQA(store, memoryOrigin(target, demo != nil), memory.WithQALogger(log))
+	qa, err := memory.NewQA(store, cmp.Or(cfg.MemoryOrigin, target), memory.WithQALogger(log))
 	if err != nil {
 		return res, fmt.Errorf("%w: target %q: %v", ErrUsage, target, err)
 	}
@@ -195,8 +172,8 @@ func Run(ctx context.Context, cfg Config) (report.Result, error) {
 			log: log, index: i, total: len(missions), secrets: secrets, extra: extra, accounts: users}
 		before := cfg.Models.usageSnapshot()
 		r := mr.run(ctx)
-		if demo != nil {
-			r.Demo = score(seeded, r.Bugs)
+		if cfg.Seeded != nil {
+			r.Demo = cfg.Seeded.Score(r.Bugs)
 		}
 		r.Usage = cfg.Models.usageSince(before)
 		if err := writeMissionReports(ctx, mr, &r); err != nil {
@@ -215,12 +192,12 @@ func Run(ctx context.Context, cfg Config) (report.Result, error) {
 			log.Warn("explore: reflection after the batch failed", "err", err)
 		}
 	}
-	if demo != nil {
+	if cfg.Seeded != nil {
 		var all []findings.Bug
 		for _, m := range res.Missions {
 			all = append(all, m.Bugs...)
 		}
-		res.Demo = score(seeded, all)
+		res.Demo = cfg.Seeded.Score(all)
 	}
 	res.Usage = cfg.Models.usageSnapshot()
 	res.Duration = time.Since(start)
@@ -236,18 +213,6 @@ func Run(ctx context.Context, cfg Config) (report.Result, error) {
 		return res, ctx.Err()
 	}
 	return res, nil
-}
-
-func memoryOrigin(target string, demo bool) string {
-	if demo {
-		return "http://demoapp.local"
-	}
-	return target
-}
-
-// score matches the findings' evidence to the seeded bug ids.
-func score(seeded []string, bugs []findings.Bug) *report.DemoScore {
-	return report.ScoreWith(seeded, bugs, demoFindIDs)
 }
 
 // errNoOpenBugs: a --regression run found no open bug in memory.
@@ -319,13 +284,4 @@ func (cfg *Config) missions(ctx context.Context, qa *memory.QA) ([]mission.Missi
 		}
 	}
 	return cfg.shardMissions(ms)
-}
-
-// demoFindIDs is demoapp.FindIDs as strings.
-func demoFindIDs(text string) []string {
-	var out []string
-	for _, id := range demoapp.FindIDs(text) {
-		out = append(out, string(id))
-	}
-	return out
 }

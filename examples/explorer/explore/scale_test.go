@@ -177,7 +177,7 @@ func TestOpenDBPostgresErrors(t *testing.T) {
 	assert.NotContains(t, err.Error(), "s3cret")
 
 	// The same through Run: exit code 2 territory, nothing started.
-	_, err = Run(context.Background(), Config{DB: "postgres://qa:s3cret@" + addr + "/agentgraph", ReportDir: t.TempDir()})
+	_, err = Run(context.Background(), onDemo(t, Config{DB: "postgres://qa:s3cret@" + addr + "/agentgraph", ReportDir: t.TempDir()}))
 	require.ErrorAs(t, err, &se)
 	assert.NotContains(t, err.Error(), "s3cret")
 }

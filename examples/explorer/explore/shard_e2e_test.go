@@ -57,7 +57,7 @@ func TestShardedDemoRun(t *testing.T) {
 	for i := range 2 {
 		shard, err := mission.ParseShard([]string{"1/2", "2/2"}[i])
 		require.NoError(t, err)
-		cfg := Config{Missions: missions, Shard: shard, Budget: 200, ReportDir: dirs[i], DB: dsn, MinimizeReplays: -1}
+		cfg := onDemo(t, Config{Missions: missions, Shard: shard, Budget: 200, ReportDir: dirs[i], DB: dsn, MinimizeReplays: -1})
 		if i == 1 {
 			cfg.BrowserWS = srv.Endpoint
 		} else {
@@ -131,7 +131,7 @@ func TestShardedDemoRun(t *testing.T) {
 	st, pool, err := memory.OpenPostgresStore(ctx, dsn)
 	require.NoError(t, err)
 	defer pool.Close()
-	qa, err := memory.NewQA(st, memoryOrigin("", true))
+	qa, err := memory.NewQA(st, demoapp.MemoryOrigin)
 	require.NoError(t, err)
 	newIn := map[string]int{}
 	for _, r := range results {

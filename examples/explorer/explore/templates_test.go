@@ -175,7 +175,7 @@ func TestTemplateMissionsRun(t *testing.T) {
 	var rec observe.Recorder
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Missions: append(seed, tests...), ReportDir: t.TempDir(), Browser: testBrowser, Observer: &rec})
+	res, err := Run(ctx, onDemo(t, Config{Missions: append(seed, tests...), ReportDir: t.TempDir(), Browser: testBrowser, Observer: &rec}))
 	require.NoError(t, err)
 	require.Len(t, res.Missions, 2)
 	assert.Equal(t, "seed-standard", res.Missions[0].Mission.ThreadID)

@@ -207,9 +207,14 @@ func Compare(ctx context.Context, cfg Config) (Comparison, error) {
 	if cfg.Minimize {
 		minimize = 0 // the default
 	}
-	res, err := explore.Run(ctx, explore.Config{Budget: cfg.Budget, Seed: cfg.Seed, ReportDir: filepath.Join(cfg.ReportDir, "explorer"),
-		Missions: []mission.Mission{m}, Browser: b, SlowThreshold: cfg.SlowThreshold, DemoDisabled: cfg.DemoDisabled, Logger: cfg.Logger,
-		MinimizeReplays: minimize})
+	app, err := demoapp.StartFixture(cfg.DemoDisabled)
+	if err != nil {
+		return out, &explore.SetupError{Err: err}
+	}
+	defer func() { _ = app.Close() }()
+	res, err := explore.Run(ctx, explore.Config{Target: app.URL, MemoryOrigin: demoapp.MemoryOrigin, Seeded: &report.Seeded{IDs: app.Seeded, Find: app.Find},
+		ReplayTarget: app.Fresh, Budget: cfg.Budget, Seed: cfg.Seed, ReportDir: filepath.Join(cfg.ReportDir, "explorer"),
+		Missions: []mission.Mission{m}, Browser: b, SlowThreshold: cfg.SlowThreshold, Logger: cfg.Logger, MinimizeReplays: minimize})
 	if err != nil {
 		return out, fmt.Errorf("explore: gremlins comparison: explorer run: %w", err)
 	}

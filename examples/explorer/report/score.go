@@ -24,3 +24,13 @@ func ScoreWith(seeded []string, bugs []findings.Bug, find func(string) []string)
 	}
 	return out
 }
+
+// Seeded are the bugs an app is known to have (a test app's, a
+// benchmark's): their ids, and how to find the ids a finding names.
+type Seeded struct {
+	IDs  []string
+	Find func(text string) []string
+}
+
+// Score is ScoreWith over s's ids.
+func (s *Seeded) Score(bugs []findings.Bug) *DemoScore { return ScoreWith(s.IDs, bugs, s.Find) }
