@@ -108,19 +108,6 @@
 // nothing on it. Coverage.Entries lists them. Config.NoDiscovery (the
 // explorer's --no-discovery) turns this off.
 //
-// # Root causes
-//
-// cause.go keys each finding by its root cause (see README "Findings"):
-// one bug per cause across pages and personas; within one action, banners,
-// stack traces and console echoes of a server or uncaught error are its
-// symptoms; load echoes, validation messages and repeated rows of the
-// explorer's own values are not bugs. An uncaught error's cause includes
-// the frame that threw (topFrame). Each bug has a severity. A turn's
-// State.Bugs holds only its own bugs (the reducer appends), so what a later
-// turn sees of an earlier turn's bug (earlierBug, pairedEarlier) goes to the
-// mission's copy (missionRun.recorded, the journal) and laterCopies puts it
-// in the result.
-//
 // # With a model
 //
 // Config.Models (ModelsFromFactory builds it from an llm.Factory: one
@@ -195,49 +182,6 @@
 // the session with browser.ActClearSiteData, a tape entry of its own that
 // a spec replays as context.clearCookies() and cleared storage. Snapshots
 // are read with personas.ParseElements.
-//
-// # Outputs
-//
-// Per mission, in <ReportDir>/<thread_id>/: traces.log (every step, route
-// and bug), action_tape.jsonl (browser.Entry lines), test_report.md,
-// report.html (findings with screenshots, a timeline of the personas'
-// actions), reproduction_<bug>.spec.ts per bug (browser.Translate of its
-// minimised reproduction, the bug asserted under test.fail()),
-// screenshots/ and summary.json, which, when the target is the demo app,
-// carries demo: {seeded, found}, found being the seeded ids named by the
-// findings' evidence (demoapp.FindIDs) and nothing else. Per batch: <ReportDir>/junit.xml and <ReportDir>/summary.json.
-//
-// Each reproduction asserts what fails once THAT bug is fixed
-// (reproduction, in repro.go), narrowed to the bug's evidence so that other
-// noise on the way does not keep it passing: a page error or console error
-// containing the stable start of its message (up to the first number, as
-// ids and counts vary between runs); a 5xx or a 404 on the finding's URL
-// path; an error banner containing its text, a stack trace containing its
-// first line; the XSS probe's marker (__agxss) never called; no serious or
-// critical axe-core violation of the reported rule on the reported element
-// (its test id, id or name); the slow path answering within the threshold;
-// a dead control, clicked by the spec itself after the steps before the
-// recorded click, changing the page; no identical table rows; the same
-// form post not accepted twice (both replayed with POST answers held, as
-// the collector's slow network did). Kinds without a check of their own
-// keep browser.DefaultChecks. A clear_site_data entry (and a navigation to
-// the collector's ClearSiteDataPath on an older tape) replays as clearing
-// cookies and storage.
-//
-// Every address an artifact keeps is the app's own (collector.Addresser): the
-// collector's loopback origin in findings, the tape (every field a page
-// can put an address in: URLs, results, a loading page's title, locators,
-// typed values), traces.log and the reports is rewritten to the target,
-// and the collector's injected
-// script tags are taken out of the page bodies quoted as evidence. Specs
-// use relative paths under the generated playwright.config.ts, whose
-// baseURL is BASE_URL, else AGENTGRAPH_BASE_URL, else the target, e.g.
-// BASE_URL=http://127.0.0.1:8080 npx playwright test.
-// A spec that signs in reads the password from SECRET_1 (SECRET_n for
-// other values typed into password fields or Config.SecretFields):
-// artifacts (tape, traces.log, specs, reports, memory) hold only the
-// ${SECRET_n} references; Result.SecretEnv gives the variables in memory.
-// Report files are 0600 in 0700 directories.
 //
 // # Several users
 //
@@ -408,33 +352,6 @@
 // In-page reports travel as console messages, so that no request of the
 // explorer's own outlives a page.
 //
-// # Side by side with gremlins.js
-//
-// gremlins.Compare (package examples/explorer/gremlins; its command is gremlins/cmd/gremlins) measures what
-// the explorer's direction is worth against a monkey tester with the same
-// budget and the same oracles. It runs the explorer offline on the demo
-// app with a step budget of N, then serves a fresh demo app with the same
-// seeded bugs behind the same collector and opens it in a browser context
-// whose init scripts (browser.Config.InitScripts) are gremlins.js@2.2.0's
-// gremlins.min.js (GremlinsScriptRelPath, installed by scripts/setup.sh)
-// and a small driver. On every page the harness unleashes a horde of
-// gremlins.js's default species and mogwais (distribution strategy, 10ms
-// apart, randomizer new gremlins.Chance(seed)); the species' logger counts
-// each real action in sessionStorage and stops the horde at N in all, and
-// a followed link or submitted form stops it so that the next horde starts
-// on the new page. Before the first horde, and whenever a page asks for a
-// password, the harness signs in with the account shown on the page, as
-// the explorer does; those steps are counted apart (GremlinsSide.SignIns,
-// HarnessSteps). Both sides' findings become bugs by the same rules and are
-// matched to the seeded ids with demoapp.FindIDs, as the explorer's summary
-// does; GremlinsSide.OwnOracles is what gremlins' own oracles (JS errors)
-// would have seen. The result, a table of bug, class, explorer and
-// gremlins, goes to <ReportDir>/gremlins.json and gremlins.md. Gremlins'
-// actions are not drawn on the page, so the in-page recorder sees the app's
-// own DOM. With one seed, the pages the gremlins reach repeat; the split of
-// actions by species can vary by a few when a touch gesture logs late or
-// the app navigates from script.
-//
 // # Observers and goal templates
 //
 // Config.Observer (package examples/explorer/observe) receives the run's
@@ -449,9 +366,4 @@
 // Model personas also get browser.VisionTools: capture_bug_screenshot
 // (saved under the mission's screenshots/bugs) and analyze_visual_state,
 // answered by Models.Vision, else the persona model.
-//
-// RunGremlins runs the gremlins' side alone on any origin
-// (GremlinsConfig.Target, with Credentials for its sign-in form) and scores
-// it with the caller's seeded ids and matcher (Seeded, FindIDs); the
-// bugfarm benchmark (examples/explorer/bench -gremlins) uses it.
 package explore

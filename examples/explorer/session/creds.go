@@ -13,7 +13,7 @@ type Credentials struct {
 	Password string
 }
 
-// guessCredentials reads an account shown on the page (demo apps often do),
+// GuessCredentials reads an account shown on the page (demo apps often do),
 // falling back to a throwaway one.
 func GuessCredentials(text string, c Credentials) Credentials {
 	if c.Email == "" {
