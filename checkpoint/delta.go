@@ -234,7 +234,7 @@ func (b *Bolt) encodeDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, ba
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode record: %w", err)
 	}
-	rec := EncodeEnvelope(Envelope{Kind: kindCheckpoint, StateType: cp.StateType, Serializer: b.cfg.serializer.Name(), Header: hb, Blobs: bl})
+	rec := EncodeEnvelope(Envelope{Kind: kindCheckpoint, StateType: cp.StateType, Serializer: b.cfg.serializer.Format(), Header: hb, Blobs: bl})
 	stored.ThreadID, stored.NS = "", ""
 	l := &loaded{cp: stored, depth: h.Depth, crc: recordSum(rec), size: len(rec), refsParent: true, ropes: ropes}
 	return rec, l, nil

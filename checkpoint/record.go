@@ -307,7 +307,7 @@ func (b *Bolt) encodeCheckpoint(cp *graph.Checkpoint, base *loaded, parentWrites
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode record: %w", err)
 	}
-	rec := EncodeEnvelope(Envelope{Kind: kindCheckpoint, StateType: cp.StateType, Serializer: b.cfg.serializer.Name(), Header: hb, Blobs: bl})
+	rec := EncodeEnvelope(Envelope{Kind: kindCheckpoint, StateType: cp.StateType, Serializer: b.cfg.serializer.Format(), Header: hb, Blobs: bl})
 	l := &loaded{cp: cloneCheckpoint(cp), depth: h.Depth, crc: recordSum(rec), size: len(rec), refsParent: h.Base != "" || h.WritesOf != ""}
 	l.cp.ThreadID, l.cp.NS = "", ""
 	return rec, l, nil
@@ -320,7 +320,7 @@ func (b *Bolt) encodeWrites(ws []graph.PendingWrite) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode pending writes: %w", err)
 	}
-	return EncodeEnvelope(Envelope{Kind: kindWrites, Serializer: b.cfg.serializer.Name(), Header: hb, Blobs: bl}), nil
+	return EncodeEnvelope(Envelope{Kind: kindWrites, Serializer: b.cfg.serializer.Format(), Header: hb, Blobs: bl}), nil
 }
 
 type decoded struct {
@@ -340,8 +340,8 @@ func (b *Bolt) openEnvelope(raw []byte, kind string) (Envelope, error) {
 	if env.Kind != kind {
 		return env, fmt.Errorf("%w: record kind %q, want %q", ErrCorrupt, env.Kind, kind)
 	}
-	if env.Serializer != b.cfg.serializer.Name() {
-		return env, fmt.Errorf("%w: record written with serializer %q, checkpointer uses %q", ErrFormat, env.Serializer, b.cfg.serializer.Name())
+	if env.Serializer != b.cfg.serializer.Format() {
+		return env, fmt.Errorf("%w: record written with serializer %q, checkpointer uses %q", ErrFormat, env.Serializer, b.cfg.serializer.Format())
 	}
 	return env, nil
 }
