@@ -5,8 +5,9 @@
 //
 // NewInMemoryStore and NewBoltStore implement graph.Store. In the bbolt store
 // namespaces are nested buckets under one top-level bucket (agentgraph.store),
-// so one file can be shared with checkpoint.NewBolt. Search filters use dotted
-// paths and the operators $eq, $ne, $gt, $gte, $lt, $lte; Query ranks by
+// so one file can be shared with checkpoint.NewBolt. Search filters
+// (graph.Filter) use dotted paths and the comparisons graph.OpEq, OpNe,
+// OpGt, OpGte, OpLt, OpLte; Query ranks by
 // keywords, or by embedding similarity with WithEmbedder (any langchaingo
 // embeddings.Embedder satisfies Embedder). TTL comes from PutOptions.TTL;
 // expired items are hidden and PurgeExpired deletes them. The conformance

@@ -221,7 +221,7 @@ func qaGet[T any](ctx context.Context, q *QA, kind QAKind, key string) (v T, fou
 // Records that do not decode (in the store, or into T) are skipped, so one
 // corrupt item does not hide the rest; they come back as a
 // *CorruptRecordsError together with the values that decoded.
-func qaList[T any](ctx context.Context, q *QA, kind QAKind, filter map[string]any) ([]T, error) {
+func qaList[T any](ctx context.Context, q *QA, kind QAKind, filter graph.Filter) ([]T, error) {
 	var out []T
 	var bad storekit.CorruptSet
 	for offset := 0; ; offset += qaPageSize {

@@ -88,4 +88,4 @@ func sameJSON(a, b []byte) bool {
 	return string(xa) == string(ya)
 }
 
-var searchAll = graph.SearchQuery{Filter: map[string]any{"n": map[string]any{"$gte": 0}}, Query: "login fails", Limit: 5}
+var searchAll = graph.SearchQuery{Filter: graph.Filter{graph.Gte("n", 0)}, Query: "login fails", Limit: 5}

@@ -209,65 +209,40 @@ func storeLookup(v any, path string) (any, bool) {
 	return v, true
 }
 
-// filter is a compiled SearchQuery.Filter.
+// storeFilter is a compiled graph.Filter.
 type storeFilter []storeCondition
 
 type storeCondition struct {
 	path string
-	op   string // "$eq", "$ne", "$gt", "$gte", "$lt", "$lte"
-	want any    // JSON-decoded
+	op   graph.Op
+	want any // JSON-decoded
 }
 
-// compileFilter normalises filter values through JSON. A value that is an
-// object whose keys all start with "$" is read as operators:
-// {"$gt": 3, "$lte": 9}; any other value means equality.
-func compileStoreFilter(f map[string]any) (storeFilter, error) {
-	var out storeFilter
-	keys := make([]string, 0, len(f))
-	for k := range f {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, path := range keys {
-		if path == "" {
+// compileStoreFilter checks each condition and decodes its value.
+func compileStoreFilter(f graph.Filter) (storeFilter, error) {
+	out := make(storeFilter, 0, len(f))
+	for _, c := range f {
+		if c.Field == "" {
 			return nil, Invalid("filter: empty field name")
 		}
-		b, err := json.Marshal(f[path])
-		if err != nil {
-			return nil, Invalid("filter %q: value is not JSON: %v", path, err)
+		if err := c.Err(); err != nil {
+			return nil, Invalid("filter %q: %v", c.Field, err)
+		}
+		op := c.Op
+		switch op {
+		case "":
+			op = graph.OpEq
+		case graph.OpEq, graph.OpNe, graph.OpGt, graph.OpGte, graph.OpLt, graph.OpLte:
+		default:
+			return nil, Invalid("filter %q: unknown operator %q", c.Field, op)
 		}
 		var want any
-		if err := json.Unmarshal(b, &want); err != nil {
-			return nil, Invalid("filter %q: %v", path, err)
+		if err := json.Unmarshal(c.Value, &want); err != nil {
+			return nil, Invalid("filter %q: value is not JSON: %v", c.Field, err)
 		}
-		if ops, ok := want.(map[string]any); ok && len(ops) > 0 && allOperators(ops) {
-			opKeys := make([]string, 0, len(ops))
-			for op := range ops {
-				opKeys = append(opKeys, op)
-			}
-			slices.Sort(opKeys)
-			for _, op := range opKeys {
-				switch op {
-				case "$eq", "$ne", "$gt", "$gte", "$lt", "$lte":
-				default:
-					return nil, Invalid("filter %q: unknown operator %q", path, op)
-				}
-				out = append(out, storeCondition{path: path, op: op, want: ops[op]})
-			}
-			continue
-		}
-		out = append(out, storeCondition{path: path, op: "$eq", want: want})
+		out = append(out, storeCondition{path: c.Field, op: op, want: want})
 	}
 	return out, nil
-}
-
-func allOperators(m map[string]any) bool {
-	for k := range m {
-		if !strings.HasPrefix(k, "$") {
-			return false
-		}
-	}
-	return true
 }
 
 // match reports whether the decoded value v satisfies every storeCondition.
@@ -275,11 +250,11 @@ func (f storeFilter) match(v any) bool {
 	for _, c := range f {
 		got, ok := storeLookup(v, c.path)
 		switch c.op {
-		case "$eq":
+		case graph.OpEq:
 			if !ok || !jsonEqual(got, c.want) {
 				return false
 			}
-		case "$ne":
+		case graph.OpNe:
 			if ok && jsonEqual(got, c.want) {
 				return false
 			}
@@ -289,13 +264,13 @@ func (f storeFilter) match(v any) bool {
 				return false
 			}
 			switch c.op {
-			case "$gt":
+			case graph.OpGt:
 				ok = cmp > 0
-			case "$gte":
+			case graph.OpGte:
 				ok = cmp >= 0
-			case "$lt":
+			case graph.OpLt:
 				ok = cmp < 0
-			case "$lte":
+			case graph.OpLte:
 				ok = cmp <= 0
 			}
 			if !ok {
