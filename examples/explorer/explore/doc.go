@@ -218,8 +218,8 @@
 // the shortest part that still shows the finding. Every replay starts from
 // nothing: a fresh browser context (new browser.Engine and user), behind a
 // fresh collector (the same oracles, no shared state), in front of a fresh
-// app when Config.ReplayTarget gives one — Run does so for the demo app, so
-// a shortened spec cannot lean on records the mission made. Snapshot refs
+// app when Config.ReplayTarget gives one (the command gives one for the demo
+// app), so a shortened spec cannot lean on records the mission made. Snapshot refs
 // are rebuilt from the Playwright locators the engine recorded. A replay
 // "shows the finding" when a finding of the same kind, page path and
 // evidence appears, numbers (record ids, ports, timings) aside; a replay
@@ -249,22 +249,23 @@
 //
 // # Memory
 //
-// Bugs go to memory.QA (one catalog per app origin; the demo app's is
-// "http://demoapp.local" whatever its port), deduplicated by fingerprint with
+// Bugs go to memory.QA (one catalog per app origin, Config.MemoryOrigin or
+// the target's; the command files the demo app under one name whatever its
+// port), deduplicated by fingerprint with
 // a seen count; a bug already in the catalog is not New, which is what
 // FailOnNew counts. Config.Regression turns the open bugs into one mission
 // per page (memory.QA.RegressionMissions).
 //
 // # Scale-out
 //
-// Config.DB may be a postgres:// URL (checkpoint/postgres and memory's
-// Postgres store on one pool, so shards share bug memory), Config.Shard
-// runs one shard's missions (ShardOf: FNV-1a of the thread id mod n), and
+// Config.DB may be a postgres:// URL (checkpoint/postgres and memory/postgres
+// on one pool, so shards share bug memory), Config.Shard runs one shard's
+// missions (mission.ShardOf: FNV-1a of the thread id mod n), and
 // Config.BrowserWS drives a browser a Playwright browser server launched
 // (browser.LaunchOptions.Endpoint; the collector stays on this machine's
-// loopback, which the connection exposes to that browser). MergeReports
-// joins the shards' report directories, one bug per fingerprint
-// (scale.go, merge.go).
+// loopback, which the connection exposes to that browser).
+// report.MergeReports joins the shards' report directories, one bug per
+// fingerprint.
 //
 // # Retries and resume
 //
@@ -306,10 +307,8 @@
 // events: goal start and completion, every step (the progress line on
 // Config.Progress is an observe.Console rendering them), a model persona's
 // step starts, tool calls and results, turn summaries and turn step limits,
-// and every bug found. Goal templates build missions from parameters:
-// CreateTests, CompareVariants, SimulateAllUsers and FullSeed from Go,
-// ExpandTemplate from a YAML node, and in a missions file an item
-// {template: NAME, params: {…}} expands in place (see ParseMissions).
+// and every bug found. Goal templates (package mission) build missions
+// from parameters.
 //
 // Model personas also get browser.VisionTools: capture_bug_screenshot
 // (saved under the mission's screenshots/bugs) and analyze_visual_state,
