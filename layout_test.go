@@ -22,7 +22,8 @@ import (
 // The import rules of the module's layout (DESIGN.md's table), checked
 // against what `go list -json ./...` says the tree imports:
 //   - each package's non-test files import of the module only what its line
-//     of layout allows (graph: state; state: nothing; checkpoint and memory:
+//     of layout allows (graph: state and two stdlib-only leaves, bytesx and
+//     panicerr; state: nothing; checkpoint and memory:
 //     graph; tools: nothing; llm: graph and tools; browser: tools;
 //     personas: browser; examples: anything);
 //   - state, graph and the root package import only the standard library
@@ -52,10 +53,10 @@ type rule struct {
 var layout = []rule{
 	{".", false, nil},
 	{"state", false, nil},
-	{"graph", false, []string{"state"}},
+	{"graph", false, []string{"state", "internal/bytesx", "internal/panicerr"}},
 	{"checkpoint", true, []string{"graph"}},
 	{"memory", true, []string{"graph"}},
-	{"tools", true, nil},
+	{"tools", true, []string{"internal/panicerr"}},
 	{"llm", true, []string{"graph", "tools"}},
 	{"browser", true, []string{"tools"}},
 	{"personas", true, []string{"browser"}},
@@ -66,13 +67,17 @@ var layout = []rule{
 	{"examples/explorer/observe", false, nil},
 	{"examples/explorer/session", false, nil},
 	{"examples/explorer/minimize", true, []string{"browser"}},
-	{"examples/explorer/pullreq", true, []string{"tools", "examples/explorer/internal"}},
+	{"examples/explorer/discover", true, nil},
+	{"examples/explorer/pullreq", true, []string{"tools", "llm", "examples/explorer/internal", "examples/explorer/mission"}},
 	{"examples/explorer/findings", true, []string{"browser", "memory", "personas"}},
 	{"examples/explorer/mission", true, []string{"personas", "examples/explorer/internal"}},
 	{"examples/explorer/report", true, []string{"examples/explorer/findings", "examples/explorer/mission", "llm"}},
 	{"examples/explorer/explore", true, []string{"checkpoint", "llm", "tools", "examples/explorer/findings", "examples/explorer/mission",
 		"examples/explorer/report", "examples/explorer/session", "examples/explorer/minimize", "examples/explorer/pullreq",
-		"examples/explorer/observe"}},
+		"examples/explorer/observe", "examples/explorer/discover"}},
+	// Leaves graph and tools share: the standard library only.
+	{"internal/bytesx", false, nil},
+	{"internal/panicerr", false, nil},
 	{"internal/urlx", false, nil},
 	{"internal/clip", false, nil},
 	{"internal/pgmigrate", false, nil},
@@ -130,14 +135,14 @@ func TestImportRulesCatch(t *testing.T) {
 	}
 	got := checkImports(pkgs, layout)
 	assert.ElementsMatch(t, []string{
-		"graph imports browser: graph may import state",
+		"graph imports browser: graph may import internal/bytesx, internal/panicerr, state",
 		"graph imports github.com/x/y: graph imports the standard library only",
 		"state imports internal/urlx: state may import nothing of the module",
-		"personas imports llm: personas may import browser, tools, ground helpers",
-		"browser imports internal/testapps/demoapp: browser may import tools, ground helpers",
+		"personas imports llm: personas may import browser, internal/panicerr, tools, ground helpers",
+		"browser imports internal/testapps/demoapp: browser may import internal/panicerr, tools, ground helpers",
 		"browser imports internal/testapps/demoapp: library code imports internal/testapps only from _test.go files",
 		"browser (test) imports examples/explorer/explore: nothing outside examples/ imports examples/",
-		"internal/testapps/demoapp imports examples/explorer/explore: internal/testapps may import browser, tools, ground helpers",
+		"internal/testapps/demoapp imports examples/explorer/explore: internal/testapps may import browser, internal/panicerr, tools, ground helpers",
 		"internal/testapps/demoapp imports examples/explorer/explore: nothing outside examples/ imports examples/",
 		"nowhere: no rule in layout covers this package; add a line",
 	}, got)

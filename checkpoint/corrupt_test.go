@@ -168,9 +168,9 @@ func TestCorruptSerializerMismatch(t *testing.T) {
 	assert.Contains(t, err.Error(), `"json"`)
 }
 
-type otherSerializer struct{ JSON }
+type otherSerializer struct{ graph.JSON }
 
-func (otherSerializer) Name() string { return "other" }
+func (otherSerializer) Format() string { return "other" }
 
 // TestCorruptTruncatedFile cuts a file in half: opening or reading fails
 // with an error, never a crash.

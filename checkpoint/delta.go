@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/internal/bytesx"
 )
 
 var _ graph.DeltaPutter = (*Bolt)(nil)
@@ -200,7 +201,7 @@ func (b *Bolt) encodeDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, ba
 		bv, _, ok := base.value(name)
 		p := 0
 		if ok && v != nil && bv != nil {
-			p = commonPrefix(bv, v)
+			p = bytesx.CommonPrefix(bv, v)
 		}
 		switch {
 		case ok && bv != nil && len(bv) == len(v) && p == len(v):
@@ -234,7 +235,7 @@ func (b *Bolt) encodeDelta(cp *graph.Checkpoint, deltas []graph.ChannelDelta, ba
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode record: %w", err)
 	}
-	rec := EncodeEnvelope(Envelope{Kind: kindCheckpoint, StateType: cp.StateType, Serializer: b.cfg.serializer.Name(), Header: hb, Blobs: bl})
+	rec := EncodeEnvelope(Envelope{Kind: kindCheckpoint, StateType: cp.StateType, Serializer: b.cfg.serializer.Format(), Header: hb, Blobs: bl})
 	stored.ThreadID, stored.NS = "", ""
 	l := &loaded{cp: stored, depth: h.Depth, crc: recordSum(rec), size: len(rec), refsParent: true, ropes: ropes}
 	return rec, l, nil

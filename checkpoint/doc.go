@@ -74,9 +74,9 @@
 // # Records and errors
 //
 // Every stored record sits in a versioned Envelope (format version, record
-// kind, state type name, serializer name, CRC-32C); the structured header
-// is encoded by a pluggable Serializer (JSON by default) and bulk bytes go
-// next to it unencoded. A record that does not decode — unknown version,
+// kind, state type name, serializer format, CRC-32C); the structured header
+// is encoded by a pluggable graph.Serializer (graph.JSON by default, see
+// WithSerializer) and bulk bytes go next to it unencoded. A record that does not decode — unknown version,
 // damaged bytes, another serializer, a missing delta base — gives a
 // *DecodeError naming the thread, namespace and checkpoint, wrapping
 // ErrUnknownVersion, ErrCorrupt or ErrFormat; never a panic and never a

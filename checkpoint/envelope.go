@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -52,28 +51,6 @@ func (e *DecodeError) Error() string {
 
 func (e *DecodeError) Unwrap() error { return e.Err }
 
-// Serializer encodes the structured part (the header) of stored records.
-// Bulk bytes (channel values, write values) travel next to the header as raw
-// blobs, so a text serializer does not inflate them.
-type Serializer interface {
-	// Name is stored in every record, e.g. "json".
-	Name() string
-	Marshal(v any) ([]byte, error)
-	Unmarshal(data []byte, v any) error
-}
-
-// JSON is the default Serializer.
-type JSON struct{}
-
-// Name returns "json".
-func (JSON) Name() string { return "json" }
-
-// Marshal encodes v with encoding/json.
-func (JSON) Marshal(v any) ([]byte, error) { return json.Marshal(v) }
-
-// Unmarshal decodes data with encoding/json.
-func (JSON) Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
-
 // Envelope is the versioned frame around every record the bbolt back-end
 // stores. Its binary layout is:
 //
@@ -86,7 +63,7 @@ type Envelope struct {
 	Version    byte
 	Kind       string // what the record is: "checkpoint", "writes"
 	StateType  string // the Go type of the graph state, for error messages
-	Serializer string // the Serializer that encoded Header
+	Serializer string // the Format of the graph.Serializer that encoded Header
 	Header     []byte
 	Blobs      [][]byte
 }

@@ -1,6 +1,10 @@
 package checkpoint
 
-import "log/slog"
+import (
+	"log/slog"
+
+	"github.com/agentgraph/agentgraph/graph"
+)
 
 // DefaultSnapshotEvery is the default distance, in checkpoints, between two
 // full snapshots of a thread in the bbolt back-end.
@@ -12,7 +16,7 @@ type Option func(*config)
 type config struct {
 	keepLast      int
 	snapshotEvery int
-	serializer    Serializer
+	serializer    graph.Serializer
 	logger        *slog.Logger
 	bucket        string
 	wal           *WALOptions
@@ -25,7 +29,7 @@ type config struct {
 func newConfig(opts []Option) config {
 	c := config{
 		snapshotEvery: DefaultSnapshotEvery,
-		serializer:    JSON{},
+		serializer:    graph.JSON{},
 		logger:        slog.New(slog.DiscardHandler),
 		bucket:        DefaultBucket,
 	}
@@ -50,9 +54,11 @@ func WithRetention(n int) Option { return func(c *config) { c.keepLast = n } }
 func WithSnapshotEvery(k int) Option { return func(c *config) { c.snapshotEvery = k } }
 
 // WithSerializer replaces the JSON serializer the bbolt back-end uses for
-// its record headers. Records carry the serializer's name; a record written
-// with another serializer is reported as a decode error.
-func WithSerializer(s Serializer) Option { return func(c *config) { c.serializer = s } }
+// its record headers (the structured part of each record; bulk bytes such
+// as channel values travel next to it as raw blobs). Records carry the
+// serializer's Format; a record written with another serializer is
+// reported as a decode error.
+func WithSerializer(s graph.Serializer) Option { return func(c *config) { c.serializer = s } }
 
 // WithLogger sets the logger for maintenance events (retention, repairs).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/internal/bytesx"
 )
 
 // Record kinds stored in envelopes.
@@ -235,19 +236,6 @@ func channelTail(name string, keep int, tail []byte, writes []graph.PendingWrite
 	return chanHdr{Name: name, Keep: keep, Blob: bl.add(tail[:len(tail)-best]), Write: bi + 1, Suffix: best}
 }
 
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	const block = 4096 // bytes.Equal is vectorised; find the first differing block
-	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
-		i += block
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
 // encodeCheckpoint builds the record of cp. base is the materialised
 // parent (nil when the parent is not stored); parentWrites are the pending
 // writes stored against it.
@@ -282,7 +270,7 @@ func (b *Bolt) encodeCheckpoint(cp *graph.Checkpoint, base *loaded, parentWrites
 			bv, ok := base.cp.Values[name]
 			p := 0
 			if ok && v != nil {
-				p = commonPrefix(bv, v)
+				p = bytesx.CommonPrefix(bv, v)
 			}
 			switch {
 			case ok && len(bv) == len(v) && p == len(v) && (bv == nil) == (v == nil):
@@ -307,7 +295,7 @@ func (b *Bolt) encodeCheckpoint(cp *graph.Checkpoint, base *loaded, parentWrites
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode record: %w", err)
 	}
-	rec := EncodeEnvelope(Envelope{Kind: kindCheckpoint, StateType: cp.StateType, Serializer: b.cfg.serializer.Name(), Header: hb, Blobs: bl})
+	rec := EncodeEnvelope(Envelope{Kind: kindCheckpoint, StateType: cp.StateType, Serializer: b.cfg.serializer.Format(), Header: hb, Blobs: bl})
 	l := &loaded{cp: cloneCheckpoint(cp), depth: h.Depth, crc: recordSum(rec), size: len(rec), refsParent: h.Base != "" || h.WritesOf != ""}
 	l.cp.ThreadID, l.cp.NS = "", ""
 	return rec, l, nil
@@ -320,7 +308,7 @@ func (b *Bolt) encodeWrites(ws []graph.PendingWrite) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode pending writes: %w", err)
 	}
-	return EncodeEnvelope(Envelope{Kind: kindWrites, Serializer: b.cfg.serializer.Name(), Header: hb, Blobs: bl}), nil
+	return EncodeEnvelope(Envelope{Kind: kindWrites, Serializer: b.cfg.serializer.Format(), Header: hb, Blobs: bl}), nil
 }
 
 type decoded struct {
@@ -340,8 +328,8 @@ func (b *Bolt) openEnvelope(raw []byte, kind string) (Envelope, error) {
 	if env.Kind != kind {
 		return env, fmt.Errorf("%w: record kind %q, want %q", ErrCorrupt, env.Kind, kind)
 	}
-	if env.Serializer != b.cfg.serializer.Name() {
-		return env, fmt.Errorf("%w: record written with serializer %q, checkpointer uses %q", ErrFormat, env.Serializer, b.cfg.serializer.Name())
+	if env.Serializer != b.cfg.serializer.Format() {
+		return env, fmt.Errorf("%w: record written with serializer %q, checkpointer uses %q", ErrFormat, env.Serializer, b.cfg.serializer.Format())
 	}
 	return env, nil
 }

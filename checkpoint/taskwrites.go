@@ -43,7 +43,7 @@ func (b *Bolt) encodeTaskWrites(seq uint64, ws []graph.PendingWrite) ([]byte, er
 	if err != nil {
 		return nil, fmt.Errorf("encode pending writes: %w", err)
 	}
-	return EncodeEnvelope(Envelope{Kind: kindTaskWrites, Serializer: b.cfg.serializer.Name(), Header: hb, Blobs: bl}), nil
+	return EncodeEnvelope(Envelope{Kind: kindTaskWrites, Serializer: b.cfg.serializer.Format(), Header: hb, Blobs: bl}), nil
 }
 
 func (b *Bolt) decodeTaskWrites(raw []byte) (taskWritesHdr, []graph.PendingWrite, error) {

@@ -439,7 +439,7 @@ func (b *Bolt) encodeLogPayload(kind string, h logHdr, rec []byte) ([]byte, erro
 	if err != nil {
 		return nil, fmt.Errorf("encode log record: %w", err)
 	}
-	return EncodeEnvelope(Envelope{Kind: kind, Serializer: b.cfg.serializer.Name(), Header: hb, Blobs: [][]byte{rec}}), nil
+	return EncodeEnvelope(Envelope{Kind: kind, Serializer: b.cfg.serializer.Format(), Header: hb, Blobs: [][]byte{rec}}), nil
 }
 
 // decodeLogOp parses a log payload back into the operation. bases holds
@@ -450,8 +450,8 @@ func (b *Bolt) decodeLogOp(p []byte, bases map[string]*loaded) (walOp, error) {
 	if err != nil {
 		return walOp{}, err
 	}
-	if env.Serializer != b.cfg.serializer.Name() {
-		return walOp{}, fmt.Errorf("%w: log record written with serializer %q, checkpointer uses %q", ErrFormat, env.Serializer, b.cfg.serializer.Name())
+	if env.Serializer != b.cfg.serializer.Format() {
+		return walOp{}, fmt.Errorf("%w: log record written with serializer %q, checkpointer uses %q", ErrFormat, env.Serializer, b.cfg.serializer.Format())
 	}
 	var h logHdr
 	if err := b.cfg.serializer.Unmarshal(env.Header, &h); err != nil {

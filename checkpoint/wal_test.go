@@ -251,9 +251,9 @@ func TestWALUnknownVersion(t *testing.T) {
 	})
 }
 
-type renamedJSON struct{ JSON }
+type renamedJSON struct{ graph.JSON }
 
-func (renamedJSON) Name() string { return "json2" }
+func (renamedJSON) Format() string { return "json2" }
 
 func TestWALReadOnlyAndInUse(t *testing.T) {
 	ctx := context.Background()

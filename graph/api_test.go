@@ -3,6 +3,7 @@ package graph_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"testing"
@@ -134,4 +135,16 @@ func TestEmptyUpdateWarnsInDebugMode(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestFilterConditions(t *testing.T) {
+	assert.Equal(t, graph.Condition{Field: "page.path", Op: graph.OpEq, Value: json.RawMessage(`"/login"`)}, graph.Eq("page.path", "/login"))
+	assert.Equal(t, graph.Condition{Field: "age", Op: graph.OpGte, Value: json.RawMessage(`18`)}, graph.Gte("age", 18))
+	assert.Equal(t, graph.Condition{Field: "tags", Op: graph.OpNe, Value: json.RawMessage(`["x"]`)}, graph.Ne("tags", []string{"x"}))
+	for _, c := range []graph.Condition{graph.Gt("n", 1.5), graph.Lt("s", "b"), graph.Lte("n", 0)} {
+		assert.NoError(t, c.Err())
+	}
+	bad := graph.Eq("a", make(chan int))
+	assert.ErrorContains(t, bad.Err(), "value is not JSON")
+	assert.Nil(t, bad.Value)
 }

@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/agentgraph/agentgraph/internal/bytesx"
 )
 
 // Reserved channels of pending writes and checkpoint values.
@@ -554,7 +555,7 @@ func (r *run[S]) encodeChannel(fi int, sp unsafe.Pointer, grow bool) (b []byte, 
 		// changed: what it shares with the last encoding still goes as a
 		// delta. The comparison is the encoding's cost again, paid at
 		// each doubling of a growing list.
-		if p := commonPrefix(old, b); p >= minDeltaKeep {
+		if p := bytesx.CommonPrefix(old, b); p >= minDeltaKeep {
 			return b, p, nil
 		}
 	}
@@ -588,19 +589,6 @@ const byteChunk = 2048
 
 // minDeltaKeep is the shortest prefix worth sending as a ChannelDelta.
 const minDeltaKeep = 64
-
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	const block = 4096 // bytes.Equal is vectorised; find the first differing block
-	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
-		i += block
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
-}
 
 // metadata returns the checkpoint metadata for source. The map is shared by
 // the run's checkpoints of that source and never modified after creation.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -46,15 +47,77 @@ type PutOptions struct {
 
 // SearchQuery filters and ranks a Store search.
 type SearchQuery struct {
-	// Filter keeps items whose value has these top-level fields equal to the
-	// given JSON-comparable values. Dotted names reach nested objects.
-	Filter map[string]any
+	// Filter keeps the items whose value satisfies every condition; nil
+	// keeps all.
+	Filter Filter
 	// Query ranks items by keyword match (or by embedding similarity when the
 	// store has an embedder); empty means namespace order.
 	Query  string
 	Limit  int // 0 means the store's default (10)
 	Offset int
 }
+
+// Op is the comparison of a filter Condition.
+type Op string
+
+// The comparisons of a Condition. OpEq and OpNe compare any JSON values
+// (objects and arrays structurally); the order comparisons hold for two
+// numbers or two strings only (strings compare bytewise), so a missing
+// field or one of another type fails them.
+const (
+	OpEq  Op = "$eq"  // equal
+	OpNe  Op = "$ne"  // not equal, or the field is missing
+	OpGt  Op = "$gt"  // greater
+	OpGte Op = "$gte" // greater or equal
+	OpLt  Op = "$lt"  // less
+	OpLte Op = "$lte" // less or equal
+)
+
+// Condition tests one field of an item's value: the field at Field
+// (dotted names reach nested objects) compared with Value by Op. Build it
+// with Where or Eq, Ne, Gt, Gte, Lt, Lte, which encode the value.
+type Condition struct {
+	Field string
+	Op    Op              // "" means OpEq
+	Value json.RawMessage // the JSON value compared with
+	err   error           // Where could not encode the value
+}
+
+// Err is the error Where met encoding the value, if any; a Store rejects
+// such a condition.
+func (c Condition) Err() error { return c.err }
+
+// Filter keeps the items whose value satisfies every Condition.
+type Filter []Condition
+
+// Where returns the condition "field op value", value encoded as JSON. A
+// value that does not encode (a channel, say) gives a condition with an
+// Err, which a Store's Search rejects.
+func Where[T any](field string, op Op, value T) Condition {
+	b, err := json.Marshal(value)
+	if err != nil {
+		return Condition{Field: field, Op: op, err: fmt.Errorf("value is not JSON: %w", err)}
+	}
+	return Condition{Field: field, Op: op, Value: b}
+}
+
+// Eq is Where(field, OpEq, value).
+func Eq[T any](field string, value T) Condition { return Where(field, OpEq, value) }
+
+// Ne is Where(field, OpNe, value).
+func Ne[T any](field string, value T) Condition { return Where(field, OpNe, value) }
+
+// Gt is Where(field, OpGt, value).
+func Gt[T any](field string, value T) Condition { return Where(field, OpGt, value) }
+
+// Gte is Where(field, OpGte, value).
+func Gte[T any](field string, value T) Condition { return Where(field, OpGte, value) }
+
+// Lt is Where(field, OpLt, value).
+func Lt[T any](field string, value T) Condition { return Where(field, OpLt, value) }
+
+// Lte is Where(field, OpLte, value).
+func Lte[T any](field string, value T) Condition { return Where(field, OpLte, value) }
 
 // NamespaceQuery filters ListNamespaces.
 type NamespaceQuery struct {

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"strconv"
@@ -266,8 +267,14 @@ func TestChoose(t *testing.T) {
 		assert.Equal(t, Choice{Option: "power_user", Reason: "depth"}, c)
 		call := s.Calls()[0]
 		require.Len(t, call.Options.Tools, 1)
-		schema := call.Options.Tools[0].Function.Parameters.(map[string]any)
-		assert.Equal(t, opts, schema["properties"].(map[string]any)["choice"].(map[string]any)["enum"])
+		schema, ok := call.Options.Tools[0].Function.Parameters.(map[string]any)
+		require.True(t, ok, "langchaingo's Google client takes only a map[string]any")
+		wire, err := json.Marshal(schema)
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"type": "object", "additionalProperties": false, "required": ["choice"], "properties": {
+			"choice": {"type": "string", "enum": ["new_user", "power_user", "FINISH"], "description": "exactly one of: new_user, power_user, FINISH"},
+			"reason": {"type": "string", "description": "one short sentence on why"}}}`, string(wire))
+		assert.Equal(t, []any{"new_user", "power_user", "FINISH"}, ChooseSchema(opts).Properties.Value("choice").Enum)
 		assert.Equal(t, llms.ToolChoice{Type: "function", Function: &llms.FunctionReference{Name: ChooseTool}}, call.Options.ToolChoice)
 	})
 	t.Run("out of enum then valid", func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/invopop/jsonschema"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -34,19 +35,40 @@ func (e *RouteError) Error() string {
 
 func (e *RouteError) Unwrap() error { return e.Err }
 
-// ChooseSchema is the JSON Schema of the choose function for options.
-func ChooseSchema(options []string) map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			// the options are in the description too: langchaingo's Google
-			// client drops "enum" when it converts the schema
-			"choice": map[string]any{"type": "string", "enum": options, "description": "exactly one of: " + strings.Join(options, ", ")},
-			"reason": map[string]any{"type": "string", "description": "one short sentence on why"},
-		},
-		"required":             []string{"choice"},
-		"additionalProperties": false,
+// ChooseSchema is the JSON Schema of the choose function for options: an
+// object with a required "choice", a string that is one of options, and an
+// optional "reason".
+func ChooseSchema(options []string) *jsonschema.Schema {
+	enum := make([]any, len(options))
+	for i, o := range options {
+		enum[i] = o
 	}
+	props := jsonschema.NewProperties()
+	// the options are in the description too: langchaingo's Google client
+	// drops "enum" when it converts the schema
+	props.Set("choice", &jsonschema.Schema{Type: "string", Enum: enum, Description: "exactly one of: " + strings.Join(options, ", ")})
+	props.Set("reason", &jsonschema.Schema{Type: "string", Description: "one short sentence on why"})
+	return &jsonschema.Schema{
+		Type:                 "object",
+		Properties:           props,
+		Required:             []string{"choice"},
+		AdditionalProperties: jsonschema.FalseSchema,
+	}
+}
+
+// schemaParams turns a schema into the decoded JSON object langchaingo's
+// clients take as a function's Parameters (the Google client accepts
+// nothing else).
+func schemaParams(s *jsonschema.Schema) (map[string]any, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var params map[string]any
+	if err := json.Unmarshal(b, &params); err != nil {
+		return nil, err
+	}
+	return params, nil
 }
 
 // Choose asks model to pick one of options through function calling: the
@@ -67,10 +89,14 @@ func Choose(ctx context.Context, model llms.Model, messages []llms.MessageConten
 		}
 		seen[strings.ToLower(o)] = true
 	}
+	params, err := schemaParams(ChooseSchema(options))
+	if err != nil {
+		return Choice{}, fmt.Errorf("llm: route: choose schema: %w", err)
+	}
 	tool := llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
 		Name:        ChooseTool,
 		Description: "Choose exactly one of the allowed options: " + strings.Join(options, ", "),
-		Parameters:  ChooseSchema(options),
+		Parameters:  params,
 	}}
 	opts := append([]llms.CallOption{
 		llms.WithTools([]llms.Tool{tool}),

@@ -5,8 +5,9 @@
 //
 // NewInMemoryStore and NewBoltStore implement graph.Store. In the bbolt store
 // namespaces are nested buckets under one top-level bucket (agentgraph.store),
-// so one file can be shared with checkpoint.NewBolt. Search filters use dotted
-// paths and the operators $eq, $ne, $gt, $gte, $lt, $lte; Query ranks by
+// so one file can be shared with checkpoint.NewBolt. Search filters
+// (graph.Filter) use dotted paths and the comparisons graph.OpEq, OpNe,
+// OpGt, OpGte, OpLt, OpLte; Query ranks by
 // keywords, or by embedding similarity with WithEmbedder (any langchaingo
 // embeddings.Embedder satisfies Embedder). TTL comes from PutOptions.TTL;
 // expired items are hidden and PurgeExpired deletes them. The conformance
@@ -15,31 +16,16 @@
 //
 // Update is the Store's atomic read-modify-write of one key: the in-memory
 // store runs it under its lock, the bbolt store in one write transaction,
-// the Postgres store under a row lock.
+// the Postgres store (memory/postgres) under a row lock.
 //
 // # PostgreSQL
 //
-// NewPostgresStore (or OpenPostgresStore with a DSN) is a graph.Store on
-// PostgreSQL (pgx), shared by every process that opens the same database:
-// the store for several explorer shards or graph replicas. Its schema
-// (table agentgraph_store_items) is created or migrated on open, versioned
-// in agentgraph_schema and under an advisory lock (package
-// internal/pgmigrate), so processes may open it at once. A row holds the
-// same JSON record as the bbolt store and the expiry as a column; a
-// namespace is a length-prefixed byte key, so the items under a prefix are
-// one index range. SQL narrows a Search to that range and to live items;
-// the filter, keyword or vector ranking (cosine in Go, no extension) and
-// paging run on the rows with the code every back-end shares, so results
-// match the other back-ends. WithStoreBucket names the store (a column),
-// so several stores can share a database. Update locks the item's row;
-// when the key is missing, it inserts only if no one else did meanwhile
-// and otherwise runs the function again on the other writer's value.
-// Records that do not decode are reported as in the bbolt store (Get fails,
-// Search returns the rest with a *CorruptRecordsError); Check, Quarantine
-// (into the table agentgraph_store_quarantine, bytes kept) and Quarantined
-// work the same way, so QA.Check and QA.Quarantine do too.
-// The tests start a throwaway cluster (internal/pgtest) once per test
-// binary.
+// The PostgreSQL back-end is the sub-package memory/postgres (postgres.New,
+// postgres.Open), as checkpoint/postgres is for checkpoints, so that
+// importing memory does not link pgx. It takes the same StoreOptions and
+// shares this package's record format, filters, ranking and corruption
+// reports (through memory/internal/storekit), so its results match the
+// in-memory and bbolt stores'.
 //
 // # Damaged records
 //
@@ -94,8 +80,8 @@
 // (RecordBug over it, say) fails until it is quarantined.
 //
 // RecordBug and MarkFixed change a bug entry with one Store.Update, so
-// processes sharing a store (PostgresStore) lose no sighting: two
+// processes sharing a store (memory/postgres) lose no sighting: two
 // processes recording one bug 100 times each leave a seen count of 200
-// (TestQARecordBugTwoProcesses). The QA's other writers serialise within
+// (memory/postgres TestQARecordBugTwoProcesses). The QA's other writers serialise within
 // one QA value; share one QA per app and process.
 package memory

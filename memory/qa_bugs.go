@@ -246,12 +246,12 @@ func (q *QA) Bug(ctx context.Context, fingerprint string) (BugEntry, error) {
 // decode are left out and listed in a *CorruptRecordsError returned with
 // the others (see IsCorruptOnly and Quarantine).
 func (q *QA) Bugs(ctx context.Context, status BugStatus) ([]BugEntry, error) {
-	var filter map[string]any
+	var filter graph.Filter
 	if status != "" {
 		if status != BugOpen && status != BugFixed {
 			return nil, qaInvalid("unknown bug status %q", status)
 		}
-		filter = map[string]any{"status": string(status)}
+		filter = graph.Filter{graph.Eq("status", string(status))}
 	}
 	bugs, err := qaList[BugEntry](ctx, q, KindBugs, filter)
 	if !IsCorruptOnly(err) {

@@ -185,7 +185,7 @@ func TestBugsFilterUsesStore(t *testing.T) {
 	_, err := q.Bugs(ctx, BugOpen)
 	require.NoError(t, err)
 	require.NotEmpty(t, st.queries)
-	assert.Equal(t, map[string]any{"status": "open"}, st.queries[len(st.queries)-1].Filter)
+	assert.Equal(t, graph.Filter{graph.Eq("status", "open")}, st.queries[len(st.queries)-1].Filter)
 	for _, o := range st.puts {
 		assert.True(t, o.NoIndex || len(o.Index) > 0)
 	}

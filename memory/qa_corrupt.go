@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/memory/internal/storekit"
 )
 
 // KindQuarantine is where QA.Quarantine keeps values that are valid store
@@ -21,7 +22,7 @@ var qaKinds = []QAKind{KindPages, KindSelectors, KindQuirks, KindObservations, K
 // that do not decode as their kind. Other errors (a closed store) are
 // returned as they are.
 func (q *QA) Check(ctx context.Context) error {
-	var bad corruptSet
+	var bad storekit.CorruptSet
 	for _, kind := range qaKinds {
 		items, err := q.listRaw(ctx, kind, &bad)
 		if err != nil {
@@ -29,11 +30,11 @@ func (q *QA) Check(ctx context.Context) error {
 		}
 		for _, it := range items {
 			if err := qaDecodes(kind, it.Key, it.Value); err != nil {
-				bad.add(it.Namespace, it.Key, err)
+				bad.Add(it.Namespace, it.Key, err)
 			}
 		}
 	}
-	return bad.err()
+	return bad.Err()
 }
 
 // Quarantine moves the app's records that do not decode out of the way,
@@ -54,27 +55,27 @@ func (q *QA) Quarantine(ctx context.Context) ([]CorruptRecord, error) {
 		}
 		moved = append(moved, recs...)
 	}
-	var left corruptSet
+	var left storekit.CorruptSet
 	for _, kind := range qaKinds {
-		var bad corruptSet
+		var bad storekit.CorruptSet
 		items, err := q.listRaw(ctx, kind, &left)
 		if err != nil {
 			return moved, fmt.Errorf("qa memory: quarantine: %w", err)
 		}
 		for _, it := range items {
 			if err := qaDecodes(kind, it.Key, it.Value); err != nil {
-				bad.add(it.Namespace, it.Key, err)
+				bad.Add(it.Namespace, it.Key, err)
 				if err := q.quarantineValue(ctx, kind, it); err != nil {
 					return moved, fmt.Errorf("qa memory: quarantine: %w", err)
 				}
 			}
 		}
-		moved = append(moved, bad.recs...)
+		moved = append(moved, bad.Records()...)
 	}
 	for _, r := range moved {
 		q.log.Warn("qa memory: quarantined a record that does not decode", "namespace", r.Namespace, "key", r.Key, "err", r.Err)
 	}
-	if err := left.err(); err != nil {
+	if err := left.Err(); err != nil {
 		return moved, fmt.Errorf("qa memory: quarantine: the store cannot move these: %w", err)
 	}
 	return moved, nil
@@ -94,11 +95,11 @@ func (q *QA) quarantineValue(ctx context.Context, kind QAKind, it graph.Item) er
 
 // listRaw returns every item of kind and adds the records the store could
 // not decode to bad.
-func (q *QA) listRaw(ctx context.Context, kind QAKind, bad *corruptSet) ([]graph.Item, error) {
+func (q *QA) listRaw(ctx context.Context, kind QAKind, bad *storekit.CorruptSet) ([]graph.Item, error) {
 	var out []graph.Item
 	for offset := 0; ; offset += qaPageSize {
 		items, err := q.store.Search(ctx, q.Namespace(kind), graph.SearchQuery{Limit: qaPageSize, Offset: offset})
-		if err := bad.keep(err); err != nil {
+		if err := bad.Keep(err); err != nil {
 			return nil, fmt.Errorf("qa memory: list %s: %w", kind, err)
 		}
 		out = append(out, items...)

@@ -85,8 +85,9 @@ func (s *qaFakeStore) Search(_ context.Context, prefix []string, q graph.SearchQ
 			continue
 		}
 		match := true
-		for f, want := range q.Filter {
-			if fmt.Sprint(obj[f]) != fmt.Sprint(want) {
+		for _, c := range q.Filter {
+			var want any
+			if err := json.Unmarshal(c.Value, &want); err != nil || fmt.Sprint(obj[c.Field]) != fmt.Sprint(want) {
 				match = false
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/memory/internal/storekit"
 )
 
 // QAKind names one namespace of an app's QA memory.
@@ -220,18 +221,18 @@ func qaGet[T any](ctx context.Context, q *QA, kind QAKind, key string) (v T, fou
 // Records that do not decode (in the store, or into T) are skipped, so one
 // corrupt item does not hide the rest; they come back as a
 // *CorruptRecordsError together with the values that decoded.
-func qaList[T any](ctx context.Context, q *QA, kind QAKind, filter map[string]any) ([]T, error) {
+func qaList[T any](ctx context.Context, q *QA, kind QAKind, filter graph.Filter) ([]T, error) {
 	var out []T
-	var bad corruptSet
+	var bad storekit.CorruptSet
 	for offset := 0; ; offset += qaPageSize {
 		items, err := q.store.Search(ctx, q.Namespace(kind), graph.SearchQuery{Filter: filter, Limit: qaPageSize, Offset: offset})
-		if err := bad.keep(err); err != nil {
+		if err := bad.Keep(err); err != nil {
 			return nil, fmt.Errorf("qa memory: list %s: %w", kind, err)
 		}
 		for _, it := range items {
 			var v T
 			if err := json.Unmarshal(it.Value, &v); err != nil {
-				bad.add(it.Namespace, it.Key, err)
+				bad.Add(it.Namespace, it.Key, err)
 				continue
 			}
 			out = append(out, v)
@@ -240,7 +241,7 @@ func qaList[T any](ctx context.Context, q *QA, kind QAKind, filter map[string]an
 			break
 		}
 	}
-	if err := bad.err(); err != nil {
+	if err := bad.Err(); err != nil {
 		q.log.Warn("qa memory: skipping records that do not decode", "kind", kind, "err", err)
 		return out, fmt.Errorf("qa memory: list %s: %w", kind, err)
 	}

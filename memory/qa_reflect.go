@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/agentgraph/agentgraph/memory/internal/storekit"
 )
 
 // ReflectionInput is what a Reflector learns one persona's supplement from.
@@ -188,17 +190,17 @@ type Reflection struct {
 func (q *QA) Reflect(ctx context.Context, opts ReflectOptions) (Reflection, error) {
 	// Records that do not decode are left out of the reflection and
 	// reported with it (a *CorruptRecordsError) once it is stored.
-	var bad corruptSet
+	var bad storekit.CorruptSet
 	sessions, err := q.Sessions(ctx)
-	if err := bad.keep(err); err != nil {
+	if err := bad.Keep(err); err != nil {
 		return Reflection{}, err
 	}
 	bugs, err := q.Bugs(ctx, "")
-	if err := bad.keep(err); err != nil {
+	if err := bad.Keep(err); err != nil {
 		return Reflection{}, err
 	}
 	sels, err := q.Selectors(ctx)
-	if err := bad.keep(err); err != nil {
+	if err := bad.Keep(err); err != nil {
 		return Reflection{}, err
 	}
 	var failed []SelectorRecord
@@ -274,7 +276,7 @@ func (q *QA) Reflect(ctx context.Context, opts ReflectOptions) (Reflection, erro
 	if err := q.SetRoutingRules(ctx, out.RoutingRules); err != nil {
 		return out, err
 	}
-	return out, bad.err()
+	return out, bad.Err()
 }
 
 // qaRoutingFromBugs: per page with open bugs, the persona that found most of

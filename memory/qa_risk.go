@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentgraph/agentgraph/memory/internal/storekit"
 )
 
 // RiskWeights tune the page-risk score.
@@ -105,24 +107,24 @@ func (r PageRisk) Reason() string {
 // PageRisks scores every page with open bugs, quirks or selector failures,
 // highest score first (ties by page).
 func (q *QA) PageRisks(ctx context.Context) ([]PageRisk, error) {
-	var bad corruptSet
+	var bad storekit.CorruptSet
 	bugs, err := q.Bugs(ctx, BugOpen)
-	if err := bad.keep(err); err != nil {
+	if err := bad.Keep(err); err != nil {
 		return nil, err
 	}
 	quirks, err := q.Quirks(ctx)
-	if err := bad.keep(err); err != nil {
+	if err := bad.Keep(err); err != nil {
 		return nil, err
 	}
 	sels, err := q.Selectors(ctx)
-	if err := bad.keep(err); err != nil {
+	if err := bad.Keep(err); err != nil {
 		return nil, err
 	}
 	pages, err := q.Pages(ctx)
-	if err := bad.keep(err); err != nil {
+	if err := bad.Keep(err); err != nil {
 		return nil, err
 	}
-	return q.scorePages(bugs, quirks, sels, pages), bad.err()
+	return q.scorePages(bugs, quirks, sels, pages), bad.Err()
 }
 
 func (q *QA) scorePages(bugs []BugEntry, quirks []Quirk, sels []SelectorRecord, pages []PageRecord) []PageRisk {
@@ -222,25 +224,25 @@ func (q *QA) SupervisorContext(ctx context.Context, maxChars int) (string, error
 	if maxChars <= 0 {
 		maxChars = DefaultContextChars
 	}
-	var bad corruptSet
+	var bad storekit.CorruptSet
 	bugs, err := q.Bugs(ctx, BugOpen)
-	if err := bad.keep(err); err != nil {
+	if err := bad.Keep(err); err != nil {
 		return "", err
 	}
 	quirks, err := q.Quirks(ctx)
-	if err := bad.keep(err); err != nil {
+	if err := bad.Keep(err); err != nil {
 		return "", err
 	}
 	sels, err := q.Selectors(ctx)
-	if err := bad.keep(err); err != nil {
+	if err := bad.Keep(err); err != nil {
 		return "", err
 	}
 	pages, err := q.Pages(ctx)
-	if err := bad.keep(err); err != nil {
+	if err := bad.Keep(err); err != nil {
 		return "", err
 	}
 	rules, err := q.RoutingRules(ctx)
-	if err := bad.keep(err); err != nil {
+	if err := bad.Keep(err); err != nil {
 		return "", err
 	}
 	risks := q.scorePages(bugs, quirks, sels, pages)
@@ -290,7 +292,7 @@ func (q *QA) SupervisorContext(ctx context.Context, maxChars int) (string, error
 			lines = append(lines, "- "+qaOneLine(r.String(), 200))
 		}
 	}
-	return qaCapLines(lines, maxChars), bad.err()
+	return qaCapLines(lines, maxChars), bad.Err()
 }
 
 // qaOneLine collapses whitespace and caps s at n runes.

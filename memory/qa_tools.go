@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/memory/internal/storekit"
 )
 
 // Tool names.
@@ -146,10 +147,10 @@ func (q *QA) Recall(ctx context.Context, query string, kinds []QAKind, limit int
 		limit = 5
 	}
 	var hits []RecallHit
-	var bad corruptSet
+	var bad storekit.CorruptSet
 	for _, kind := range kinds {
 		items, err := q.store.Search(ctx, q.Namespace(kind), graph.SearchQuery{Query: query, Limit: limit})
-		if err := bad.keep(err); err != nil {
+		if err := bad.Keep(err); err != nil {
 			return nil, fmt.Errorf("recall %s: %w", kind, err)
 		}
 		for _, it := range items {
@@ -159,7 +160,7 @@ func (q *QA) Recall(ctx context.Context, query string, kinds []QAKind, limit int
 			text, err := qaRecallText(kind, it.Value)
 			if err != nil {
 				q.log.Warn("qa memory: skipping undecodable item", "kind", kind, "key", it.Key, "err", err)
-				bad.add(it.Namespace, it.Key, err)
+				bad.Add(it.Namespace, it.Key, err)
 				continue
 			}
 			hits = append(hits, RecallHit{Kind: kind, Key: it.Key, Score: it.Score, Text: text})
@@ -169,7 +170,7 @@ func (q *QA) Recall(ctx context.Context, query string, kinds []QAKind, limit int
 	if len(hits) > limit {
 		hits = hits[:limit]
 	}
-	return hits, bad.err()
+	return hits, bad.Err()
 }
 
 func qaRecallText(kind QAKind, raw json.RawMessage) (string, error) {

@@ -11,6 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/memory/internal/storekit"
 )
 
 // BoltStore is a graph.Store kept in a bbolt database. Namespaces are
@@ -25,7 +26,7 @@ import (
 // It is safe for concurrent use.
 type BoltStore struct {
 	db  *bolt.DB
-	cfg storeConfig
+	cfg storekit.Config
 }
 
 var _ graph.Store = (*BoltStore)(nil)
@@ -39,19 +40,19 @@ var (
 // NewBoltStore returns a Store that keeps its items in db, creating its
 // top-level bucket if needed. The caller owns db and closes it.
 func NewBoltStore(db *bolt.DB, opts ...StoreOption) (*BoltStore, error) {
-	s := &BoltStore{db: db, cfg: newStoreConfig(opts)}
-	if s.cfg.bucket == "" {
-		return nil, storeInvalid("empty bucket name")
+	s := &BoltStore{db: db, cfg: storekit.NewConfig(opts)}
+	if s.cfg.Bucket == "" {
+		return nil, storekit.Invalid("empty bucket name")
 	}
 	if db.IsReadOnly() {
 		return s, nil
 	}
 	err := s.update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists([]byte(s.cfg.bucket))
+		_, err := tx.CreateBucketIfNotExists([]byte(s.cfg.Bucket))
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: create bucket %q: %w", s.cfg.bucket, err)
+		return nil, fmt.Errorf("store: create bucket %q: %w", s.cfg.Bucket, err)
 	}
 	return s, nil
 }
@@ -78,13 +79,13 @@ func recoverStore(err *error) {
 // nsBucket returns the bucket of ns (nil if it does not exist and create is
 // false). An empty ns is the top-level bucket.
 func (s *BoltStore) nsBucket(tx *bolt.Tx, ns []string, create bool) (*bolt.Bucket, error) {
-	b := tx.Bucket([]byte(s.cfg.bucket))
+	b := tx.Bucket([]byte(s.cfg.Bucket))
 	if b == nil {
 		if !create {
 			return nil, nil
 		}
 		var err error
-		if b, err = tx.CreateBucket([]byte(s.cfg.bucket)); err != nil {
+		if b, err = tx.CreateBucket([]byte(s.cfg.Bucket)); err != nil {
 			return nil, err
 		}
 	}
@@ -114,40 +115,18 @@ func (s *BoltStore) nsBucket(tx *bolt.Tx, ns []string, create bool) (*bolt.Bucke
 	return b, nil
 }
 
-func decodeStoreRecord(raw []byte, ns []string, key string) (*storeRecord, error) {
-	var r storeRecord
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("%w: namespace %q key %q: %v", ErrStoreCorrupt, ns, key, err)
-	}
-	if r.V != storeRecordVersion {
-		return nil, fmt.Errorf("%w: namespace %q key %q: unknown record version %d (this build reads %d)", ErrStoreCorrupt, ns, key, r.V, storeRecordVersion)
-	}
-	if r.Key != key || !slices.Equal(r.Namespace, ns) {
-		return nil, fmt.Errorf("%w: namespace %q key %q: record holds %q/%q", ErrStoreCorrupt, ns, key, r.Namespace, r.Key)
-	}
-	// Only what Put could have written: a damaged record must not reach a
-	// reader as a null or non-object value (it would decode as a zero value).
-	if err := validateKey(ns, key); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrStoreCorrupt, err)
-	}
-	if err := validateValue(ns, key, r.Value); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrStoreCorrupt, err)
-	}
-	return &r, nil
-}
-
 // Put stores value (a JSON object) under ns and key.
 func (s *BoltStore) Put(ctx context.Context, ns []string, key string, value json.RawMessage, opts *graph.PutOptions) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := validateKey(ns, key); err != nil {
+	if err := storekit.ValidateKey(ns, key); err != nil {
 		return err
 	}
-	if err := validateValue(ns, key, value); err != nil {
+	if err := storekit.ValidateValue(ns, key, value); err != nil {
 		return err
 	}
-	vec, err := s.cfg.embed(ctx, value, opts)
+	vec, err := s.cfg.Embed(ctx, value, opts)
 	if err != nil {
 		return fmt.Errorf("store: put %q/%q: %w", ns, key, err)
 	}
@@ -160,19 +139,19 @@ func (s *BoltStore) Put(ctx context.Context, ns []string, key string, value json
 		if err != nil {
 			return err
 		}
-		var old *storeRecord
+		var old *storekit.Record
 		if raw := items.Get([]byte(key)); raw != nil {
 			var derr error
-			if old, derr = decodeStoreRecord(raw, ns, key); derr != nil {
+			if old, derr = storekit.DecodeRecord(raw, ns, key); derr != nil {
 				// A damaged old record is replaced; its bytes are kept.
 				if err := s.quarantineTx(tx, ns, key, raw, derr); err != nil {
 					return err
 				}
-				s.cfg.logger.Warn("store: put replaces a record that does not decode; its bytes are in the quarantine bucket",
+				s.cfg.Logger.Warn("store: put replaces a record that does not decode; its bytes are in the quarantine bucket",
 					"namespace", ns, "key", key, "bucket", s.QuarantineBucket(), "err", derr)
 			}
 		}
-		r := s.cfg.newRecord(ns, key, value, opts, old)
+		r := s.cfg.NewRecord(ns, key, value, opts, old)
 		r.Vector = vec
 		raw, err := json.Marshal(r)
 		if err != nil {
@@ -191,7 +170,7 @@ func (s *BoltStore) Get(ctx context.Context, ns []string, key string) (*graph.It
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := validateKey(ns, key); err != nil {
+	if err := storekit.ValidateKey(ns, key); err != nil {
 		return nil, err
 	}
 	var it *graph.Item
@@ -208,12 +187,12 @@ func (s *BoltStore) Get(ctx context.Context, ns []string, key string) (*graph.It
 		if raw == nil {
 			return nil
 		}
-		r, err := decodeStoreRecord(raw, ns, key)
+		r, err := storekit.DecodeRecord(raw, ns, key)
 		if err != nil {
 			return &CorruptRecordsError{Records: []CorruptRecord{{Namespace: slices.Clone(ns), Key: key, Err: err}}}
 		}
-		if !r.expired(s.cfg.now()) {
-			item := r.item()
+		if !r.Expired(s.cfg.Now()) {
+			item := r.Item()
 			it = &item
 		}
 		return nil
@@ -233,7 +212,7 @@ func (s *BoltStore) Delete(ctx context.Context, ns []string, key string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := validateKey(ns, key); err != nil {
+	if err := storekit.ValidateKey(ns, key); err != nil {
 		return err
 	}
 	err := s.update(func(tx *bolt.Tx) error {
@@ -321,11 +300,11 @@ func (s *BoltStore) Search(ctx context.Context, prefix []string, q graph.SearchQ
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	se, err := newSearcher(ctx, &s.cfg, prefix, q)
+	se, err := storekit.NewSearcher(ctx, &s.cfg, prefix, q)
 	if err != nil {
 		return nil, err
 	}
-	var bad corruptSet
+	var bad storekit.CorruptSet
 	err = s.view(func(tx *bolt.Tx) error {
 		b, err := s.nsBucket(tx, prefix, false)
 		if err != nil || b == nil {
@@ -336,13 +315,13 @@ func (s *BoltStore) Search(ctx context.Context, prefix []string, q graph.SearchQ
 				return err
 			}
 			return items.ForEach(func(k, v []byte) error {
-				r, err := decodeStoreRecord(v, ns, string(k))
+				r, err := storekit.DecodeRecord(v, ns, string(k))
 				if err == nil {
-					err = se.add(r)
+					err = se.Add(r)
 				}
 				if err != nil {
-					s.cfg.logger.Warn("store: skipping an item that does not decode", "err", err)
-					bad.add(ns, string(k), err)
+					s.cfg.Logger.Warn("store: skipping an item that does not decode", "err", err)
+					bad.Add(ns, string(k), err)
 				}
 				return nil
 			})
@@ -351,7 +330,7 @@ func (s *BoltStore) Search(ctx context.Context, prefix []string, q graph.SearchQ
 	if err != nil {
 		return nil, fmt.Errorf("store: search %q: %w", prefix, err)
 	}
-	return se.done(), bad.err()
+	return se.Done(), bad.Err()
 }
 
 // ListNamespaces lists the namespaces that hold live items.
@@ -359,11 +338,11 @@ func (s *BoltStore) ListNamespaces(ctx context.Context, q graph.NamespaceQuery) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	l, err := newNSLister(q)
+	l, err := storekit.NewNSLister(q)
 	if err != nil {
 		return nil, err
 	}
-	now := s.cfg.now()
+	now := s.cfg.Now()
 	errLive := errors.New("live")
 	err = s.view(func(tx *bolt.Tx) error {
 		b, err := s.nsBucket(tx, nil, false)
@@ -372,14 +351,14 @@ func (s *BoltStore) ListNamespaces(ctx context.Context, q graph.NamespaceQuery) 
 		}
 		return storeWalk(b, nil, func(ns []string, items *bolt.Bucket) error {
 			err := items.ForEach(func(k, v []byte) error {
-				r, err := decodeStoreRecord(v, ns, string(k))
-				if err != nil || !r.expired(now) {
+				r, err := storekit.DecodeRecord(v, ns, string(k))
+				if err != nil || !r.Expired(now) {
 					return errLive // a damaged item still shows its namespace exists
 				}
 				return nil
 			})
 			if errors.Is(err, errLive) {
-				l.add(ns)
+				l.Add(ns)
 				return nil
 			}
 			return err
@@ -388,7 +367,7 @@ func (s *BoltStore) ListNamespaces(ctx context.Context, q graph.NamespaceQuery) 
 	if err != nil {
 		return nil, fmt.Errorf("store: list namespaces: %w", err)
 	}
-	return l.done(), nil
+	return l.Done(), nil
 }
 
 // PurgeExpired deletes expired items (and namespaces left empty) and
@@ -397,7 +376,7 @@ func (s *BoltStore) PurgeExpired(ctx context.Context) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	now := s.cfg.now()
+	now := s.cfg.Now()
 	n := 0
 	err := s.update(func(tx *bolt.Tx) error {
 		top, err := s.nsBucket(tx, nil, false)
@@ -411,7 +390,7 @@ func (s *BoltStore) PurgeExpired(ctx context.Context) (int, error) {
 		var victims []victim
 		err = storeWalk(top, nil, func(ns []string, items *bolt.Bucket) error {
 			return items.ForEach(func(k, v []byte) error {
-				if r, err := decodeStoreRecord(v, ns, string(k)); err == nil && r.expired(now) {
+				if r, err := storekit.DecodeRecord(v, ns, string(k)); err == nil && r.Expired(now) {
 					victims = append(victims, victim{slices.Clone(ns), slices.Clone(k)})
 				}
 				return nil
@@ -438,6 +417,6 @@ func (s *BoltStore) PurgeExpired(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("store: purge expired: %w", err)
 	}
-	s.cfg.logger.Debug("store: purged expired items", "count", n)
+	s.cfg.Logger.Debug("store: purged expired items", "count", n)
 	return n, nil
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/agentgraph/agentgraph/memory/internal/storekit"
 )
 
 // QuarantinedRecord is a record moved aside because it did not decode:
@@ -23,7 +25,7 @@ type QuarantinedRecord struct {
 
 // QuarantineBucket is the top-level bbolt bucket that keeps quarantined
 // records: the store's bucket name + ".quarantine".
-func (s *BoltStore) QuarantineBucket() string { return s.cfg.bucket + ".quarantine" }
+func (s *BoltStore) QuarantineBucket() string { return s.cfg.Bucket + ".quarantine" }
 
 // Check reads every record of the store and returns nil when all decode,
 // or a *CorruptRecordsError listing each one that does not (namespace,
@@ -34,7 +36,7 @@ func (s *BoltStore) Check(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("store: check: %w", err)
 	}
-	return bad.err()
+	return bad.Err()
 }
 
 // Quarantine moves every record under prefix (nil: the whole store) that
@@ -44,7 +46,7 @@ func (s *BoltStore) Quarantine(ctx context.Context, prefix []string) ([]CorruptR
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := validateNS(prefix, true); err != nil {
+	if err := storekit.ValidateNS(prefix, true); err != nil {
 		return nil, err
 	}
 	var moved []CorruptRecord
@@ -64,8 +66,8 @@ func (s *BoltStore) Quarantine(ctx context.Context, prefix []string) ([]CorruptR
 				if v == nil {
 					return nil // a nested bucket: Check reports it, nothing to move
 				}
-				if _, err := decodeStoreRecord(v, ns, string(k)); err != nil {
-					victims = append(victims, victim{CorruptRecord{slices.Clone(ns), string(k), err}, slices.Clone(v)})
+				if _, err := storekit.DecodeRecord(v, ns, string(k)); err != nil {
+					victims = append(victims, victim{CorruptRecord{Namespace: slices.Clone(ns), Key: string(k), Err: err}, slices.Clone(v)})
 				}
 				return nil
 			})
@@ -88,7 +90,7 @@ func (s *BoltStore) Quarantine(ctx context.Context, prefix []string) ([]CorruptR
 		return nil, fmt.Errorf("store: quarantine %q: %w", prefix, err)
 	}
 	for _, r := range moved {
-		s.cfg.logger.Warn("store: quarantined a record that does not decode", "namespace", r.Namespace, "key", r.Key, "err", r.Err)
+		s.cfg.Logger.Warn("store: quarantined a record that does not decode", "namespace", r.Namespace, "key", r.Key, "err", r.Err)
 	}
 	return moved, nil
 }
@@ -126,7 +128,7 @@ func (s *BoltStore) quarantineTx(tx *bolt.Tx, ns []string, key string, raw []byt
 	if err != nil {
 		return err
 	}
-	now := s.cfg.now().UTC()
+	now := s.cfg.Now().UTC()
 	rec := QuarantinedRecord{Namespace: slices.Clone(ns), Key: key, At: now, Raw: slices.Clone(raw)}
 	if e := errors.Join(reason...); e != nil {
 		rec.Reason = e.Error()
@@ -143,7 +145,7 @@ func (s *BoltStore) quarantineTx(tx *bolt.Tx, ns []string, key string, raw []byt
 	if err != nil {
 		return err
 	}
-	qk := fmt.Sprintf("%020d-%020d-%s%s", now.UnixNano(), seq, nsKey(ns), key)
+	qk := fmt.Sprintf("%020d-%020d-%s%s", now.UnixNano(), seq, storekit.NSKey(ns), key)
 	if err := qb.Put([]byte(qk), val); err != nil {
 		return err
 	}
@@ -158,11 +160,11 @@ func (s *BoltStore) quarantineTx(tx *bolt.Tx, ns []string, key string, raw []byt
 }
 
 // scan decodes every record under prefix and gathers those that fail.
-func (s *BoltStore) scan(ctx context.Context, prefix []string) (*corruptSet, error) {
+func (s *BoltStore) scan(ctx context.Context, prefix []string) (*storekit.CorruptSet, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	bad := &corruptSet{}
+	bad := &storekit.CorruptSet{}
 	err := s.view(func(tx *bolt.Tx) error {
 		b, err := s.nsBucket(tx, prefix, false)
 		if err != nil || b == nil {
@@ -174,11 +176,11 @@ func (s *BoltStore) scan(ctx context.Context, prefix []string) (*corruptSet, err
 			}
 			return items.ForEach(func(k, v []byte) error {
 				if v == nil {
-					bad.add(ns, string(k), fmt.Errorf("%w: namespace %q key %q: a bucket where a record belongs", ErrStoreCorrupt, ns, k))
+					bad.Add(ns, string(k), fmt.Errorf("%w: namespace %q key %q: a bucket where a record belongs", ErrStoreCorrupt, ns, k))
 					return nil
 				}
-				if _, err := decodeStoreRecord(v, ns, string(k)); err != nil {
-					bad.add(ns, string(k), err)
+				if _, err := storekit.DecodeRecord(v, ns, string(k)); err != nil {
+					bad.Add(ns, string(k), err)
 				}
 				return nil
 			})

@@ -26,7 +26,7 @@ func ExampleNewInMemoryStore() {
 	// Filter on a nested field, rank by keywords ("login" occurs twice in
 	// b1 and b3: in the title and in the path).
 	items, err := st.Search(ctx, []string{"qa"}, graph.SearchQuery{
-		Filter: map[string]any{"page.path": "/login"},
+		Filter: graph.Filter{graph.Eq("page.path", "/login")},
 		Query:  "password login",
 	})
 	if err != nil {

@@ -7,21 +7,22 @@ import (
 	"sync"
 
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/memory/internal/storekit"
 )
 
 // InMemoryStore is a graph.Store that keeps items in memory. It is safe for
 // concurrent use; items are copied in and out.
 type InMemoryStore struct {
-	cfg   storeConfig
+	cfg   storekit.Config
 	mu    sync.RWMutex
-	items map[string]map[string]*storeRecord // nsKey -> key -> record
+	items map[string]map[string]*storekit.Record // storekit.NSKey -> key -> record
 }
 
 var _ graph.Store = (*InMemoryStore)(nil)
 
 // NewInMemoryStore returns an empty in-memory Store.
 func NewInMemoryStore(opts ...StoreOption) *InMemoryStore {
-	return &InMemoryStore{cfg: newStoreConfig(opts), items: map[string]map[string]*storeRecord{}}
+	return &InMemoryStore{cfg: storekit.NewConfig(opts), items: map[string]map[string]*storekit.Record{}}
 }
 
 // Put stores value (a JSON object) under ns and key.
@@ -29,25 +30,25 @@ func (s *InMemoryStore) Put(ctx context.Context, ns []string, key string, value 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := validateKey(ns, key); err != nil {
+	if err := storekit.ValidateKey(ns, key); err != nil {
 		return err
 	}
-	if err := validateValue(ns, key, value); err != nil {
+	if err := storekit.ValidateValue(ns, key, value); err != nil {
 		return err
 	}
-	vec, err := s.cfg.embed(ctx, value, opts)
+	vec, err := s.cfg.Embed(ctx, value, opts)
 	if err != nil {
 		return fmt.Errorf("store: put %q/%q: %w", ns, key, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := nsKey(ns)
+	k := storekit.NSKey(ns)
 	m := s.items[k]
 	if m == nil {
-		m = map[string]*storeRecord{}
+		m = map[string]*storekit.Record{}
 		s.items[k] = m
 	}
-	r := s.cfg.newRecord(ns, key, value, opts, m[key])
+	r := s.cfg.NewRecord(ns, key, value, opts, m[key])
 	r.Vector = vec
 	m[key] = r
 	return nil
@@ -58,16 +59,16 @@ func (s *InMemoryStore) Get(ctx context.Context, ns []string, key string) (*grap
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := validateKey(ns, key); err != nil {
+	if err := storekit.ValidateKey(ns, key); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	r := s.items[nsKey(ns)][key]
-	if r == nil || r.expired(s.cfg.now()) {
+	r := s.items[storekit.NSKey(ns)][key]
+	if r == nil || r.Expired(s.cfg.Now()) {
 		return nil, fmt.Errorf("store: get %q/%q: %w", ns, key, graph.ErrNotFound)
 	}
-	it := r.item()
+	it := r.Item()
 	return &it, nil
 }
 
@@ -76,12 +77,12 @@ func (s *InMemoryStore) Delete(ctx context.Context, ns []string, key string) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := validateKey(ns, key); err != nil {
+	if err := storekit.ValidateKey(ns, key); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := nsKey(ns)
+	k := storekit.NSKey(ns)
 	delete(s.items[k], key)
 	if len(s.items[k]) == 0 {
 		delete(s.items, k)
@@ -96,7 +97,7 @@ func (s *InMemoryStore) Search(ctx context.Context, prefix []string, q graph.Sea
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	se, err := newSearcher(ctx, &s.cfg, prefix, q)
+	se, err := storekit.NewSearcher(ctx, &s.cfg, prefix, q)
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +105,12 @@ func (s *InMemoryStore) Search(ctx context.Context, prefix []string, q graph.Sea
 	defer s.mu.RUnlock()
 	for _, m := range s.items {
 		for _, r := range m {
-			if err := se.add(r); err != nil {
+			if err := se.Add(r); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return se.done(), nil
+	return se.Done(), nil
 }
 
 // ListNamespaces lists the namespaces that hold live items.
@@ -117,22 +118,22 @@ func (s *InMemoryStore) ListNamespaces(ctx context.Context, q graph.NamespaceQue
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	l, err := newNSLister(q)
+	l, err := storekit.NewNSLister(q)
 	if err != nil {
 		return nil, err
 	}
-	now := s.cfg.now()
+	now := s.cfg.Now()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, m := range s.items {
 		for _, r := range m {
-			if !r.expired(now) {
-				l.add(r.Namespace)
+			if !r.Expired(now) {
+				l.Add(r.Namespace)
 				break
 			}
 		}
 	}
-	return l.done(), nil
+	return l.Done(), nil
 }
 
 // PurgeExpired deletes expired items and returns how many it removed.
@@ -141,13 +142,13 @@ func (s *InMemoryStore) PurgeExpired(ctx context.Context) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	now := s.cfg.now()
+	now := s.cfg.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
 	for k, m := range s.items {
 		for key, r := range m {
-			if r.expired(now) {
+			if r.Expired(now) {
 				delete(m, key)
 				n++
 			}

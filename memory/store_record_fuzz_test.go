@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/memory/internal/storekit"
 )
 
 // FuzzDecodeStoreRecord feeds arbitrary bytes to the bbolt store's record
@@ -16,8 +17,8 @@ import (
 // key, a JSON object value) and must survive an encode/decode round trip
 // and a search.
 func FuzzDecodeStoreRecord(f *testing.F) {
-	cfg := newStoreConfig(nil)
-	good := cfg.newRecord([]string{"qa", "app", "bugs"}, "k1", json.RawMessage(`{"title":"login fails","n":3}`), nil, nil)
+	cfg := storekit.NewConfig(nil)
+	good := cfg.NewRecord([]string{"qa", "app", "bugs"}, "k1", json.RawMessage(`{"title":"login fails","n":3}`), nil, nil)
 	good.Vector = []float32{0.5, -1}
 	raw, err := json.Marshal(good)
 	if err != nil {
@@ -36,7 +37,7 @@ func FuzzDecodeStoreRecord(f *testing.F) {
 		if nsPath != "" {
 			ns = strings.Split(nsPath, "/")
 		}
-		r, err := decodeStoreRecord(raw, ns, key)
+		r, err := storekit.DecodeRecord(raw, ns, key)
 		if err != nil {
 			if !errors.Is(err, ErrStoreCorrupt) {
 				t.Fatalf("error does not wrap ErrStoreCorrupt: %v", err)
@@ -46,17 +47,17 @@ func FuzzDecodeStoreRecord(f *testing.F) {
 			}
 			return
 		}
-		if err := validateKey(r.Namespace, r.Key); err != nil {
+		if err := storekit.ValidateKey(r.Namespace, r.Key); err != nil {
 			t.Fatalf("accepted a record Put could not write: %v", err)
 		}
-		if err := validateValue(r.Namespace, r.Key, r.Value); err != nil {
+		if err := storekit.ValidateValue(r.Namespace, r.Key, r.Value); err != nil {
 			t.Fatalf("accepted a record Put could not write: %v", err)
 		}
 		again, err := json.Marshal(r)
 		if err != nil {
 			t.Fatalf("re-encode: %v", err)
 		}
-		r2, err := decodeStoreRecord(again, ns, key)
+		r2, err := storekit.DecodeRecord(again, ns, key)
 		if err != nil {
 			t.Fatalf("round trip: %v\n%s", err, again)
 		}
@@ -65,15 +66,15 @@ func FuzzDecodeStoreRecord(f *testing.F) {
 		}
 		// Searching the record, with a filter and keywords, gives an item or
 		// skips it; it never fails.
-		se, err := newSearcher(t.Context(), &cfg, nil, searchAll)
+		se, err := storekit.NewSearcher(t.Context(), &cfg, nil, searchAll)
 		if err != nil {
 			t.Fatal(err)
 		}
-		se.now = time.Time{}
-		if err := se.add(r); err != nil {
+		se.Now = time.Time{}
+		if err := se.Add(r); err != nil {
 			t.Fatalf("search of an accepted record: %v", err)
 		}
-		_ = se.done()
+		_ = se.Done()
 	})
 }
 
@@ -87,4 +88,4 @@ func sameJSON(a, b []byte) bool {
 	return string(xa) == string(ya)
 }
 
-var searchAll = graph.SearchQuery{Filter: map[string]any{"n": map[string]any{"$gte": 0}}, Query: "login fails", Limit: 5}
+var searchAll = graph.SearchQuery{Filter: graph.Filter{graph.Gte("n", 0)}, Query: "login fails", Limit: 5}

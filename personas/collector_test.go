@@ -2,6 +2,7 @@ package personas
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -30,8 +31,8 @@ func (p *fakePage) Do(_ context.Context, in browser.Intent) browser.Result {
 // evalPage can also run scripts, as *browser.Session can.
 type evalPage struct{ fakePage }
 
-func (*evalPage) Evaluate(context.Context, string, any) (any, error) {
-	return nil, nil
+func (*evalPage) EvaluateJSON(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return json.RawMessage("null"), nil
 }
 
 // fakeCollector relays one slow request per action and has one

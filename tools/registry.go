@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/agentgraph/agentgraph/internal/panicerr"
 )
 
 // UnknownToolError is returned when a call names a tool the registry lacks.
@@ -31,16 +32,12 @@ type ToolError struct {
 func (e *ToolError) Error() string { return fmt.Sprintf("tool %q failed: %v", e.Tool, e.Err) }
 func (e *ToolError) Unwrap() error { return e.Err }
 
-// PanicError reports a tool that panicked; the registry recovers it.
-type PanicError struct {
-	Tool  string
-	Value any
-	Stack []byte
-}
-
-func (e *PanicError) Error() string {
-	return fmt.Sprintf("tool %q crashed (panic: %v); this is a bug in the tool, not in your arguments", e.Tool, e.Value)
-}
+// PanicError reports a tool that panicked; the registry recovers it. Its
+// Where is "tool", Tool names the tool, Value is what was passed to panic
+// and Stack the panicking goroutine's stack; Unwrap returns Value when it
+// is an error. It is the same type as graph.PanicError (one definition,
+// shared through an internal package, since tools does not import graph).
+type PanicError = panicerr.Error
 
 // Registry holds tools by name and dispatches calls. It is safe for
 // concurrent use. The zero value is ready.
@@ -130,7 +127,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			result, err = "", &PanicError{Tool: name, Value: v, Stack: debug.Stack()}
+			result, err = "", panicerr.NewTool(name, v)
 		}
 	}()
 	out, err := t.Call(ctx, args)

@@ -2,8 +2,10 @@ package collector
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"strconv"
 	"testing"
 	"time"
 
@@ -11,24 +13,28 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fakePage answers Evaluate with what a recorder would.
+// fakePage answers EvaluateJSON with what a recorder would.
 type fakePage struct {
 	answers []any
 	err     error
-	waits   []any // the wait each call passed to the page
+	waits   []any // the wait each call passed to the page (int64 ms, or the raw argument)
 }
 
-func (p *fakePage) Evaluate(_ context.Context, _ string, arg any) (any, error) {
-	p.waits = append(p.waits, arg)
+func (p *fakePage) EvaluateJSON(_ context.Context, _ string, arg json.RawMessage) (json.RawMessage, error) {
+	if ms, err := strconv.ParseInt(string(arg), 10, 64); err == nil {
+		p.waits = append(p.waits, ms)
+	} else {
+		p.waits = append(p.waits, arg)
+	}
 	if p.err != nil {
 		return nil, p.err
 	}
-	if len(p.answers) == 0 {
-		return "", nil
+	v := any("")
+	if len(p.answers) > 0 {
+		v = p.answers[0]
+		p.answers = p.answers[1:]
 	}
-	v := p.answers[0]
-	p.answers = p.answers[1:]
-	return v, nil
+	return json.Marshal(v)
 }
 
 // Violations hands over each (rule, page, elements) once per collector,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/internal/bytesx"
 )
 
 // minPrefix is the shortest shared prefix worth storing a channel as a delta.
@@ -124,19 +125,6 @@ func writesEqual(a, b []graph.PendingWrite) bool {
 	})
 }
 
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	const block = 4096 // bytes.Equal is vectorised; find the first differing block
-	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
-		i += block
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
 // encode builds the record of cp. base is the materialised parent (nil
 // when it is not stored or a snapshot is due); parentWrites are the pending
 // writes stored against it. The returned loaded is cp as stored.
@@ -158,7 +146,7 @@ func encode(cp *graph.Checkpoint, base *loaded, parentWrites []graph.PendingWrit
 			bv, ok := base.values[name]
 			p := 0
 			if ok && v != nil {
-				p = commonPrefix(bv, v)
+				p = bytesx.CommonPrefix(bv, v)
 			}
 			switch {
 			case ok && len(bv) == len(v) && p == len(v) && (bv == nil) == (v == nil):

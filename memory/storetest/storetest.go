@@ -217,9 +217,9 @@ func testInvalid(t *testing.T, newStore func(...memory.StoreOption) graph.Store)
 	require.ErrorIs(t, err, memory.ErrInvalidStoreInput)
 	_, err = s.Search(ctx, nil, graph.SearchQuery{Limit: -1})
 	require.ErrorIs(t, err, memory.ErrInvalidStoreInput)
-	_, err = s.Search(ctx, nil, graph.SearchQuery{Filter: map[string]any{"a": map[string]any{"$near": 1}}})
+	_, err = s.Search(ctx, nil, graph.SearchQuery{Filter: graph.Filter{graph.Where("a", "$near", 1)}})
 	require.ErrorIs(t, err, memory.ErrInvalidStoreInput)
-	_, err = s.Search(ctx, nil, graph.SearchQuery{Filter: map[string]any{"a": make(chan int)}})
+	_, err = s.Search(ctx, nil, graph.SearchQuery{Filter: graph.Filter{graph.Eq("a", make(chan int))}})
 	require.ErrorIs(t, err, memory.ErrInvalidStoreInput)
 	_, err = s.ListNamespaces(ctx, graph.NamespaceQuery{Limit: -2})
 	require.ErrorIs(t, err, memory.ErrInvalidStoreInput)
@@ -294,25 +294,25 @@ func testSearchFilter(t *testing.T, newStore func(...memory.StoreOption) graph.S
 	seed(t, s)
 	cases := []struct {
 		name   string
-		filter map[string]any
+		filter graph.Filter
 		want   []string
 	}{
-		{"equal string", map[string]any{"role": "user"}, []string{"users/u1#b", "users/u2#a"}},
-		{"equal int against a JSON number", map[string]any{"age": 30}, []string{"users/u1#a"}},
-		{"equal float", map[string]any{"age": 45.0}, []string{"users/u2#a"}},
-		{"bool", map[string]any{"active": false}, []string{"users/u1#b"}},
-		{"dotted", map[string]any{"addr.city": "Oslo"}, []string{"users/u1#a", "users/u2#a"}},
-		{"two fields", map[string]any{"addr.city": "Oslo", "role": "user"}, []string{"users/u2#a"}},
-		{"nested object", map[string]any{"addr": map[string]string{"city": "Rome"}}, []string{"users/u1#b"}},
-		{"array", map[string]any{"tags": []string{"x", "y"}}, []string{"users/u2#a"}},
-		{"missing field", map[string]any{"nope": 1}, []string{}},
-		{"dotted through a scalar", map[string]any{"role.x": 1}, []string{}},
-		{"gt", map[string]any{"age": map[string]any{"$gt": 30}}, []string{"users/u2#a"}},
-		{"gte and lt", map[string]any{"age": map[string]any{"$gte": 17, "$lt": 45}}, []string{"users/u1#a", "users/u1#b"}},
-		{"lte", map[string]any{"age": map[string]any{"$lte": 17}}, []string{"users/u1#b"}},
-		{"ne", map[string]any{"role": map[string]any{"$ne": "user"}}, []string{"users#z", "users/u1#a"}},
-		{"string order", map[string]any{"addr.city": map[string]any{"$gt": "P"}}, []string{"users/u1#b"}},
-		{"gt on a string against a number", map[string]any{"role": map[string]any{"$gt": 1}}, []string{}},
+		{"equal string", graph.Filter{graph.Eq("role", "user")}, []string{"users/u1#b", "users/u2#a"}},
+		{"equal int against a JSON number", graph.Filter{graph.Eq("age", 30)}, []string{"users/u1#a"}},
+		{"equal float", graph.Filter{graph.Eq("age", 45.0)}, []string{"users/u2#a"}},
+		{"bool", graph.Filter{graph.Eq("active", false)}, []string{"users/u1#b"}},
+		{"dotted", graph.Filter{graph.Eq("addr.city", "Oslo")}, []string{"users/u1#a", "users/u2#a"}},
+		{"two fields", graph.Filter{graph.Eq("addr.city", "Oslo"), graph.Eq("role", "user")}, []string{"users/u2#a"}},
+		{"nested object", graph.Filter{graph.Eq("addr", map[string]string{"city": "Rome"})}, []string{"users/u1#b"}},
+		{"array", graph.Filter{graph.Eq("tags", []string{"x", "y"})}, []string{"users/u2#a"}},
+		{"missing field", graph.Filter{graph.Eq("nope", 1)}, []string{}},
+		{"dotted through a scalar", graph.Filter{graph.Eq("role.x", 1)}, []string{}},
+		{"gt", graph.Filter{graph.Gt("age", 30)}, []string{"users/u2#a"}},
+		{"gte and lt", graph.Filter{graph.Gte("age", 17), graph.Lt("age", 45)}, []string{"users/u1#a", "users/u1#b"}},
+		{"lte", graph.Filter{graph.Lte("age", 17)}, []string{"users/u1#b"}},
+		{"ne", graph.Filter{graph.Ne("role", "user")}, []string{"users#z", "users/u1#a"}},
+		{"string order", graph.Filter{graph.Gt("addr.city", "P")}, []string{"users/u1#b"}},
+		{"gt on a string against a number", graph.Filter{graph.Gt("role", 1)}, []string{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -343,7 +343,7 @@ func testSearchPaging(t *testing.T, newStore func(...memory.StoreOption) graph.S
 	assert.Empty(t, got)
 	var paged []string
 	for off := 0; ; off += 4 {
-		page, err := s.Search(ctx, []string{"p"}, graph.SearchQuery{Filter: map[string]any{"even": true}, Limit: 4, Offset: off})
+		page, err := s.Search(ctx, []string{"p"}, graph.SearchQuery{Filter: graph.Filter{graph.Eq("even", true)}, Limit: 4, Offset: off})
 		require.NoError(t, err)
 		paged = append(paged, keys(page)...)
 		if len(page) < 4 {
@@ -380,7 +380,7 @@ func testKeywordQuery(t *testing.T, newStore func(...memory.StoreOption) graph.S
 		assert.Greater(t, it.Score, 0.0)
 	}
 
-	got, err = s.Search(ctx, []string{"notes"}, graph.SearchQuery{Query: "login", Filter: map[string]any{"text": map[string]any{"$ne": "x"}}, Limit: 1, Offset: 1})
+	got, err = s.Search(ctx, []string{"notes"}, graph.SearchQuery{Query: "login", Filter: graph.Filter{graph.Ne("text", "x")}, Limit: 1, Offset: 1})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"notes#both"}, keys(got), "filter, rank, then page")
 
@@ -499,7 +499,7 @@ func testEmbedder(t *testing.T, newStore func(...memory.StoreOption) graph.Store
 	got, err = s.Search(ctx, []string{"kb"}, graph.SearchQuery{Query: "car", Limit: 2})
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"kb#car", "kb#car-by-title"}, keys(got))
-	got, err = s.Search(ctx, []string{"kb"}, graph.SearchQuery{Query: "canine", Filter: map[string]any{"text": map[string]any{"$ne": "x"}}, Limit: 1})
+	got, err = s.Search(ctx, []string{"kb"}, graph.SearchQuery{Query: "canine", Filter: graph.Filter{graph.Ne("text", "x")}, Limit: 1})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"kb#dog"}, keys(got))
 }

@@ -93,7 +93,7 @@ func testUpdate(t *testing.T, newStore func(...memory.StoreOption) graph.Store) 
 	assert.True(t, it.ExpiresAt.IsZero())
 
 	// Search sees what Update stored.
-	items, err := s.Search(ctx, ns, graph.SearchQuery{Filter: map[string]any{"n": 1}})
+	items, err := s.Search(ctx, ns, graph.SearchQuery{Filter: graph.Filter{graph.Eq("n", 1)}})
 	require.NoError(t, err)
 	require.Len(t, items, 1)
 }

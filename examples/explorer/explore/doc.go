@@ -89,25 +89,6 @@
 // template's inline scripts counted once). Config.JSCoverage turns it
 // on.
 //
-// # Entry points
-//
-// Before its first step a mission looks for pages the app's links may not
-// reach (entries.go): the URLs of its sitemaps (those robots.txt names,
-// else /sitemap.xml), the literal paths of robots.txt's rules, the
-// conventional paths of EntryPaths (sign-in and sign-up pages, home,
-// dashboard, account, search, help…) and Config.EntryPaths. A candidate
-// counts when, after redirects within the origin, it answers 2xx with HTML
-// unlike the start page's, unlike what a path that cannot exist gets (an
-// app that answers every path with one page, or sends unknown paths home,
-// adds nothing) and unlike an earlier candidate's (pages behind one
-// sign-in redirect add that page once). The requests go straight to the
-// target (not through the collector, so they are never findings), 4 at a
-// time, each bounded by 4s and all by 15s. The pages found are visited
-// after every linked page, so they cost a mission nothing while its links
-// last, and they keep it going when the start page is an error page with
-// nothing on it. Coverage.Entries lists them. Config.NoDiscovery (the
-// explorer's --no-discovery) turns this off.
-//
 // # With a model
 //
 // Config.Models (ModelsFromFactory builds it from an llm.Factory: one
@@ -273,39 +254,6 @@
 // a seen count; a bug already in the catalog is not New, which is what
 // FailOnNew counts. Config.Regression turns the open bugs into one mission
 // per page (memory.QA.RegressionMissions).
-//
-// # Pull-request missions
-//
-// Config.PRURL (--pr-url https://github.com/OWNER/REPO/pull/N, checked by
-// pullreq.ParseURL) replaces the missions by missions about a pull request. The
-// pull request's title, description, changed files and diff come from the
-// MCP server named "github" in Config.MCPConfig (the official
-// github-mcp-server: its pull_request_read tool, or get_pull_request,
-// get_pull_request_files and get_pull_request_diff in older versions; see
-// pullreq.MCPSource; the files are read 100 a page up to the PR's
-// changed_files), else from the gh CLI (`gh pr view URL --json
-// title,body,files,changedFiles` and `gh pr diff URL`; pullreq.GHCLI), else from
-// Config.PRSource. A missing gh or a failing fetch is a *SetupError (exit
-// 2). pullreq.PR.Cut keeps them within pullreq.DefaultBudget: description 8 KiB,
-// 80 files listed, diff 40 KiB shared per file (cutDiff): every file keeps
-// its header, then every file's changed lines share the rest fairly (small
-// files keep all of theirs, the largest are cut first, with a marker), and
-// only budget left over brings back context lines; every cut is marked in
-// the text and listed in Cuts. Every generated mission prompt is capped at
-// MaxPRMissionPrompt (1200 bytes).
-//
-// With Config.PlannerModel (any langchaingo llms.Model) PlanPR asks the
-// model for the missions as JSON, which is checked like a missions file
-// (ParseMissions: thread ids, prompts, teams, budgets) and whose start URLs
-// must lie within the target; an unusable answer gets one retry that quotes
-// the error, then, as without a model, PathMissions makes them from the
-// changed paths: each file maps to an app area (the first meaningful token
-// of its name or folder: templates/projects.html, projects_test.go and
-// pages/projects/index.tsx are all "projects"; documentation and build
-// files none), one mission per area, most-changed first, at most
-// MaxPRMissions, starting at the app link that names the area and naming
-// the files in its prompt. The plan is written to
-// <ReportDir>/pr_missions.json.
 //
 // # Scale-out
 //

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/discover"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/stretchr/testify/assert"
@@ -69,7 +70,7 @@ func TestDiscoverEntries(t *testing.T) {
 	app := httptest.NewServer(mux)
 	defer app.Close()
 
-	found := discoverEntries(context.Background(), app.URL, "/", []string{"/deep/link", other.URL + "/x", "::bad"})
+	found := discover.DiscoverEntries(context.Background(), app.URL, "/", []string{"/deep/link", other.URL + "/x", "::bad"})
 	t.Log(strings.Join(found.Notes, "\n"))
 	assert.Contains(t, found.Notes, "discovery: /deep/link (configured path) answers 200")
 	assert.Equal(t, []string{"/catalog?page=2", "/staff", "/signin", "/deep/link"}, found.Entries)
@@ -84,7 +85,7 @@ func TestDiscoverEntriesCatchAll(t *testing.T) {
 		htmlPage(w, 200, `<div id="root"></div><script src="/app.js"></script>`)
 	}))
 	defer spa.Close()
-	assert.Empty(t, discoverEntries(context.Background(), spa.URL, "/", nil).Entries)
+	assert.Empty(t, discover.DiscoverEntries(context.Background(), spa.URL, "/", nil).Entries)
 
 	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
@@ -94,7 +95,7 @@ func TestDiscoverEntriesCatchAll(t *testing.T) {
 		htmlPage(w, 200, `<h1>Home</h1>`)
 	}))
 	defer home.Close()
-	assert.Empty(t, discoverEntries(context.Background(), home.URL, "/", nil).Entries)
+	assert.Empty(t, discover.DiscoverEntries(context.Background(), home.URL, "/", nil).Entries)
 }
 
 // TestDiscoverEntriesStartPageFails: when the start page and unknown
@@ -113,7 +114,7 @@ func TestDiscoverEntriesStartPageFails(t *testing.T) {
 		}
 	}))
 	defer app.Close()
-	assert.Equal(t, []string{"/login", "/signup"}, discoverEntries(context.Background(), app.URL, "/", nil).Entries)
+	assert.Equal(t, []string{"/login", "/signup"}, discover.DiscoverEntries(context.Background(), app.URL, "/", nil).Entries)
 }
 
 // TestDiscoverEntriesBounded: a target that accepts and never answers,
@@ -131,7 +132,7 @@ func TestDiscoverEntriesBounded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	start := time.Now()
-	found := discoverEntries(ctx, hang.URL, "/", nil)
+	found := discover.DiscoverEntries(ctx, hang.URL, "/", nil)
 	assert.Empty(t, found.Entries)
 	assert.Less(t, time.Since(start), 5*time.Second)
 
@@ -148,8 +149,8 @@ func TestDiscoverEntriesBounded(t *testing.T) {
 		}
 	}))
 	defer garbage.Close()
-	assert.Empty(t, discoverEntries(context.Background(), garbage.URL, "/", nil).Entries)
-	assert.Empty(t, discoverEntries(context.Background(), "::not a url", "/", nil).Entries)
+	assert.Empty(t, discover.DiscoverEntries(context.Background(), garbage.URL, "/", nil).Entries)
+	assert.Empty(t, discover.DiscoverEntries(context.Background(), "::not a url", "/", nil).Entries)
 }
 
 // TestExploreStartPageFails: the start page answers 500 with nothing to

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentgraph/agentgraph/examples/explorer/discover"
 	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm"
 )
 
@@ -93,9 +94,9 @@ func TestNoAppSpecificStrings(t *testing.T) {
 
 	// EntryPaths stays a short list of conventions: one or two path
 	// segments of common words, no ids, no query, nothing app-like.
-	assert.LessOrEqual(t, len(EntryPaths), 30)
+	assert.LessOrEqual(t, len(discover.EntryPaths), 30)
 	reConventional := regexp.MustCompile(`^(/[a-z_-]+){1,2}(/|\.html)?$`)
-	for _, p := range EntryPaths {
+	for _, p := range discover.EntryPaths {
 		assert.Regexp(t, reConventional, p)
 	}
 }

@@ -34,7 +34,7 @@ func TestMissionPromptCap(t *testing.T) {
 		files = append(files, pullreq.File{Path: fmt.Sprintf("f%03d.go", i), Additions: 1})
 	}
 	cut := pullreq.PR{Files: files}.Cut(pullreq.DefaultBudget())
-	assert.Contains(t, prPrompt(cut, nil), "Changed files (80 of 200)")
+	assert.Contains(t, pullreq.PlanPrompt(cut, nil), "Changed files (80 of 200)")
 
 	long := strings.Repeat("ü", 2000) // 2-byte runes
 	assert.Equal(t, long[:10], mission.CapPrompt(long[:10]))
@@ -48,14 +48,14 @@ func TestMissionPromptCap(t *testing.T) {
 	for i := range 8 {
 		pr.Files = append(pr.Files, pullreq.File{Path: "web/projects/" + strings.Repeat(fmt.Sprintf("segment%d/", i), 30) + "projects.go", Additions: 1})
 	}
-	ms := PathMissions(pr, nil)
+	ms := pullreq.PathMissions(pr, nil)
 	require.NotEmpty(t, ms)
 	for _, m := range ms {
 		assert.LessOrEqual(t, len(m.Prompt), mission.MaxPRMissionPrompt)
 	}
 	// a model's long prompt is cut, not refused
 	answer := fmt.Sprintf(`{"missions": [{"thread_id": "pr-9-x", "prompt": %q}]}`, strings.Repeat("explore every form; ", 200))
-	got, err := parseModelMissions(answer, "http://127.0.0.1:1")
+	got, err := pullreq.ParseModelMissions(answer, "http://127.0.0.1:1")
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.LessOrEqual(t, len(got[0].Prompt), mission.MaxPRMissionPrompt)
@@ -276,7 +276,7 @@ func TestMCPPRSource300Files(t *testing.T) {
 			for i := range 300 {
 				assert.Contains(t, cut.Diff, fmt.Sprintf("diff --git a/web/pages/area%03d/view.go", i))
 			}
-			plan, err := PlanPR(context.Background(), cut, nil, "http://127.0.0.1:1", nil, nil)
+			plan, err := pullreq.PlanPR(context.Background(), cut, nil, "http://127.0.0.1:1", nil, nil)
 			require.NoError(t, err)
 			require.NotEmpty(t, plan.Missions)
 			for _, m := range plan.Missions {
@@ -342,7 +342,7 @@ func TestPathMissions(t *testing.T) {
 		{Path: "go.sum", Additions: 100},
 	}}
 	links := []string{"/", "/projects", "/projects/new", "/search", "/settings", "/release-notes"}
-	ms := PathMissions(pr, links)
+	ms := pullreq.PathMissions(pr, links)
 	require.Len(t, ms, 4)
 	want := []struct{ thread, start string }{
 		{"pr-42-projects", "/projects"},
@@ -367,10 +367,10 @@ func TestPathMissions(t *testing.T) {
 		for i := range 30 {
 			many.Files = append(many.Files, pullreq.File{Path: fmt.Sprintf("pages/area%c.go", 'a'+i%26), Additions: i})
 		}
-		assert.Len(t, PathMissions(many, nil), MaxPRMissions)
+		assert.Len(t, pullreq.PathMissions(many, nil), pullreq.MaxPRMissions)
 	})
 	t.Run("docs only: the whole app", func(t *testing.T) {
-		ms := PathMissions(pullreq.PR{Ref: pullreq.Ref{Number: 3}, Files: []pullreq.File{{Path: "docs/intro.md"}, {Path: "README.md"}}}, nil)
+		ms := pullreq.PathMissions(pullreq.PR{Ref: pullreq.Ref{Number: 3}, Files: []pullreq.File{{Path: "docs/intro.md"}, {Path: "README.md"}}}, nil)
 		require.Len(t, ms, 1)
 		assert.Equal(t, "pr-3", ms[0].ThreadID)
 		assert.Contains(t, ms[0].Prompt, "whole app")
@@ -400,7 +400,7 @@ func TestPlanPRWithModel(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			model := llm.NewScripted(tc.replies...)
-			plan, err := PlanPR(context.Background(), pr, model, target, []string{"/projects"}, nil)
+			plan, err := pullreq.PlanPR(context.Background(), pr, model, target, []string{"/projects"}, nil)
 			require.NoError(t, err)
 			assert.Equal(t, tc.by, plan.By)
 			var threads []string
@@ -434,7 +434,7 @@ func TestPlanPRWithModel(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := PlanPR(ctx, pr, llm.NewScripted(llm.Say("x")), target, nil, nil)
+		_, err := pullreq.PlanPR(ctx, pr, llm.NewScripted(llm.Say("x")), target, nil, nil)
 		assert.ErrorIs(t, err, context.Canceled)
 	})
 }
@@ -488,7 +488,7 @@ func TestRunPRMissions(t *testing.T) {
 			require.NoError(t, err)
 			assert.Contains(t, string(args), "pr view https://github.com/acme/notes/pull/5")
 
-			var plan PRPlan
+			var plan pullreq.PRPlan
 			raw, err := os.ReadFile(filepath.Join(dir, "pr_missions.json"))
 			require.NoError(t, err)
 			require.NoError(t, json.Unmarshal(raw, &plan))
@@ -563,7 +563,7 @@ func TestPRCut300Files(t *testing.T) {
 	}
 	assert.Contains(t, got.Diff, "[… diff budget: context lines left out of")
 	assert.Contains(t, strings.Join(got.Cuts, "; "), "shared between 300 files")
-	prompt := prPrompt(got, nil)
+	prompt := pullreq.PlanPrompt(got, nil)
 	assert.Contains(t, prompt, "Changed files (80 of 300)")
 	assert.Less(t, len(prompt), 60<<10, "the planner's prompt stays bounded")
 }

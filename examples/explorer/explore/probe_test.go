@@ -3,7 +3,6 @@ package explore
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"image"
 	"image/png"
 	"log/slog"
@@ -160,7 +159,7 @@ func TestCollectorDeadControl(t *testing.T) {
 	// report is in.
 	judge := &missionRun{sess: s, trace: slog.New(slog.DiscardHandler)}
 	undecided := func() any {
-		v, err := s.Evaluate(ctx, `() => window.__agUndecided()`, nil)
+		v, err := browser.Evaluate[any](ctx, s, `() => window.__agUndecided()`)
 		require.NoError(t, err)
 		return v
 	}
@@ -183,9 +182,9 @@ func TestCollectorDeadControl(t *testing.T) {
 	assert.Equal(t, "#dead", sel)
 	mr := &missionRun{sess: s, trace: slog.New(slog.DiscardHandler)}
 	markup := func() string {
-		v, err := s.Evaluate(ctx, `(sel) => document.querySelector(sel).outerHTML`, sel)
+		v, err := browser.EvaluateWith[string](ctx, s, `(sel) => document.querySelector(sel).outerHTML`, sel)
 		require.NoError(t, err)
-		return fmt.Sprint(v)
+		return v
 	}
 	before := markup()
 	require.True(t, mr.outline(ctx, sel, true))

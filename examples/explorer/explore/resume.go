@@ -157,9 +157,9 @@ func (mr *missionRun) reconcile(ctx context.Context, app *graph.CompiledGraph[St
 	return len(missing), mr.resync(ctx, app, gthread)
 }
 
-// progress is the Go-side mission state a resumed mission goes on from,
-// besides the app model (State.Progress).
-type progress struct {
+// Progress is the team's progress a resumed mission goes on from, besides
+// the app model: what State.Progress carries.
+type Progress struct {
 	Visited  []string            `json:"visited,omitempty"` // in visiting order
 	Frontier []string            `json:"frontier,omitempty"`
 	Forms    []string            `json:"forms,omitempty"`
@@ -180,37 +180,28 @@ type progress struct {
 	Lost        []string       `json:"lost,omitempty"`
 }
 
-// progressSnapshot is the mission's progress as JSON for the graph state.
-func (mr *missionRun) progressSnapshot() []byte {
+// progressSnapshot is a copy of the team's progress for the graph state
+// (nil before the mission has any).
+func (mr *missionRun) progressSnapshot() *Progress {
 	if mr.cov == nil {
 		return nil
 	}
-	p := progress{Visited: mr.cov.visitedOrder, Frontier: mr.cov.frontier, Forms: mr.cov.forms, FormSig: mr.cov.formSig,
-		SignIn: mr.cov.signin, Gen: mr.cov.gen, Dropped: mr.cov.dropped, Tried: map[string][]string{}, Idle: mr.idle,
-		SeenAt: mr.cov.seenAt, DestroyedAt: mr.cov.destroyedAt, Lost: slices.Sorted(maps.Keys(mr.cov.lost))}
+	p := &Progress{Visited: slices.Clone(mr.cov.visitedOrder), Frontier: slices.Clone(mr.cov.frontier), Forms: slices.Clone(mr.cov.forms),
+		FormSig: maps.Clone(mr.cov.formSig), SignIn: mr.cov.signin, Gen: mr.cov.gen, Dropped: mr.cov.dropped, Tried: map[string][]string{},
+		Idle: maps.Clone(mr.idle), SeenAt: maps.Clone(mr.cov.seenAt), DestroyedAt: mr.cov.destroyedAt, Lost: slices.Sorted(maps.Keys(mr.cov.lost))}
 	for _, m := range mr.team {
 		p.Tried[m.p.Name] = slices.Sorted(maps.Keys(m.tried))
 	}
 	if mr.sw != nil {
-		p.Done, p.HereN, p.Revisit = mr.sw.done, mr.sw.hereN, mr.sw.revisit
+		p.Done, p.HereN, p.Revisit = maps.Clone(mr.sw.done), maps.Clone(mr.sw.hereN), slices.Clone(mr.sw.revisit)
 	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return nil
-	}
-	return b
+	return p
 }
 
-// restoreProgress takes the mission's progress back from the graph state
-// (after resync, which restored the visited pages); a progress that does
-// not read back is left out and said in the trace.
-func (mr *missionRun) restoreProgress(b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	var p progress
-	if err := json.Unmarshal(b, &p); err != nil {
-		mr.trace.Warn("resume: mission progress left out", "err", err)
+// restoreProgress takes the team's progress back from the graph state
+// (after resync, which restored the visited pages).
+func (mr *missionRun) restoreProgress(p *Progress) {
+	if p == nil {
 		return
 	}
 	c := mr.cov

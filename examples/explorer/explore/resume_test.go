@@ -29,6 +29,7 @@ import (
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 	"github.com/agentgraph/agentgraph/llm"
@@ -45,10 +46,18 @@ func TestResumeKilledMission(t *testing.T) {
 	cfg := Config{Target: app.URL, Budget: 30, TurnSteps: 4, ReportDir: dir, DB: db, Browser: testBrowser, MinimizeReplays: -1,
 		Missions: []mission.Mission{{ThreadID: "notes", Prompt: "Explore the notes app"}}}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
+	// Killed at its 12th step, whatever the machine's speed.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	killed := errors.New("killed at step 12")
+	cfg.Observer = observe.Func(func(ev observe.Event) {
+		if ev.Kind == observe.Step && ev.Step >= 12 {
+			cancel(killed)
+		}
+	})
 	first, err := Run(ctx, cfg)
-	cancel()
-	require.ErrorIs(t, err, context.DeadlineExceeded)
+	cancel(nil)
+	require.ErrorIs(t, err, context.Canceled)
+	cfg.Observer = nil
 	require.Len(t, first.Missions, 1)
 	require.NotEmpty(t, first.Missions[0].Err, "killed mid-mission")
 

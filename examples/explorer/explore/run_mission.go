@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/discover"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
@@ -187,7 +188,7 @@ func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 	}
 	defer mr.closeSessions()
 	if !mr.cfg.NoDiscovery {
-		found := discoverEntries(ctx, mr.target, mr.start, mr.cfg.EntryPaths)
+		found := discover.DiscoverEntries(ctx, mr.target, mr.start, mr.cfg.EntryPaths)
 		for _, n := range found.Notes {
 			mr.trace.Info(n)
 		}

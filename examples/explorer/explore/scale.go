@@ -21,6 +21,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/memory"
+	mempg "github.com/agentgraph/agentgraph/memory/postgres"
 )
 
 // Scale-out (see README "Scaling out"): several explorer processes, the
@@ -214,7 +215,7 @@ func openPostgres(ctx context.Context, dsn string) (graph.Checkpointer, graph.St
 	if err != nil {
 		return fail("checkpoints", err)
 	}
-	st, err := memory.NewPostgresStore(octx, pool)
+	st, err := mempg.New(octx, pool)
 	if err != nil {
 		return fail("memory", err)
 	}

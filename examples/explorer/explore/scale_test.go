@@ -14,6 +14,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/internal/pgtest"
 	"github.com/agentgraph/agentgraph/memory"
+	mempg "github.com/agentgraph/agentgraph/memory/postgres"
 )
 
 func TestParseShard(t *testing.T) {
@@ -193,7 +194,7 @@ func TestOpenDBPostgres(t *testing.T) {
 	_, st2, close2, err := openDB(ctx, dsn)
 	require.NoError(t, err)
 	defer close2()
-	assert.IsType(t, &memory.PostgresStore{}, st1)
+	assert.IsType(t, &mempg.Store{}, st1)
 	assert.Contains(t, fmt.Sprintf("%T", cp1), "postgres")
 
 	q1, err := memory.NewQA(st1, "http://demoapp.local")

@@ -19,6 +19,7 @@ import (
 	"github.com/agentgraph/agentgraph/internal/pgtest"
 	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 	"github.com/agentgraph/agentgraph/memory"
+	mempg "github.com/agentgraph/agentgraph/memory/postgres"
 )
 
 // TestShardedDemoRun runs a batch of two missions as two shards at once,
@@ -128,7 +129,7 @@ func TestShardedDemoRun(t *testing.T) {
 
 	// One shared memory: a cause both shards reported is new in exactly
 	// one of them, and memory counts both.
-	st, pool, err := memory.OpenPostgresStore(ctx, dsn)
+	st, pool, err := mempg.Open(ctx, dsn)
 	require.NoError(t, err)
 	defer pool.Close()
 	qa, err := memory.NewQA(st, demoapp.MemoryOrigin)

@@ -1,8 +1,6 @@
 package explore
 
 import (
-	"encoding/json"
-	"log/slog"
 	"math"
 	"slices"
 	"strings"
@@ -503,33 +501,21 @@ func preference(p Persona) func(personas.Target) float64 {
 	}
 }
 
-// snapshot is the model as JSON for the graph state (nil without one).
-func (sw *sweep) snapshot() []byte {
+// snapshot is a copy of the model for the graph state (nil without one).
+func (sw *sweep) snapshot() *personas.Model {
 	if sw == nil || len(sw.model.States) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(sw.model)
-	if err != nil {
-		return nil
-	}
-	return b
+	return sw.model.Clone()
 }
 
 // restore takes the model back from the graph state after a resume, when
-// this process has none yet; a model that does not read back is left
-// out (said in the trace) and the mission builds a new one.
-func (sw *sweep) restore(b []byte, trace *slog.Logger) {
-	if sw == nil || len(b) == 0 || len(sw.model.States) > 0 {
+// this process has none yet (a copy: the state keeps its own).
+func (sw *sweep) restore(m *personas.Model) {
+	if sw == nil || m == nil || len(sw.model.States) > 0 {
 		return
 	}
-	m := personas.NewModel(personas.Limits{})
-	if err := json.Unmarshal(b, m); err != nil {
-		if trace != nil {
-			trace.Warn("resume: app model left out", "err", err)
-		}
-		return
-	}
-	sw.model = m
+	sw.model = m.Clone()
 }
 
 // signinStates are the states with a password field: sign-in forms.

@@ -9,6 +9,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/clip"
+	"github.com/agentgraph/agentgraph/personas"
 	"github.com/agentgraph/agentgraph/state"
 )
 
@@ -45,13 +46,14 @@ type State struct {
 	Explored []string
 	// Turns counts persona turns.
 	Turns int
-	// AppModel is the app model (personas.Model as JSON) as the latest
-	// persona turn left it, so a resumed mission continues its coverage.
-	AppModel []byte `json:",omitempty"`
-	// Progress is the rest of the mission's progress as the latest
-	// persona turn left it (the team's pages and links, the tricks each
-	// persona tried; see resume.go), for the same reason.
-	Progress []byte `json:",omitempty"`
+	// AppModel is a copy of the app model as the latest persona turn
+	// left it, so a resumed mission continues its coverage. No reducer:
+	// one persona acts per step, and the latest copy wins.
+	AppModel *personas.Model `json:",omitempty"`
+	// Progress is the rest of the team's progress as the latest persona
+	// turn left it (the pages and links, the tricks each persona tried,
+	// the sweep's counters), for the same reason.
+	Progress *Progress `json:",omitempty"`
 }
 
 func newTeamGraph(mr *missionRun) (*graph.StateGraph[State], error) {
@@ -179,5 +181,5 @@ func (mr *missionRun) restore(s State) {
 	if mr.steps < s.Steps {
 		mr.steps = s.Steps
 	}
-	mr.sw.restore(s.AppModel, mr.trace)
+	mr.sw.restore(s.AppModel)
 }

@@ -1,4 +1,4 @@
-package explore
+package discover
 
 import (
 	"bufio"
@@ -64,7 +64,7 @@ type discovery struct {
 // target, never through the collector: a discovery request is not the
 // app's behaviour under a user. Every request and the whole discovery
 // are bounded; an unreachable target finds nothing.
-func discoverEntries(ctx context.Context, target, start string, extra []string) discovery {
+func DiscoverEntries(ctx context.Context, target, start string, extra []string) discovery {
 	ctx, cancel := context.WithTimeout(ctx, discoverTimeout)
 	defer cancel()
 	base, err := url.Parse(strings.TrimRight(target, "/"))

@@ -1,4 +1,4 @@
-package explore
+package pullreq
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
-	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
 	"github.com/agentgraph/agentgraph/internal/clip"
 	"github.com/tmc/langchaingo/llms"
 	"golang.org/x/net/html"
@@ -27,7 +25,7 @@ const MaxPRMissions = 5
 
 // PRPlan is the missions made from a pull request and how.
 type PRPlan struct {
-	PR       pullreq.PR        `json:"pr"`
+	PR       PR                `json:"pr"`
 	Missions []mission.Mission `json:"missions"`
 	// By is "model" or "paths" (no model, or the model's answers were
 	// unusable twice).
@@ -42,7 +40,7 @@ type PRPlan struct {
 // error, then the missions come from the changed paths (PathMissions), as
 // they do without a model. links are the app's known paths, given to the
 // model and used to guess start URLs.
-func PlanPR(ctx context.Context, pr pullreq.PR, model llms.Model, target string, links []string, log *slog.Logger) (PRPlan, error) {
+func PlanPR(ctx context.Context, pr PR, model llms.Model, target string, links []string, log *slog.Logger) (PRPlan, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -50,7 +48,7 @@ func PlanPR(ctx context.Context, pr pullreq.PR, model llms.Model, target string,
 	if model != nil {
 		msgs := []llms.MessageContent{
 			llms.TextParts(llms.ChatMessageTypeSystem, prPlannerSystem),
-			llms.TextParts(llms.ChatMessageTypeHuman, prPrompt(pr, links)),
+			llms.TextParts(llms.ChatMessageTypeHuman, PlanPrompt(pr, links)),
 		}
 		for attempt := 1; attempt <= 2; attempt++ {
 			resp, err := model.GenerateContent(ctx, msgs, llms.WithJSONMode())
@@ -66,7 +64,7 @@ func PlanPR(ctx context.Context, pr pullreq.PR, model llms.Model, target string,
 			if len(resp.Choices) > 0 {
 				answer = resp.Choices[0].Content
 			}
-			ms, err := parseModelMissions(answer, target)
+			ms, err := ParseModelMissions(answer, target)
 			if err == nil {
 				plan.Missions, plan.By = ms, "model"
 				return plan, nil
@@ -87,8 +85,8 @@ Answer with only a JSON object, no prose:
 {"missions": [{"thread_id": "pr-12-billing", "prompt": "what to explore and what to try", "start_url": "/billing", "team": "standard", "budget": 60}]}
 thread_id: 1-80 letters, digits, '.', '_' or '-', unique. prompt: required, at most 1200 bytes. start_url (optional): a path of the app. team (optional): "standard" (new user, power user, adversarial) or "advanced" (accessibility, data-heavy, impatient, returning user, explorer). budget (optional): browser steps.`
 
-// prPrompt renders the pull request for the planner.
-func prPrompt(pr pullreq.PR, links []string) string {
+// PlanPrompt renders the pull request for the planner.
+func PlanPrompt(pr PR, links []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Pull request %s\nTitle: %s\n\nDescription:\n%s\n\n", pr.Ref.URL(), pr.Title, pr.Body)
 	total := max(pr.TotalFiles, len(pr.Files))
@@ -108,7 +106,7 @@ func prPrompt(pr pullreq.PR, links []string) string {
 
 // parseModelMissions checks a model's JSON answer like a missions file
 // (ParseMissions: JSON is YAML) and keeps start URLs within target.
-func parseModelMissions(answer, target string) ([]mission.Mission, error) {
+func ParseModelMissions(answer, target string) ([]mission.Mission, error) {
 	obj := strings.TrimSpace(answer)
 	i, j := strings.IndexByte(obj, '{'), strings.LastIndexByte(obj, '}')
 	if i < 0 || j < i {
@@ -162,7 +160,7 @@ func sameOrigin(u *url.URL, target string) bool {
 // start URL is the app link naming the area, when links has one.
 // Documentation and build files make no area; a change with none gets one
 // mission over the whole app.
-func PathMissions(pr pullreq.PR, links []string) []mission.Mission {
+func PathMissions(pr PR, links []string) []mission.Mission {
 	type area struct {
 		name  string
 		files []string
@@ -302,7 +300,7 @@ func linkFor(area string, links []string) string {
 
 // appLinks returns the same-origin paths linked from the target's start
 // page (nil when it cannot be read: start URLs then stay at "/").
-func appLinks(ctx context.Context, target string) []string {
+func AppLinks(ctx context.Context, target string) []string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target+"/", nil)
@@ -344,34 +342,4 @@ func appLinks(ctx context.Context, target string) []string {
 		}
 	}
 	return out
-}
-
-// prMissions fetches Config.PRURL, cuts it to pullreq.DefaultBudget, plans its
-// missions and writes the plan to <ReportDir>/pr_missions.json.
-func (cfg *Config) prMissions(ctx context.Context, target string) ([]mission.Mission, error) {
-	ref, err := pullreq.ParseURL(cfg.PRURL)
-	if err != nil {
-		return nil, err
-	}
-	src, done, err := cfg.prSource(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	pr, err := src.FetchPR(ctx, ref)
-	if err != nil {
-		return nil, fmt.Errorf("explore: --pr-url %s: %w", ref.URL(), err)
-	}
-	pr = pr.Cut(pullreq.DefaultBudget())
-	plan, err := PlanPR(ctx, pr, cfg.PlannerModel, target, appLinks(ctx, target), cfg.Logger)
-	if err != nil {
-		return nil, fmt.Errorf("explore: --pr-url %s: %w", ref.URL(), err)
-	}
-	cfg.Logger.Info("explore: PR missions", "pr", ref.URL(), "source", pr.Source, "by", plan.By, "missions", len(plan.Missions), "cuts", pr.Cuts)
-	if err := os.MkdirAll(cfg.ReportDir, 0o700); err == nil {
-		if b, err := json.MarshalIndent(plan, "", "  "); err == nil {
-			_ = os.WriteFile(filepath.Join(cfg.ReportDir, "pr_missions.json"), b, 0o600)
-		}
-	}
-	return plan.Missions, nil
 }

@@ -1,11 +1,10 @@
-package memory
+package storekit
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"slices"
 	"strings"
@@ -15,24 +14,17 @@ import (
 	"github.com/agentgraph/agentgraph/graph"
 )
 
-// This file holds what every Store back-end of this package shares:
-// options, validation, filters, keyword and vector ranking, namespace
-// listing.
-
-// Embedder turns text into vectors for semantic search. Its method set is
-// that of langchaingo's embeddings.Embedder, so any langchaingo embedder
-// can be passed to WithEmbedder as it is.
+// Embedder is memory.Embedder: it turns text into vectors for semantic
+// search (the method set of langchaingo's embeddings.Embedder).
 type Embedder interface {
 	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
 	EmbedQuery(ctx context.Context, text string) ([]float32, error)
 }
 
-// ErrInvalidStoreInput is wrapped by every Store error about a bad
-// argument: an empty namespace label or key, a value that is not a JSON
-// object, a malformed filter.
+// ErrInvalidStoreInput is memory.ErrInvalidStoreInput.
 var ErrInvalidStoreInput = errors.New("store: invalid input")
 
-// ErrStoreCorrupt is wrapped when a stored item cannot be decoded.
+// ErrStoreCorrupt is memory.ErrStoreCorrupt.
 var ErrStoreCorrupt = errors.New("store: corrupt item")
 
 // Defaults of Search and ListNamespaces.
@@ -41,62 +33,8 @@ const (
 	DefaultNamespaceLimit = 100
 )
 
-// StoreOption configures a Store back-end.
-type StoreOption func(*storeConfig)
-
-type storeConfig struct {
-	now         func() time.Time
-	embedder    Embedder
-	indexFields []string
-	bucket      string
-	logger      *slog.Logger
-}
-
-func newStoreConfig(opts []StoreOption) storeConfig {
-	c := storeConfig{
-		now:    func() time.Time { return time.Now().UTC() },
-		bucket: DefaultStoreBucket,
-		logger: slog.New(slog.DiscardHandler),
-	}
-	for _, o := range opts {
-		o(&c)
-	}
-	return c
-}
-
-// DefaultStoreBucket is the top-level bbolt bucket of BoltStore.
-const DefaultStoreBucket = "agentgraph.store"
-
-// WithStoreClock sets the clock used for timestamps and TTL expiry.
-func WithStoreClock(now func() time.Time) StoreOption {
-	return func(c *storeConfig) { c.now = now }
-}
-
-// WithEmbedder makes Search rank by embedding similarity when a query is
-// given. fields are the default top-level (or dotted) fields whose text is
-// embedded when PutOptions.Index is nil; with none, every string in the
-// value is embedded.
-func WithEmbedder(e Embedder, fields ...string) StoreOption {
-	return func(c *storeConfig) {
-		c.embedder = e
-		c.indexFields = slices.Clone(fields)
-	}
-}
-
-// WithIndexFields sets the default fields used for keyword ranking (and
-// embedding) when PutOptions.Index is nil.
-func WithIndexFields(fields ...string) StoreOption {
-	return func(c *storeConfig) { c.indexFields = slices.Clone(fields) }
-}
-
-// WithStoreBucket sets the top-level bbolt bucket BoltStore uses.
-func WithStoreBucket(name string) StoreOption { return func(c *storeConfig) { c.bucket = name } }
-
-// WithStoreLogger sets the logger for skipped corrupt items and purges.
-func WithStoreLogger(l *slog.Logger) StoreOption { return func(c *storeConfig) { c.logger = l } }
-
-// record is an item as back-ends keep it.
-type storeRecord struct {
+// Record is an item as back-ends keep it.
+type Record struct {
 	V         int             `json:"v"` // record format version
 	Namespace []string        `json:"ns"`
 	Key       string          `json:"key"`
@@ -109,13 +47,13 @@ type storeRecord struct {
 	Vector    []float32       `json:"vec,omitempty"`
 }
 
-const storeRecordVersion = 1
+const RecordVersion = 1
 
-func (r *storeRecord) expired(now time.Time) bool {
+func (r *Record) Expired(now time.Time) bool {
 	return !r.ExpiresAt.IsZero() && !now.Before(r.ExpiresAt)
 }
 
-func (r *storeRecord) item() graph.Item {
+func (r *Record) Item() graph.Item {
 	return graph.Item{
 		Namespace: slices.Clone(r.Namespace),
 		Key:       r.Key,
@@ -126,48 +64,52 @@ func (r *storeRecord) item() graph.Item {
 	}
 }
 
-func storeInvalid(format string, args ...any) error {
+// Invalid returns an error wrapping ErrInvalidStoreInput.
+func Invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidStoreInput, fmt.Sprintf(format, args...))
 }
 
-func validateNS(ns []string, allowEmpty bool) error {
+// ValidateNS checks namespace labels (an empty namespace only with allowEmpty).
+func ValidateNS(ns []string, allowEmpty bool) error {
 	if len(ns) == 0 && !allowEmpty {
-		return storeInvalid("empty namespace")
+		return Invalid("empty namespace")
 	}
 	for i, l := range ns {
 		if l == "" {
-			return storeInvalid("namespace %q: label %d is empty", ns, i)
+			return Invalid("namespace %q: label %d is empty", ns, i)
 		}
 	}
 	return nil
 }
 
-func validateKey(ns []string, key string) error {
-	if err := validateNS(ns, false); err != nil {
+// ValidateKey checks a namespace and a key.
+func ValidateKey(ns []string, key string) error {
+	if err := ValidateNS(ns, false); err != nil {
 		return err
 	}
 	if key == "" {
-		return storeInvalid("namespace %q: empty key", ns)
+		return Invalid("namespace %q: empty key", ns)
 	}
 	return nil
 }
 
-func validateValue(ns []string, key string, v json.RawMessage) error {
+// ValidateValue checks that v is a JSON object.
+func ValidateValue(ns []string, key string, v json.RawMessage) error {
 	trimmed := strings.TrimLeft(string(v), " \t\r\n")
 	if !strings.HasPrefix(trimmed, "{") || !json.Valid(v) {
-		return storeInvalid("namespace %q key %q: value is not a JSON object", ns, key)
+		return Invalid("namespace %q key %q: value is not a JSON object", ns, key)
 	}
 	return nil
 }
 
-// newRecord builds the record for a Put; old is the current record or nil.
-func (c *storeConfig) newRecord(ns []string, key string, value json.RawMessage, opts *graph.PutOptions, old *storeRecord) *storeRecord {
-	now := c.now()
-	r := &storeRecord{
-		V: storeRecordVersion, Namespace: slices.Clone(ns), Key: key, Value: slices.Clone(value),
+// NewRecord builds the record for a Put; old is the current record or nil.
+func (c *Config) NewRecord(ns []string, key string, value json.RawMessage, opts *graph.PutOptions, old *Record) *Record {
+	now := c.Now()
+	r := &Record{
+		V: RecordVersion, Namespace: slices.Clone(ns), Key: key, Value: slices.Clone(value),
 		CreatedAt: now, UpdatedAt: now,
 	}
-	if old != nil && !old.expired(now) {
+	if old != nil && !old.Expired(now) {
 		r.CreatedAt = old.CreatedAt
 	}
 	if opts != nil {
@@ -180,10 +122,10 @@ func (c *storeConfig) newRecord(ns []string, key string, value json.RawMessage, 
 	return r
 }
 
-// embed computes the vector of a value that is about to be stored, when
+// Embed computes the vector of a value that is about to be stored, when
 // the store has an embedder and the Put asks for indexing.
-func (c *storeConfig) embed(ctx context.Context, value json.RawMessage, opts *graph.PutOptions) ([]float32, error) {
-	if c.embedder == nil || (opts != nil && opts.NoIndex) {
+func (c *Config) Embed(ctx context.Context, value json.RawMessage, opts *graph.PutOptions) ([]float32, error) {
+	if c.Embedder == nil || (opts != nil && opts.NoIndex) {
 		return nil, nil
 	}
 	var fields []string
@@ -197,7 +139,7 @@ func (c *storeConfig) embed(ctx context.Context, value json.RawMessage, opts *gr
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
-	vecs, err := c.embedder.EmbedDocuments(ctx, []string{text})
+	vecs, err := c.Embedder.EmbedDocuments(ctx, []string{text})
 	if err != nil {
 		return nil, fmt.Errorf("store: embed: %w", err)
 	}
@@ -209,13 +151,13 @@ func (c *storeConfig) embed(ctx context.Context, value json.RawMessage, opts *gr
 
 // indexText is the text of value that Query ranks: the given fields (or the
 // store's default fields), else every string in the value.
-func (c *storeConfig) indexText(value json.RawMessage, fields []string) (string, error) {
+func (c *Config) indexText(value json.RawMessage, fields []string) (string, error) {
 	var v any
 	if err := json.Unmarshal(value, &v); err != nil {
 		return "", fmt.Errorf("%w: %v", ErrStoreCorrupt, err)
 	}
 	if fields == nil {
-		fields = c.indexFields
+		fields = c.IndexFields
 	}
 	var b strings.Builder
 	if len(fields) == 0 {
@@ -267,65 +209,40 @@ func storeLookup(v any, path string) (any, bool) {
 	return v, true
 }
 
-// filter is a compiled SearchQuery.Filter.
+// storeFilter is a compiled graph.Filter.
 type storeFilter []storeCondition
 
 type storeCondition struct {
 	path string
-	op   string // "$eq", "$ne", "$gt", "$gte", "$lt", "$lte"
-	want any    // JSON-decoded
+	op   graph.Op
+	want any // JSON-decoded
 }
 
-// compileFilter normalises filter values through JSON. A value that is an
-// object whose keys all start with "$" is read as operators:
-// {"$gt": 3, "$lte": 9}; any other value means equality.
-func compileStoreFilter(f map[string]any) (storeFilter, error) {
-	var out storeFilter
-	keys := make([]string, 0, len(f))
-	for k := range f {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, path := range keys {
-		if path == "" {
-			return nil, storeInvalid("filter: empty field name")
+// compileStoreFilter checks each condition and decodes its value.
+func compileStoreFilter(f graph.Filter) (storeFilter, error) {
+	out := make(storeFilter, 0, len(f))
+	for _, c := range f {
+		if c.Field == "" {
+			return nil, Invalid("filter: empty field name")
 		}
-		b, err := json.Marshal(f[path])
-		if err != nil {
-			return nil, storeInvalid("filter %q: value is not JSON: %v", path, err)
+		if err := c.Err(); err != nil {
+			return nil, Invalid("filter %q: %v", c.Field, err)
+		}
+		op := c.Op
+		switch op {
+		case "":
+			op = graph.OpEq
+		case graph.OpEq, graph.OpNe, graph.OpGt, graph.OpGte, graph.OpLt, graph.OpLte:
+		default:
+			return nil, Invalid("filter %q: unknown operator %q", c.Field, op)
 		}
 		var want any
-		if err := json.Unmarshal(b, &want); err != nil {
-			return nil, storeInvalid("filter %q: %v", path, err)
+		if err := json.Unmarshal(c.Value, &want); err != nil {
+			return nil, Invalid("filter %q: value is not JSON: %v", c.Field, err)
 		}
-		if ops, ok := want.(map[string]any); ok && len(ops) > 0 && allOperators(ops) {
-			opKeys := make([]string, 0, len(ops))
-			for op := range ops {
-				opKeys = append(opKeys, op)
-			}
-			slices.Sort(opKeys)
-			for _, op := range opKeys {
-				switch op {
-				case "$eq", "$ne", "$gt", "$gte", "$lt", "$lte":
-				default:
-					return nil, storeInvalid("filter %q: unknown operator %q", path, op)
-				}
-				out = append(out, storeCondition{path: path, op: op, want: ops[op]})
-			}
-			continue
-		}
-		out = append(out, storeCondition{path: path, op: "$eq", want: want})
+		out = append(out, storeCondition{path: c.Field, op: op, want: want})
 	}
 	return out, nil
-}
-
-func allOperators(m map[string]any) bool {
-	for k := range m {
-		if !strings.HasPrefix(k, "$") {
-			return false
-		}
-	}
-	return true
 }
 
 // match reports whether the decoded value v satisfies every storeCondition.
@@ -333,11 +250,11 @@ func (f storeFilter) match(v any) bool {
 	for _, c := range f {
 		got, ok := storeLookup(v, c.path)
 		switch c.op {
-		case "$eq":
+		case graph.OpEq:
 			if !ok || !jsonEqual(got, c.want) {
 				return false
 			}
-		case "$ne":
+		case graph.OpNe:
 			if ok && jsonEqual(got, c.want) {
 				return false
 			}
@@ -347,13 +264,13 @@ func (f storeFilter) match(v any) bool {
 				return false
 			}
 			switch c.op {
-			case "$gt":
+			case graph.OpGt:
 				ok = cmp > 0
-			case "$gte":
+			case graph.OpGte:
 				ok = cmp >= 0
-			case "$lt":
+			case graph.OpLt:
 				ok = cmp < 0
-			case "$lte":
+			case graph.OpLte:
 				ok = cmp <= 0
 			}
 			if !ok {
@@ -472,30 +389,32 @@ func cosine(a, b []float32) float64 {
 	return dot / math.Sqrt(na*nb)
 }
 
-func nsHasPrefix(ns, prefix []string) bool {
+func NSHasPrefix(ns, prefix []string) bool {
 	return len(ns) >= len(prefix) && slices.Equal(ns[:len(prefix)], prefix)
 }
 
-func compareNS(a, b []string) int { return slices.Compare(a, b) }
+// CompareNS orders namespaces label by label.
+func CompareNS(a, b []string) int { return slices.Compare(a, b) }
 
-// searcher evaluates one Search over records fed to it in any order.
-type searcher struct {
-	cfg     *storeConfig
+// Searcher evaluates one Search over records fed to it in any order.
+type Searcher struct {
+	cfg     *Config
 	prefix  []string
 	q       graph.SearchQuery
 	filter  storeFilter
 	terms   []string
 	qvec    []float32
-	now     time.Time
+	Now     time.Time // the time expiry is judged at
 	results []graph.Item
 }
 
-func newSearcher(ctx context.Context, cfg *storeConfig, prefix []string, q graph.SearchQuery) (*searcher, error) {
-	if err := validateNS(prefix, true); err != nil {
+// NewSearcher validates q and prepares its filter and ranking.
+func NewSearcher(ctx context.Context, cfg *Config, prefix []string, q graph.SearchQuery) (*Searcher, error) {
+	if err := ValidateNS(prefix, true); err != nil {
 		return nil, err
 	}
 	if q.Limit < 0 || q.Offset < 0 {
-		return nil, storeInvalid("search: negative limit %d or offset %d", q.Limit, q.Offset)
+		return nil, Invalid("search: negative limit %d or offset %d", q.Limit, q.Offset)
 	}
 	if q.Limit == 0 {
 		q.Limit = DefaultSearchLimit
@@ -504,10 +423,10 @@ func newSearcher(ctx context.Context, cfg *storeConfig, prefix []string, q graph
 	if err != nil {
 		return nil, err
 	}
-	s := &searcher{cfg: cfg, prefix: prefix, q: q, filter: f, now: cfg.now()}
+	s := &Searcher{cfg: cfg, prefix: prefix, q: q, filter: f, Now: cfg.Now()}
 	if strings.TrimSpace(q.Query) != "" {
-		if cfg.embedder != nil {
-			v, err := cfg.embedder.EmbedQuery(ctx, q.Query)
+		if cfg.Embedder != nil {
+			v, err := cfg.Embedder.EmbedQuery(ctx, q.Query)
 			if err != nil {
 				return nil, fmt.Errorf("store: embed query: %w", err)
 			}
@@ -519,12 +438,12 @@ func newSearcher(ctx context.Context, cfg *storeConfig, prefix []string, q graph
 	return s, nil
 }
 
-func (s *searcher) ranked() bool { return s.qvec != nil || len(s.terms) > 0 }
+func (s *Searcher) ranked() bool { return s.qvec != nil || len(s.terms) > 0 }
 
-// add considers one record. It returns an error only for a record whose
+// Add considers one record. It returns an error only for a record whose
 // value does not decode.
-func (s *searcher) add(r *storeRecord) error {
-	if !nsHasPrefix(r.Namespace, s.prefix) || r.expired(s.now) {
+func (s *Searcher) Add(r *Record) error {
+	if !NSHasPrefix(r.Namespace, s.prefix) || r.Expired(s.Now) {
 		return nil
 	}
 	if len(s.filter) > 0 {
@@ -536,7 +455,7 @@ func (s *searcher) add(r *storeRecord) error {
 			return nil
 		}
 	}
-	it := r.item()
+	it := r.Item()
 	switch {
 	case s.qvec != nil:
 		if r.Vector == nil {
@@ -557,8 +476,8 @@ func (s *searcher) add(r *storeRecord) error {
 	return nil
 }
 
-// done sorts and pages the results.
-func (s *searcher) done() []graph.Item {
+// Done sorts and pages the results.
+func (s *Searcher) Done() []graph.Item {
 	slices.SortFunc(s.results, func(a, b graph.Item) int {
 		if s.ranked() && a.Score != b.Score {
 			if a.Score > b.Score {
@@ -566,7 +485,7 @@ func (s *searcher) done() []graph.Item {
 			}
 			return 1
 		}
-		if c := compareNS(a.Namespace, b.Namespace); c != 0 {
+		if c := CompareNS(a.Namespace, b.Namespace); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Key, b.Key)
@@ -581,20 +500,21 @@ func (s *searcher) done() []graph.Item {
 	return slices.Clip(out)
 }
 
-// nsLister evaluates one ListNamespaces.
-type nsLister struct {
+// NSLister evaluates one ListNamespaces.
+type NSLister struct {
 	q    graph.NamespaceQuery
 	seen map[string][]string
 }
 
-func newNSLister(q graph.NamespaceQuery) (*nsLister, error) {
+// NewNSLister validates q.
+func NewNSLister(q graph.NamespaceQuery) (*NSLister, error) {
 	if q.Limit < 0 || q.Offset < 0 || q.MaxDepth < 0 {
-		return nil, storeInvalid("list namespaces: negative limit, offset or max depth")
+		return nil, Invalid("list namespaces: negative limit, offset or max depth")
 	}
 	if q.Limit == 0 {
 		q.Limit = DefaultNamespaceLimit
 	}
-	return &nsLister{q: q, seen: map[string][]string{}}, nil
+	return &NSLister{q: q, seen: map[string][]string{}}, nil
 }
 
 // matchLabels compares labels with a pattern in which "*" matches any one label.
@@ -610,7 +530,7 @@ func matchLabels(labels, pattern []string) bool {
 	return true
 }
 
-func (l *nsLister) add(ns []string) {
+func (l *NSLister) Add(ns []string) {
 	if len(ns) < len(l.q.Prefix) || !matchLabels(ns[:len(l.q.Prefix)], l.q.Prefix) {
 		return
 	}
@@ -620,18 +540,18 @@ func (l *nsLister) add(ns []string) {
 	if l.q.MaxDepth > 0 && len(ns) > l.q.MaxDepth {
 		ns = ns[:l.q.MaxDepth]
 	}
-	k := nsKey(ns)
+	k := NSKey(ns)
 	if _, ok := l.seen[k]; !ok {
 		l.seen[k] = slices.Clone(ns)
 	}
 }
 
-func (l *nsLister) done() [][]string {
+func (l *NSLister) Done() [][]string {
 	out := make([][]string, 0, len(l.seen))
 	for _, ns := range l.seen {
 		out = append(out, ns)
 	}
-	slices.SortFunc(out, compareNS)
+	slices.SortFunc(out, CompareNS)
 	if l.q.Offset >= len(out) {
 		return [][]string{}
 	}
@@ -642,8 +562,8 @@ func (l *nsLister) done() [][]string {
 	return out
 }
 
-// nsKey joins labels unambiguously (labels may hold any byte).
-func nsKey(ns []string) string {
+// NSKey joins labels unambiguously (labels may hold any byte).
+func NSKey(ns []string) string {
 	var b strings.Builder
 	for _, l := range ns {
 		fmt.Fprintf(&b, "%d:%s/", len(l), l)

@@ -1,4 +1,4 @@
-package memory_test
+package postgres_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/pgtest"
 	"github.com/agentgraph/agentgraph/memory"
+	"github.com/agentgraph/agentgraph/memory/postgres"
 	"github.com/agentgraph/agentgraph/memory/storetest"
 )
 
@@ -34,7 +35,7 @@ func newPGPool(t testing.TB) *pgxpool.Pool {
 // expect an empty store each time.
 func newPGStore(t *testing.T) func(opts ...memory.StoreOption) graph.Store {
 	return func(opts ...memory.StoreOption) graph.Store {
-		s, err := memory.NewPostgresStore(context.Background(), newPGPool(t), opts...)
+		s, err := postgres.New(context.Background(), newPGPool(t), opts...)
 		require.NoError(t, err)
 		return s
 	}
@@ -53,11 +54,11 @@ func TestPostgresStoreUpdate(t *testing.T) {
 func TestPostgresStoreShared(t *testing.T) {
 	ctx := context.Background()
 	pool := newPGPool(t)
-	a, err := memory.NewPostgresStore(ctx, pool)
+	a, err := postgres.New(ctx, pool)
 	require.NoError(t, err)
-	b, err := memory.NewPostgresStore(ctx, pool)
+	b, err := postgres.New(ctx, pool)
 	require.NoError(t, err)
-	other, err := memory.NewPostgresStore(ctx, pool, memory.WithStoreBucket("other"))
+	other, err := postgres.New(ctx, pool, memory.WithStoreBucket("other"))
 	require.NoError(t, err)
 	require.NoError(t, a.Put(ctx, []string{"x"}, "k", json.RawMessage(`{"v":1}`), nil))
 	it, err := b.Get(ctx, []string{"x"}, "k")
@@ -78,7 +79,7 @@ func TestPostgresStoreMigrateConcurrently(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, pool, err := memory.OpenPostgresStore(context.Background(), dsn)
+			s, pool, err := postgres.Open(context.Background(), dsn)
 			if err == nil {
 				err = s.Put(context.Background(), []string{"m"}, "k", json.RawMessage(`{}`), nil)
 				pool.Close()
@@ -96,7 +97,7 @@ func TestPostgresStoreMigrateConcurrently(t *testing.T) {
 func TestPostgresStorePurgeExpired(t *testing.T) {
 	ctx := context.Background()
 	clock := storetest.NewClock()
-	s, err := memory.NewPostgresStore(ctx, newPGPool(t), memory.WithStoreClock(clock.Now))
+	s, err := postgres.New(ctx, newPGPool(t), memory.WithStoreClock(clock.Now))
 	require.NoError(t, err)
 	require.NoError(t, s.Put(ctx, []string{"t"}, "short", json.RawMessage(`{}`), &graph.PutOptions{TTL: time.Second}))
 	require.NoError(t, s.Put(ctx, []string{"t"}, "long", json.RawMessage(`{}`), nil))
@@ -125,7 +126,7 @@ func runChild(role string) int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "child:", err); return 1 }
 	switch role {
 	case "record-bug":
-		s, pool, err := memory.OpenPostgresStore(ctx, os.Getenv(childDSNEnv))
+		s, pool, err := postgres.Open(ctx, os.Getenv(childDSNEnv))
 		if err != nil {
 			return fail(err)
 		}
@@ -192,7 +193,7 @@ func TestQARecordBugTwoProcesses(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	startChildren(t, 2, "record-bug", childDSNEnv+"="+dsn)
 	ctx := context.Background()
-	s, pool, err := memory.OpenPostgresStore(ctx, dsn)
+	s, pool, err := postgres.Open(ctx, dsn)
 	require.NoError(t, err)
 	defer pool.Close()
 	q, err := memory.NewQA(s, "http://shop.test")
@@ -212,7 +213,7 @@ func TestQARecordBugTwoProcesses(t *testing.T) {
 func TestPostgresStoreDamagedRecords(t *testing.T) {
 	ctx := context.Background()
 	pool := newPGPool(t)
-	s, err := memory.NewPostgresStore(ctx, pool)
+	s, err := postgres.New(ctx, pool)
 	require.NoError(t, err)
 	ns := []string{"docs"}
 	for _, k := range []string{"a", "b", "c"} {
