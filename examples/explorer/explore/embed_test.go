@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -13,8 +14,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/checkpoint"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/memory"
 	"github.com/agentgraph/agentgraph/personas"
 	"github.com/agentgraph/agentgraph/tools"
@@ -142,4 +145,55 @@ func TestEmbedStores(t *testing.T) {
 	assert.Same(t, st, gotST)
 	assert.True(t, cfg.persistent())
 	assert.False(t, (&Config{}).persistent())
+}
+
+// TestEmbedResumeInjected: a custom team on an injected checkpointer and
+// store, killed mid-mission and resumed: the resumed run goes on from the
+// checkpoint (no DB file), the browser state was kept for it, the tape
+// has no gap, every action is the team's, and the injected store holds
+// the bugs.
+func TestEmbedResumeInjected(t *testing.T) {
+	app := fixtureApp(t)
+	dir := t.TempDir()
+	mine := personas.Persona{Name: "form_filler", Role: "a user who fills every form validly",
+		Tricks: []personas.Trick{personas.TrickValidForm, personas.TrickClickButtons}}
+	cp, st := checkpoint.NewMemory(), memory.NewInMemoryStore()
+	cfg := Config{Target: app.URL, Budget: 20, TurnSteps: 4, ReportDir: dir, Browser: testBrowser, MinimizeReplays: -1,
+		Checkpointer: cp, Store: st, Personas: []personas.Persona{mine},
+		Missions: []mission.Mission{{ThreadID: "notes", Prompt: "Explore the notes app"}}}
+
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cfg.Observer = observe.Func(func(ev observe.Event) {
+		if ev.Kind == observe.Step && ev.Step >= 8 {
+			cancel(errors.New("killed at step 8"))
+		}
+	})
+	first, err := Run(ctx, cfg)
+	cancel(nil)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Len(t, first.Missions, 1)
+	require.NotEmpty(t, first.Missions[0].Err, "killed mid-mission")
+	assert.FileExists(t, filepath.Join(dir, "notes", browserStateFile), "the browser state kept for the resume")
+
+	cfg.Observer, cfg.Resume = nil, "notes"
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel2()
+	res, err := Run(ctx2, cfg)
+	require.NoError(t, err)
+	m := res.Missions[0]
+	require.Empty(t, m.Err)
+	assert.Equal(t, "custom: form_filler", m.Team)
+
+	entries, _, err := browser.ReadTapeFile(filepath.Join(dir, "notes", "action_tape.jsonl"))
+	require.NoError(t, err)
+	assert.Greater(t, len(entries), len(first.Missions[0].Timeline), "the resumed run went on")
+	for i, e := range entries {
+		assert.Equal(t, int64(i+1), e.Seq, "no gap in the tape")
+		assert.Contains(t, []string{mine.Name, "explorer"}, e.User, "the team's actions (and the resume's start)")
+	}
+	qa, err := memory.NewQA(st, app.URL)
+	require.NoError(t, err)
+	bugs, err := qa.Bugs(context.Background(), "")
+	require.NoError(t, err)
+	assert.NotEmpty(t, bugs, "the injected store is the run's memory")
 }
