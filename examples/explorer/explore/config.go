@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
+	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/personas"
+	"github.com/agentgraph/agentgraph/tools"
 
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/xerr"
 	"github.com/agentgraph/agentgraph/examples/explorer/minimize"
@@ -107,6 +110,17 @@ type Config struct {
 	Missions []mission.Mission
 	// Team overrides every mission's team ("standard" or "advanced").
 	Team string
+	// Personas, when set, are the team of every mission instead of a
+	// built-in team (Team and the missions' teams are then ignored): each
+	// valid (personas.Persona.Validate), with a unique name that is not
+	// a graph node's (supervisor, summarizer); else an ErrUsage error.
+	Personas []personas.Persona
+	// Tools are further tools model personas get, like the MCP and skills
+	// tools: valid, unique names that no other tool has (ErrUsage), each
+	// call bounded by ToolTimeout (0: DefaultToolTimeout), results
+	// redacted, calls on the observers and in traces.log.
+	Tools       []tools.Tool
+	ToolTimeout time.Duration
 	// Budget is the default number of browser steps per mission (200).
 	Budget int
 	// TurnSteps is the step limit of one persona turn (10); the persona is
@@ -119,6 +133,11 @@ type Config struct {
 	// one pool, shared by shards on several machines; see CheckDB), or ""
 	// for memory only. A URL's password is never printed (RedactDB).
 	DB string
+	// Checkpointer and Store, when set, are used instead of DB's (and
+	// left open); with a Checkpointer a mission keeps its browser state
+	// for Resume as with DB.
+	Checkpointer graph.Checkpointer
+	Store        graph.Store
 	// Shard runs only this shard's share of the missions (ShardOf: by a
 	// hash of the thread id); the zero value runs them all.
 	Shard mission.Shard

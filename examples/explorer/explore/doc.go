@@ -313,4 +313,27 @@
 // Model personas also get browser.VisionTools: capture_bug_screenshot
 // (saved under the mission's screenshots/bugs) and analyze_visual_state,
 // answered by Models.Vision, else the persona model.
+//
+// # Embedding
+//
+// A Go program or test harness runs missions with Run and a Config of
+// typed fields, and injects what it owns: Config.Browser (a shared
+// Chromium, left open), Config.Checkpointer and Config.Store (instead of
+// Config.DB's, left open; with a Checkpointer a mission keeps its browser
+// state for Resume), Config.Models, Config.Observer. It brings its own team
+// and tools without touching this package (embed.go): Config.Personas, when
+// set, is every mission's team instead of a built-in one (teamOf; the
+// reports name it "custom: " and its members), each member played like
+// the built-ins, by its Prefer and Tricks offline and by its prompt with
+// a model; a persona that fails personas.Persona.Validate, has a graph
+// node's name (supervisor, summarizer) or another member's is an ErrUsage
+// error naming it. Config.Tools join the model personas' extra tools
+// after the skills' and before the MCP servers' (a clash either way, a
+// built-in's name or one no provider accepts is ErrUsage), bounded by
+// Config.ToolTimeout, redacted and observed like them (tool_call and
+// tool_result events, "tool" lines in traces.log), and named in the
+// persona's task. A tool gets no handle on the page: it answers the
+// model with text, and the model acts through execute_browser_command,
+// so every browser action stays on the tape, under the oracles and in
+// the specs. examples/embed runs both from outside.
 package explore

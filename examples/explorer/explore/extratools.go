@@ -46,6 +46,7 @@ var toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 type extraTools struct {
 	tools    []tools.Tool
 	servers  []string // the MCP servers connected
+	custom   []string // the tools of Config.Tools (embed.go)
 	sessions []*mcp.Session
 }
 
@@ -101,6 +102,9 @@ func openExtraTools(ctx context.Context, cfg Config, log *slog.Logger, w io.Writ
 			taken[t.Name()] = "a skills tool"
 			x.tools = append(x.tools, t)
 		}
+	}
+	if err := x.addConfigTools(cfg, taken); err != nil {
+		return nil, err
 	}
 	if cfg.MCPConfig == "" {
 		return x, nil
@@ -190,6 +194,9 @@ func extraToolsNote(x *extraTools) string {
 	var parts []string
 	if len(x.servers) > 0 {
 		parts = append(parts, "the tools of MCP servers "+strings.Join(x.servers, ", ")+" (named <server>_<tool>)")
+	}
+	if len(x.custom) > 0 {
+		parts = append(parts, "the tools "+strings.Join(x.custom, ", "))
 	}
 	if slices.Contains(x.names(), skills.ToolList) {
 		parts = append(parts, "skills: "+skills.ToolList+" lists them, "+skills.ToolShow+" reads one's instructions, "+

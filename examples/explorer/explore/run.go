@@ -33,6 +33,9 @@ func Run(ctx context.Context, cfg Config) (report.Result, error) {
 	if err := cfg.checkScale(); err != nil {
 		return res, err
 	}
+	if err := cfg.checkEmbed(); err != nil {
+		return res, err
+	}
 	// The app under test.
 	target := strings.TrimRight(cfg.Target, "/")
 	if target == "" {
@@ -64,7 +67,7 @@ func Run(ctx context.Context, cfg Config) (report.Result, error) {
 
 	// Persistence: checkpoints and memory in one bbolt file, a PostgreSQL
 	// database shared with other shards, or memory only.
-	cp, store, closeDB, err := openDB(ctx, cfg.DB)
+	cp, store, closeDB, err := cfg.openStores(ctx)
 	if err != nil {
 		return res, err
 	}

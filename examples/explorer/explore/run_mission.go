@@ -91,7 +91,7 @@ type missionRun struct {
 
 func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 	t0 := time.Now()
-	r := report.MissionResult{Mission: mr.m, Team: mr.m.Team, Target: mr.target}
+	r := report.MissionResult{Mission: mr.m, Team: mr.cfg.teamLabel(mr.m), Target: mr.target}
 	mr.emitGoalStart()
 	defer func() { mr.emitGoalComplete(r) }()
 	mr.dir = filepath.Join(mr.cfg.ReportDir, mr.m.ThreadID)
@@ -140,7 +140,7 @@ func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 	}
 	defer mr.tape.Close()
 
-	personas, _ := mission.Team(mr.m.Team)
+	personas := mr.cfg.teamOf(mr.m)
 	mr.cov = newCoverage()
 	mr.sw = newSweep()
 	mr.idle, mr.loops, mr.bugSeen, mr.recorded = map[string]int{}, map[string]int{}, map[string]bool{}, map[string]findings.Bug{}
@@ -383,7 +383,7 @@ func (mr *missionRun) record(e browser.Entry, persona string) browser.Entry {
 	if err := mr.tape.Append(pub); err != nil {
 		mr.trace.Warn("tape append failed", "err", err)
 	}
-	if mr.cfg.DB != "" {
+	if mr.cfg.persistent() {
 		mr.saveBrowserState()
 	}
 	mr.full = append(mr.full, report.TimelineEntry{Persona: persona, Entry: pub})
