@@ -290,5 +290,5 @@ func quotedName(raw string) string {
 func (s *Session) evalBounded(ctx context.Context, js string, arg any) (any, error) {
 	c, cancel := context.WithTimeout(ctx, s.e.cfg.ActionTimeout)
 	defer cancel()
-	return s.evaluate(c, js, arg)
+	return s.Evaluate(c, js, arg)
 }

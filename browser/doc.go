@@ -111,11 +111,9 @@
 //   - Harness hooks, not agent actions: Config.InitScripts run in every
 //     document of every user context before the page's own scripts
 //     (instrumentation, or a monkey tester such as gremlins.js), and
-//     Session.EvaluateJSON runs JavaScript in the page and returns its
-//     result as JSON (Evaluate[T] and EvaluateWith[T, A] decode it into a
-//     T), with ErrPageGone when a navigation destroyed the document.
-//     Neither is recorded on the tape; findings stay pending for the next
-//     Do.
+//     Session.Evaluate runs JavaScript in the page and returns its result,
+//     with ErrPageGone when a navigation destroyed the document. Neither is
+//     recorded on the tape; findings stay pending for the next Do.
 //   - JavaScript coverage (jscoverage.go, Chromium only):
 //     Session.StartJSCoverage opens a CDP session on the page and starts
 //     V8's block coverage; TakeJSCoverage reports, per script URL (a

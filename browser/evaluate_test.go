@@ -26,24 +26,24 @@ func TestInitScriptsAndEvaluate(t *testing.T) {
 	ctx := context.Background()
 
 	ok(t, s, fmt.Sprintf(`{"action":"navigate","url":%q}`, app.URL+"/"))
-	order, err := Evaluate[[]string](ctx, s, `() => window.__order`)
+	v, err := s.Evaluate(ctx, `() => window.__order`, nil)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"first:loading", "second"}, order, "in order, before the page's own scripts")
+	assert.Equal(t, []any{"first:loading", "second"}, v, "in order, before the page's own scripts")
 
-	n, err := EvaluateWith[int](ctx, s, `(o) => window.__triple(o.n)`, map[string]any{"n": 14})
+	v, err = s.Evaluate(ctx, `(o) => window.__triple(o.n)`, map[string]any{"n": 14})
 	require.NoError(t, err)
-	assert.Equal(t, 42, n)
-	later, err := Evaluate[string](ctx, s, `() => new Promise((r) => setTimeout(() => r('later'), 50))`)
+	assert.EqualValues(t, 42, v)
+	v, err = s.Evaluate(ctx, `() => new Promise((r) => setTimeout(() => r('later'), 50))`, nil)
 	require.NoError(t, err)
-	assert.Equal(t, "later", later)
+	assert.Equal(t, "later", v)
 
 	ok(t, s, fmt.Sprintf(`{"action":"navigate","url":%q}`, app.URL+"/second"))
-	counts, err := Evaluate[[]int](ctx, s, `() => [window.__order.length, window.__loads]`)
+	v, err = s.Evaluate(ctx, `() => [window.__order.length, window.__loads]`, nil)
 	require.NoError(t, err)
-	assert.Equal(t, []int{2, 2}, counts, "the scripts ran again in the new document")
+	assert.Equal(t, []any{2, 2}, v, "the scripts ran again in the new document")
 
 	// A promise that never settles, ended by a navigation.
-	_, err = s.EvaluateJSON(ctx, `() => { setTimeout(() => { location.href = '/'; }, 20); return new Promise(() => {}); }`, nil)
+	_, err = s.Evaluate(ctx, `() => { setTimeout(() => { location.href = '/'; }, 20); return new Promise(() => {}); }`, nil)
 	require.ErrorIs(t, err, ErrPageGone)
 	ok(t, s, `{"action":"wait_for","target":"[data-testid=\"save\"]","state":"attached"}`)
 
@@ -51,11 +51,11 @@ func TestInitScriptsAndEvaluate(t *testing.T) {
 	cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = s.EvaluateJSON(cctx, `() => new Promise((r) => setTimeout(r, 5000))`, nil)
+	_, err = s.Evaluate(cctx, `() => new Promise((r) => setTimeout(r, 5000))`, nil)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), 3*time.Second)
 
-	_, err = s.EvaluateJSON(ctx, `() => { throw new Error('boom') }`, nil)
+	_, err = s.Evaluate(ctx, `() => { throw new Error('boom') }`, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "boom")
 	assert.NotErrorIs(t, err, ErrPageGone)

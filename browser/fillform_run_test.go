@@ -44,9 +44,11 @@ f.addEventListener('change', show);
 // formValues reads the form's values from the page.
 func formValues(t *testing.T, s *browser.Session) map[string]any {
 	t.Helper()
-	m, err := browser.Evaluate[map[string]any](context.Background(), s, `(() => { const f = document.getElementById('f');
-  return { name: f.name.value, bio: f.bio.value, plan: f.plan.value, agree: f.agree.checked, pw: f.pw.value }; })()`)
+	v, err := s.Evaluate(context.Background(), `(() => { const f = document.getElementById('f');
+  return { name: f.name.value, bio: f.bio.value, plan: f.plan.value, agree: f.agree.checked, pw: f.pw.value }; })()`, nil)
 	require.NoError(t, err)
+	m, ok := v.(map[string]any)
+	require.True(t, ok, "%T", v)
 	return m
 }
 

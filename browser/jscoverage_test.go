@@ -251,7 +251,7 @@ func TestJSCoverageFunctions(t *testing.T) {
 	assert.Less(t, two.Executed, two.Bytes)
 
 	ok(t, s, `{"action":"click","target":"[data-testid=\"go\"]"}`)
-	v, err := Evaluate[string](ctx, s, `() => document.getElementById('out').textContent`)
+	v, err := s.Evaluate(ctx, `() => document.getElementById('out').textContent`, nil)
 	require.NoError(t, err)
 	require.Equal(t, "later ran", v)
 	c = takeCov(t, s)
@@ -350,9 +350,9 @@ func TestJSCoverageInlineAndExcluded(t *testing.T) {
 	defer func() { assert.NoError(t, s.StopJSCoverage(ctx)) }()
 
 	ok(t, s, fmt.Sprintf(`{"action":"navigate","url":%q}`, app.URL+"/cov/inline.html"))
-	v, err := Evaluate[[]int](ctx, s, `() => [window.__agent, window.__inl]`)
+	v, err := s.Evaluate(ctx, `() => [window.__agent, window.__inl]`, nil)
 	require.NoError(t, err)
-	require.Equal(t, []int{7, 1}, v, "both the collector's script and the inline one ran")
+	require.Equal(t, []any{7, 1}, v, "both the collector's script and the inline one ran")
 
 	c := takeCov(t, s)
 	in, found := scriptCov(c, s.URL()+"#inline")

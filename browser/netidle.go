@@ -163,7 +163,7 @@ func (s *Session) AwaitCalm(ctx context.Context, wait time.Duration) (calm bool,
 	wait = min(max(wait, 0), 10*time.Second)
 	ctx, cancel := context.WithTimeout(ctx, wait+calmTimeout)
 	defer cancel()
-	v, err := s.evaluate(ctx, `(ms) => typeof window.__agCalm === 'function' ? window.__agCalm(ms) : null`, wait.Milliseconds())
+	v, err := s.Evaluate(ctx, `(ms) => typeof window.__agCalm === 'function' ? window.__agCalm(ms) : null`, wait.Milliseconds())
 	if err != nil {
 		return false, 0, err
 	}

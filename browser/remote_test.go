@@ -119,7 +119,7 @@ func TestRemoteBrowser(t *testing.T) {
 
 	r = s.Do(ctx, browser.Intent{Action: browser.ActClick, Target: `role=button[name="Go"]`})
 	require.True(t, r.OK, r.Error)
-	title, err := browser.Evaluate[string](ctx, s, "() => document.title")
+	title, err := s.Evaluate(ctx, "() => document.title", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "clicked true", title, "headless, as the launch options asked")
 

@@ -45,7 +45,7 @@ func TestSecretsAreRecordedAsReferences(t *testing.T) {
 	assert.Equal(t, "${SECRET_1}", *e.Window().Entries()[len(e.Window().Entries())-1].Params.Value, r.Text())
 	// a reference is typed as its value (replays)
 	ok(t, s, `{"action":"fill","target":"label=Email","value":"${SECRET_2}"}`)
-	v, err := Evaluate[string](ctx, s, `document.querySelector('[name=email]').value`)
+	v, err := s.Evaluate(ctx, `document.querySelector('[name=email]').value`, nil)
 	require.NoError(t, err)
 	assert.Equal(t, token, v)
 	require.NoError(t, tape.Close())

@@ -149,7 +149,7 @@ func TestNetIdleTimers(t *testing.T) {
 	s := mustUser(t, e, "timers")
 	ok(t, s, `{"action":"navigate","url":"/"}`)
 	ctx := context.Background()
-	v, err := Evaluate[[]any](ctx, s, `() => new Promise((resolve) => {
+	v, err := s.Evaluate(ctx, `() => new Promise((resolve) => {
   const got = [];
   setTimeout((a, b) => got.push(a + b), 0, 'x', 'y');
   const id = setTimeout(() => got.push('cleared'), 10);
@@ -157,11 +157,13 @@ func TestNetIdleTimers(t *testing.T) {
   window.__str = 0;
   setTimeout('window.__str = 1', 0);
   setTimeout(() => resolve([got.join(','), window.__str, typeof id]), 40);
-})`)
+})`, nil)
 	require.NoError(t, err)
-	assert.Equal(t, []any{"xy", 1.0, "number"}, v) // JSON numbers decode as float64
-	a, err := Evaluate[[]any](ctx, s, `() => { setTimeout(() => {}, 200); return window.__agNetIdle(500); }`)
+	assert.Equal(t, []any{"xy", 1, "number"}, v)
+	idle, err := s.Evaluate(ctx, `() => { setTimeout(() => {}, 200); return window.__agNetIdle(500); }`, nil)
 	require.NoError(t, err)
+	a, ok := idle.([]any)
+	require.True(t, ok)
 	require.Len(t, a, 4)
 	assert.EqualValues(t, 1, a[2], "one callback due within 500 ms")
 	assert.Equal(t, true, a[3])

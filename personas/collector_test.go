@@ -2,7 +2,6 @@ package personas
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -31,8 +30,8 @@ func (p *fakePage) Do(_ context.Context, in browser.Intent) browser.Result {
 // evalPage can also run scripts, as *browser.Session can.
 type evalPage struct{ fakePage }
 
-func (*evalPage) EvaluateJSON(context.Context, string, json.RawMessage) (json.RawMessage, error) {
-	return json.RawMessage("null"), nil
+func (*evalPage) Evaluate(context.Context, string, any) (any, error) {
+	return nil, nil
 }
 
 // fakeCollector relays one slow request per action and has one

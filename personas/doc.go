@@ -118,7 +118,7 @@
 //
 // [Collector] is the small interface Run needs; *collector.Collector is
 // one. The accessibility violations are read from the page, so the page
-// given to Run must also have an EvaluateJSON method (*browser.Session has).
+// given to Run must also have an Evaluate method (*browser.Session has).
 // Without a collector everything else works; the accessibility oracle has
 // nothing to report, slow responses are judged by action durations instead
 // of request timings, and a dead control is judged by the page alone.

@@ -15,7 +15,7 @@ import (
 )
 
 // Page is what the driver needs of a browser user; *browser.Session is one.
-// A page that also has collector.Evaluator's EvaluateJSON method (as
+// A page that also has collector.Evaluator's Evaluate method (as
 // *browser.Session does) lets the driver read the collector's
 // accessibility violations from it.
 type Page interface {

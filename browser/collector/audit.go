@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -79,16 +78,10 @@ type Violation struct {
 // transparent or smaller than 2×2 pixels (WCAG 2.4.7 Focus Visible).
 const FocusInvisibleRule = "agentgraph-focus-invisible"
 
-// Evaluator runs a script in the page a browser user has open, its
-// argument and result as JSON; *browser.Session is one (see
-// browser.Session.EvaluateJSON).
+// Evaluator runs a script in the page a browser user has open;
+// *browser.Session is one.
 type Evaluator interface {
-	EvaluateJSON(ctx context.Context, expression string, arg json.RawMessage) (json.RawMessage, error)
-}
-
-// waitArg is wait as the recorder's functions take it: milliseconds, as JSON.
-func waitArg(wait time.Duration) json.RawMessage {
-	return strconv.AppendInt(nil, wait.Milliseconds(), 10)
+	Evaluate(ctx context.Context, expression string, arg any) (any, error)
 }
 
 // maxAuditWait caps the wait of one Violations call, whatever it is given.
@@ -109,12 +102,11 @@ func (c *Collector) Violations(ctx context.Context, page Evaluator, wait time.Du
 	wait = min(max(wait, 0), maxAuditWait)
 	ctx, cancel := context.WithTimeout(ctx, wait+5*time.Second)
 	defer cancel()
-	raw, err := page.EvaluateJSON(ctx, `(ms) => typeof window.__agAudit === 'function' ? window.__agAudit(ms) : ''`, waitArg(wait))
+	v, err := page.Evaluate(ctx, `(ms) => typeof window.__agAudit === 'function' ? window.__agAudit(ms) : ''`, wait.Milliseconds())
 	if err != nil {
 		return nil, fmt.Errorf("collector: violations: %w", err)
 	}
-	var s string
-	_ = json.Unmarshal(raw, &s) // any answer but a string is no violations
+	s, _ := v.(string)
 	if s == "" {
 		return nil, nil
 	}

@@ -2,7 +2,6 @@ package collector
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/agentgraph/agentgraph/browser"
@@ -29,12 +28,8 @@ func AwaitJudgement(ctx context.Context, page Evaluator, wait time.Duration) {
 	wait = min(max(wait, 0), maxAuditWait)
 	deadline := time.Now().Add(wait)
 	cctx, cancel := context.WithDeadline(ctx, deadline.Add(ReportLag))
-	raw, err := page.EvaluateJSON(cctx, `(ms) => typeof window.__agJudged === 'function' ? window.__agJudged(ms) : null`, waitArg(wait))
+	v, err := page.Evaluate(cctx, `(ms) => typeof window.__agJudged === 'function' ? window.__agJudged(ms) : null`, wait.Milliseconds())
 	cancel()
-	var v any
-	if err == nil {
-		err = json.Unmarshal(raw, &v)
-	}
 	pause(ctx, afterJudgement(v, err, time.Until(deadline)))
 }
 

@@ -2,7 +2,6 @@ package collector
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -40,18 +39,8 @@ func TestAfterJudgement(t *testing.T) {
 
 type evalFunc func(ctx context.Context, expr string, arg any) (any, error)
 
-// EvaluateJSON passes f a numeric argument as an int64 (the recorder's
-// waits are milliseconds) and returns its answer as JSON.
-func (f evalFunc) EvaluateJSON(ctx context.Context, expr string, arg json.RawMessage) (json.RawMessage, error) {
-	var a any = arg
-	if ms, err := strconv.ParseInt(string(arg), 10, 64); err == nil {
-		a = ms
-	}
-	v, err := f(ctx, expr, a)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
+func (f evalFunc) Evaluate(ctx context.Context, expr string, arg any) (any, error) {
+	return f(ctx, expr, arg)
 }
 
 // TestAwaitJudgementAsksOnce: one call to the recorder, given the wait in

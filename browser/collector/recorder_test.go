@@ -86,7 +86,7 @@ func TestRecorderViolations(t *testing.T) {
 	assert.Empty(t, vs, "each violation once")
 
 	// A DOM change makes a scan due: Violations waits for it.
-	_, err = s.EvaluateJSON(ctx, `() => { const i = document.createElement('img'); i.id = 'late'; i.src = '/logo.svg'; document.querySelector('main').append(i); }`, nil)
+	_, err = s.Evaluate(ctx, `() => { const i = document.createElement('img'); i.id = 'late'; i.src = '/logo.svg'; document.querySelector('main').append(i); }`, nil)
 	require.NoError(t, err)
 	vs, err = c.Violations(ctx, s, 10*time.Second)
 	require.NoError(t, err)
@@ -96,13 +96,13 @@ func TestRecorderViolations(t *testing.T) {
 	assert.NotContains(t, rules(vs), "button-name #icon")
 
 	// Focus on a visible link is fine; on the off-screen skip link it is not.
-	_, err = s.EvaluateJSON(ctx, `() => document.getElementById('about').focus()`, nil)
+	_, err = s.Evaluate(ctx, `() => document.getElementById('about').focus()`, nil)
 	require.NoError(t, err)
 	time.Sleep(200 * time.Millisecond) // the check looks after the next frame
 	vs, err = c.Violations(ctx, s, 10*time.Second)
 	require.NoError(t, err)
 	assert.Empty(t, vs, "visible focus is fine")
-	_, err = s.EvaluateJSON(ctx, `() => document.getElementById('skip').focus()`, nil)
+	_, err = s.Evaluate(ctx, `() => document.getElementById('skip').focus()`, nil)
 	require.NoError(t, err)
 	time.Sleep(200 * time.Millisecond)
 	vs, err = c.Violations(ctx, s, 10*time.Second)

@@ -2,10 +2,8 @@ package collector
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
-	"strconv"
 	"testing"
 	"time"
 
@@ -13,28 +11,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fakePage answers EvaluateJSON with what a recorder would.
+// fakePage answers Evaluate with what a recorder would.
 type fakePage struct {
 	answers []any
 	err     error
-	waits   []any // the wait each call passed to the page (int64 ms, or the raw argument)
+	waits   []any // the wait each call passed to the page
 }
 
-func (p *fakePage) EvaluateJSON(_ context.Context, _ string, arg json.RawMessage) (json.RawMessage, error) {
-	if ms, err := strconv.ParseInt(string(arg), 10, 64); err == nil {
-		p.waits = append(p.waits, ms)
-	} else {
-		p.waits = append(p.waits, arg)
-	}
+func (p *fakePage) Evaluate(_ context.Context, _ string, arg any) (any, error) {
+	p.waits = append(p.waits, arg)
 	if p.err != nil {
 		return nil, p.err
 	}
-	v := any("")
-	if len(p.answers) > 0 {
-		v = p.answers[0]
-		p.answers = p.answers[1:]
+	if len(p.answers) == 0 {
+		return "", nil
 	}
-	return json.Marshal(v)
+	v := p.answers[0]
+	p.answers = p.answers[1:]
+	return v, nil
 }
 
 // Violations hands over each (rule, page, elements) once per collector,

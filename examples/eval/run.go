@@ -234,12 +234,12 @@ func (r *Runner) grade(ctx context.Context, t Task, page playwright.Page, row Ro
 // RunSetup runs a task's set-up steps on sess, in order, before the agent
 // acts: intents through Session.Run (recorded on the session's tape like any
 // action, but not counted as the agent's steps), JavaScript through
-// Session.EvaluateJSON bounded by JSTimeout. The first failure stops it.
+// Session.Evaluate bounded by JSTimeout. The first failure stops it.
 func RunSetup(ctx context.Context, sess *browser.Session, steps []SetupStep) error {
 	for i, st := range steps {
 		if st.JS != "" {
 			jctx, cancel := context.WithTimeout(ctx, JSTimeout)
-			_, err := sess.EvaluateJSON(jctx, st.JS, nil)
+			_, err := sess.Evaluate(jctx, st.JS, nil)
 			cancel()
 			if err != nil {
 				return fmt.Errorf("setup step %d (%s): %v", i+1, clipText(st.String(), 120), err)

@@ -162,11 +162,12 @@ func (mr *missionRun) crossCheck(ctx context.Context, res browser.Result, fs []b
 	}
 	tctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	text, err := browser.Evaluate[string](tctx, mr.sess, `() => document.body ? document.body.innerText : ''`)
+	v, err := mr.sess.Evaluate(tctx, `() => document.body ? document.body.innerText : ''`, nil)
 	if err != nil {
 		mr.trace.Debug("cross-user oracle: read the page", "err", err)
 		return nil
 	}
+	text, _ := v.(string)
 	if text == "" {
 		return nil
 	}

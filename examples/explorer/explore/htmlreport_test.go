@@ -66,7 +66,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, s.Do(ctx, browser.Intent{Action: browser.ActNavigate, URL: srv.URL + "/report.html"}).OK)
 	eval := func(js string) any {
-		v, err := browser.Evaluate[any](ctx, s, js)
+		v, err := s.Evaluate(ctx, js, nil)
 		require.NoError(t, err, js)
 		return v
 	}

@@ -3,6 +3,7 @@ package explore
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"log/slog"
@@ -159,7 +160,7 @@ func TestCollectorDeadControl(t *testing.T) {
 	// report is in.
 	judge := &missionRun{sess: s, trace: slog.New(slog.DiscardHandler)}
 	undecided := func() any {
-		v, err := browser.Evaluate[any](ctx, s, `() => window.__agUndecided()`)
+		v, err := s.Evaluate(ctx, `() => window.__agUndecided()`, nil)
 		require.NoError(t, err)
 		return v
 	}
@@ -182,9 +183,9 @@ func TestCollectorDeadControl(t *testing.T) {
 	assert.Equal(t, "#dead", sel)
 	mr := &missionRun{sess: s, trace: slog.New(slog.DiscardHandler)}
 	markup := func() string {
-		v, err := browser.EvaluateWith[string](ctx, s, `(sel) => document.querySelector(sel).outerHTML`, sel)
+		v, err := s.Evaluate(ctx, `(sel) => document.querySelector(sel).outerHTML`, sel)
 		require.NoError(t, err)
-		return v
+		return fmt.Sprint(v)
 	}
 	before := markup()
 	require.True(t, mr.outline(ctx, sel, true))

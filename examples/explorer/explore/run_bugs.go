@@ -155,7 +155,7 @@ const outlineColor = "#ff00ff"
 func (mr *missionRun) outline(ctx context.Context, sel string, on bool) bool {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	found, err := browser.EvaluateWith[bool](ctx, mr.sess, `([sel, on, colour]) => {
+	v, err := mr.sess.Evaluate(ctx, `([sel, on, colour]) => {
   let el = null;
   try { el = document.querySelector(sel); } catch (e) { return false; }
   if (!el || !el.style) return false;
@@ -179,6 +179,7 @@ func (mr *missionRun) outline(ctx context.Context, sel string, on bool) bool {
 		mr.trace.Debug("outline", "selector", sel, "err", err)
 		return false
 	}
+	found, _ := v.(bool)
 	return found
 }
 

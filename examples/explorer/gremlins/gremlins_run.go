@@ -183,7 +183,7 @@ func (g *gremlinsRun) unleash(ctx context.Context) error {
 		}
 		g.side.Hordes++
 		seed := int64((g.cfg.Seed*1000 + uint64(hordes)) % (1 << 31))
-		_, err = browser.EvaluateWith[json.RawMessage](ctx, g.sess, `(o) => window.__agentgraphGremlins.unleash(o)`,
+		_, err = g.sess.Evaluate(ctx, `(o) => window.__agentgraphGremlins.unleash(o)`,
 			map[string]any{"total": n, "seed": seed, "delay": g.cfg.Delay.Milliseconds()})
 		if err != nil && !errors.Is(err, browser.ErrPageGone) {
 			if ctx.Err() != nil {
@@ -214,19 +214,23 @@ func (g *gremlinsRun) arrive(ctx context.Context, doc string) {
 	}
 	if st, err := g.state(ctx); err == nil && st.Doc == doc && st.Leaving {
 		// The navigation never committed (a download, a refused origin).
-		_, _ = g.sess.EvaluateJSON(ctx, `() => window.__agentgraphGremlins.reset()`, nil)
+		_, _ = g.sess.Evaluate(ctx, `() => window.__agentgraphGremlins.reset()`, nil)
 	}
 	g.do(ctx, browser.Intent{Action: browser.ActWaitFor, Target: "body", State: "attached"}, false)
 }
 
 func (g *gremlinsRun) state(ctx context.Context) (gremlinsState, error) {
 	var st gremlinsState
-	raw, err := g.sess.EvaluateJSON(ctx, `() => window.__agentgraphGremlins ? window.__agentgraphGremlins.state() : null`, nil)
+	v, err := g.sess.Evaluate(ctx, `() => window.__agentgraphGremlins ? window.__agentgraphGremlins.state() : null`, nil)
 	if err != nil {
 		return st, err
 	}
-	if string(raw) == "null" {
+	if v == nil {
 		return st, errors.New("no __agentgraphGremlins in this document")
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return st, err
 	}
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return st, fmt.Errorf("explore: gremlins: state: %w", err)
