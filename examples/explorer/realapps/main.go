@@ -39,6 +39,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "reports/realapps", "output directory: <app>/clean, <app>/mutated, bench.json, bench.md")
 	cache := fs.String("cache", "", "install and work directory (default $AGENTGRAPH_REALAPPS_CACHE or <user cache>/agentgraph-realapps)")
 	verifyOnly := fs.Bool("verify-only", false, "set up and prove every mutation with its trigger; run no explorer")
+	jscov := fs.Bool("jscov", false, "collect the apps' JavaScript coverage in the explorer's runs (V8 precise coverage; slower)")
 	timeout := fs.Duration("timeout", 3*time.Hour, "bound of the whole benchmark")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -77,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer b.Close()
-	rep, err := Run(ctx, Options{Apps: apps, Budget: *budget, Out: *out, Cache: *cache, VerifyOnly: *verifyOnly, Browser: b, Progress: stdout})
+	rep, err := Run(ctx, Options{Apps: apps, Budget: *budget, Out: *out, Cache: *cache, VerifyOnly: *verifyOnly, JSCoverage: *jscov, Browser: b, Progress: stdout})
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			fmt.Fprintf(stderr, "realapps: -timeout %s reached\n", *timeout)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Class is a mutation's kind of defect.
@@ -185,4 +186,32 @@ func (a App) Mutation(id string) (Mutation, bool) {
 		}
 	}
 	return Mutation{}, false
+}
+
+// Around is the text of s around the first match of id (n characters
+// each side, whitespace folded), or s's start when id is not in it.
+func Around(s, id string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	loc := IDPattern(id).FindStringIndex(s)
+	if loc == nil {
+		if len(s) > 2*n {
+			return s[:2*n] + "…"
+		}
+		return s
+	}
+	from, to := max(0, loc[0]-n), min(len(s), loc[1]+n)
+	for from > 0 && !utf8.RuneStart(s[from]) {
+		from--
+	}
+	for to < len(s) && !utf8.RuneStart(s[to]) {
+		to++
+	}
+	out := s[from:to]
+	if from > 0 {
+		out = "…" + out
+	}
+	if to < len(s) {
+		out += "…"
+	}
+	return out
 }

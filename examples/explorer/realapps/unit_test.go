@@ -1,0 +1,67 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentgraph/agentgraph/examples/explorer/realapps/kit"
+)
+
+// Every app's definition is complete: a setup and a start script, at
+// least 8 mutations covering the benchmark's classes, a patch each.
+func TestAppsValid(t *testing.T) {
+	for _, a := range allApps() {
+		t.Run(a.Name, func(t *testing.T) {
+			require.NoError(t, a.Validate())
+			assert.GreaterOrEqual(t, len(a.Mutations), 8)
+			classes := map[kit.Class]bool{}
+			for _, m := range a.Mutations {
+				classes[m.Class] = true
+			}
+			for _, c := range []kit.Class{kit.ClassServerError, kit.ClassBrokenLink, kit.ClassDead, kit.ClassLabel,
+				kit.ClassException, kit.ClassStoredXSS, kit.ClassSlow, kit.ClassMangle} {
+				assert.True(t, classes[c], "no %s mutation", c)
+			}
+		})
+	}
+}
+
+func TestScore(t *testing.T) {
+	muts := []kit.Mutation{
+		{ID: "ra-xy-01"},
+		{ID: "ra-xy-02", Match: []string{`dead`, `list item`}},
+		{ID: "ra-xy-03"},
+	}
+	reports := []Report{
+		{Kind: "http_5xx", Title: "HTTP 500 on POST /save", Evidence: "Something unforeseen has happened: (ra-xy-01)"},
+		{Kind: "dead_control", Title: "Clicking \"Unordered List Item\" changed nothing"},
+		{Kind: "console_error", Title: "ra-xy-031 is not an id of ours"},
+		{Kind: "dead_control", Title: "Clicking \"Bold\" changed nothing"},
+	}
+	s := score(muts, reports)
+	assert.Equal(t, []string{"ra-xy-01", "ra-xy-02"}, s.Found)
+	assert.Equal(t, []string{"ra-xy-03"}, s.Missed)
+	assert.Equal(t, 2, s.Unattributed)
+}
+
+func TestIDPattern(t *testing.T) {
+	re := kit.IDPattern("ra-dw-01")
+	assert.True(t, re.MatchString("(ra-dw-01)"))
+	assert.True(t, re.MatchString("id=wiki:RA-DW-01:syntax"))
+	assert.False(t, re.MatchString("ra-dw-011"))
+	assert.False(t, re.MatchString("xra-dw-01"))
+}
+
+func TestPickApps(t *testing.T) {
+	all, err := pickApps("all")
+	require.NoError(t, err)
+	assert.Len(t, all, len(allApps()))
+	one, err := pickApps(" DokuWiki ,dokuwiki")
+	require.NoError(t, err)
+	require.Len(t, one, 1)
+	assert.Equal(t, "dokuwiki", one[0].Name)
+	_, err = pickApps("nosuchapp")
+	assert.Error(t, err)
+}
