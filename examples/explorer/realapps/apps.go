@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/agentgraph/agentgraph/examples/explorer/realapps/apps/adminer"
 	"github.com/agentgraph/agentgraph/examples/explorer/realapps/apps/dokuwiki"
 	"github.com/agentgraph/agentgraph/examples/explorer/realapps/apps/jingo"
 	"github.com/agentgraph/agentgraph/examples/explorer/realapps/kit"
@@ -8,5 +9,5 @@ import (
 
 // allApps are the benchmark's apps, in the order they run.
 func allApps() []kit.App {
-	return []kit.App{dokuwiki.App(), jingo.App()}
+	return []kit.App{dokuwiki.App(), jingo.App(), adminer.App()}
 }

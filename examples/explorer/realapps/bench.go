@@ -56,6 +56,9 @@ type AppRow struct {
 	Recall    float64  `json:"recall"`
 	FoundIDs  []string `json:"found_ids,omitempty"`
 	Missed    []string `json:"missed,omitempty"`
+	// AlsoClean are mutations whose patterns a clean-run report matched
+	// too (not counted as found; see score).
+	AlsoClean []string `json:"also_clean,omitempty"`
 	// Reports are the mutated run's reports; ReportsPerFound is
 	// Reports / Found; Unattributed name no mutation.
 	Reports         int     `json:"reports"`
@@ -168,12 +171,7 @@ func runApp(ctx context.Context, opts Options, a kit.App) AppRow {
 			row.Mutated, row.MutatedWall = &ex, time.Since(tb)
 		}
 	}
-	s := score(a.Mutations, row.Mutated.Reports)
-	row.Found, row.FoundIDs, row.Missed, row.Unattributed = len(s.Found), s.Found, s.Missed, s.Unattributed
-	row.Reports = len(row.Mutated.Reports)
-	row.Recall = ratio(row.Found, row.Mutations)
-	row.ReportsPerFound = ratio(row.Reports, row.Found)
-	row.Judged = judge(a, row.Clean.Reports)
+	rescoreRow(&row, a)
 	row.Wall = time.Since(t0)
 	return row
 }
@@ -261,6 +259,11 @@ func (rep BenchReport) Markdown() string {
 				if found[p.ID] {
 					f = "yes"
 				}
+				for _, id := range r.AlsoClean {
+					if id == p.ID {
+						f = "no (its patterns match a clean-run report too)"
+					}
+				}
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.App, p.ID, p.Class, cell(p.What), cell(say(p.Mutated, p.MutatedErr)), cell(say(p.Clean, p.CleanErr)), f)
 		}
@@ -276,7 +279,7 @@ func (rep BenchReport) Markdown() string {
 		}
 		b.WriteString("| kind | title | URL | judgement | why |\n|---|---|---|---|---|\n")
 		for _, j := range r.Judged {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", j.Kind, cell(j.Title), cell(j.URL), j.Verdict, cell(j.Why))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", j.Kind, cell(j.Title), cell(clipText(j.URL, 100)), j.Verdict, cell(j.Why))
 		}
 	}
 	var errs []string

@@ -39,6 +39,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "reports/realapps", "output directory: <app>/clean, <app>/mutated, bench.json, bench.md")
 	cache := fs.String("cache", "", "install and work directory (default $AGENTGRAPH_REALAPPS_CACHE or <user cache>/agentgraph-realapps)")
 	verifyOnly := fs.Bool("verify-only", false, "set up and prove every mutation with its trigger; run no explorer")
+	rescoreFlag := fs.Bool("rescore", false, "score the runs in -out/bench.json again with the apps' current patterns and judgements; run nothing")
 	jscov := fs.Bool("jscov", false, "collect the apps' JavaScript coverage in the explorer's runs (V8 precise coverage; slower)")
 	timeout := fs.Duration("timeout", 3*time.Hour, "bound of the whole benchmark")
 	if err := fs.Parse(args); err != nil {
@@ -69,6 +70,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "realapps:", err)
 			return exitUsage
 		}
+	}
+	if *rescoreFlag {
+		rep, err := rescore(*out)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitError
+		}
+		fmt.Fprint(stdout, rep.Markdown())
+		fmt.Fprintf(stdout, "\nwrote %s/bench.json and %s/bench.md\n", *out, *out)
+		return exitOK
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()

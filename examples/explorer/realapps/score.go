@@ -8,13 +8,20 @@ import (
 
 // Score is how a run's reports match an app's mutations.
 type Score struct {
-	Found        []string // mutation ids, in the app's order
-	Missed       []string
+	Found  []string // mutation ids, in the app's order
+	Missed []string
+	// AlsoClean are mutations matched only by their patterns (no id) whose
+	// patterns a clean-run report matches too: not counted as found, since
+	// the report does not tell the mutation from the app's own behaviour.
+	AlsoClean    []string
 	Unattributed int // reports matching no mutation
 }
 
-// score matches reports to mutations (kit.Mutation.Matches).
-func score(muts []kit.Mutation, reports []Report) Score {
+// score matches the mutated run's reports to mutations
+// (kit.Mutation.Matches). A mutation without an id in its evidence
+// (Match patterns) counts only when no report of the clean run matches
+// its patterns as well.
+func score(muts []kit.Mutation, reports, clean []Report) Score {
 	named := map[string]bool{}
 	var s Score
 	for _, r := range reports {
@@ -31,6 +38,15 @@ func score(muts []kit.Mutation, reports []Report) Score {
 		}
 	}
 	for _, m := range muts {
+		if named[m.ID] && len(m.Match) > 0 {
+			for _, r := range clean {
+				if m.Matches(r.Text()) {
+					named[m.ID] = false
+					s.AlsoClean = append(s.AlsoClean, m.ID)
+					break
+				}
+			}
+		}
 		if named[m.ID] {
 			s.Found = append(s.Found, m.ID)
 		} else {

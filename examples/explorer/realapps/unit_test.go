@@ -40,10 +40,19 @@ func TestScore(t *testing.T) {
 		{Kind: "console_error", Title: "ra-xy-031 is not an id of ours"},
 		{Kind: "dead_control", Title: "Clicking \"Bold\" changed nothing"},
 	}
-	s := score(muts, reports)
+	s := score(muts, reports, nil)
 	assert.Equal(t, []string{"ra-xy-01", "ra-xy-02"}, s.Found)
 	assert.Equal(t, []string{"ra-xy-03"}, s.Missed)
+	assert.Empty(t, s.AlsoClean)
 	assert.Equal(t, 2, s.Unattributed)
+
+	// A pattern match that the clean run shows too does not count; an id
+	// match does (the id is not in the clean build).
+	clean := []Report{reports[1], {Kind: "http_5xx", Title: "HTTP 500 on POST /save"}}
+	s = score(muts, reports, clean)
+	assert.Equal(t, []string{"ra-xy-01"}, s.Found)
+	assert.Equal(t, []string{"ra-xy-02", "ra-xy-03"}, s.Missed)
+	assert.Equal(t, []string{"ra-xy-02"}, s.AlsoClean)
 }
 
 func TestIDPattern(t *testing.T) {

@@ -91,7 +91,9 @@ type StartOptions struct {
 
 // Start copies the pristine tree to a fresh directory under the cache,
 // applies the chosen mutations' patches to the copy, and runs start.sh
-// on a free loopback port until the app answers.
+// until the app answers. start.sh gets APP_DIR (the copy), PORT (a free
+// loopback port to serve on), DB_PORT (another, for a database),
+// ADMIN_USER and ADMIN_PASSWORD (the account to seed).
 func Start(ctx context.Context, a App, cache string, opts StartOptions) (*Instance, error) {
 	if opts.ReadyTimeout <= 0 {
 		opts.ReadyTimeout = 60 * time.Second
@@ -125,9 +127,14 @@ func Start(ctx context.Context, a App, cache string, opts StartOptions) (*Instan
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
+	dbPort, err := freePort()
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
 	inst := &Instance{URL: "http://127.0.0.1:" + strconv.Itoa(port), Dir: app, Applied: opts.Mutations, done: make(chan struct{}), log: &bytes.Buffer{}}
 	cmd := exec.Command("bash", filepath.Join(filesDir(cache, a), "start.sh"))
-	cmd.Env = append(os.Environ(), "APP_DIR="+app, "PORT="+strconv.Itoa(port), "ADMIN_USER="+a.Account.User, "ADMIN_PASSWORD="+a.Account.Password)
+	cmd.Env = append(os.Environ(), "APP_DIR="+app, "PORT="+strconv.Itoa(port), "DB_PORT="+strconv.Itoa(dbPort), "ADMIN_USER="+a.Account.User, "ADMIN_PASSWORD="+a.Account.Password)
 	cmd.Stdout, cmd.Stderr = &lockedBuffer{b: inst.log}, &lockedBuffer{b: inst.log}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

@@ -36,6 +36,7 @@ type Session struct {
 	Page    playwright.Page
 
 	bctx    playwright.BrowserContext
+	bodies  sync.WaitGroup // error bodies being fetched
 	mu      sync.Mutex
 	started map[playwright.Request]time.Time
 	resps   []Response
@@ -112,14 +113,25 @@ func OpenSession(b *browser.Browser, base string, acc Account) (*Session, error)
 		if ok {
 			resp.Dur = time.Since(t0)
 		}
-		if r.Status() >= 400 {
-			if body, err := r.Body(); err == nil {
-				resp.Body = clip(string(body), 4096)
-			}
-		}
 		s.mu.Lock()
+		i := len(s.resps)
 		s.resps = append(s.resps, resp)
 		s.mu.Unlock()
+		if r.Status() < 400 {
+			return
+		}
+		// The body is fetched apart from the event: waiting for it here
+		// holds up the driver's other events (a navigation's answer
+		// then never shows).
+		s.bodies.Add(1)
+		go func() {
+			defer s.bodies.Done()
+			if body, err := r.Body(); err == nil {
+				s.mu.Lock()
+				s.resps[i].Body = clip(string(body), 4096)
+				s.mu.Unlock()
+			}
+		}()
 	})
 	return s, nil
 }
@@ -191,8 +203,15 @@ func (s *Session) Content() (string, error) {
 	return c, nil
 }
 
-// Responses are the answers so far, in order.
+// Responses are the answers so far, in order (with the bodies of the
+// failed ones, waited for up to 5 s).
 func (s *Session) Responses() []Response {
+	done := make(chan struct{})
+	go func() { s.bodies.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Response(nil), s.resps...)

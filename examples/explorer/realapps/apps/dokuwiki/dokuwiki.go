@@ -45,7 +45,7 @@ func App() kit.App {
 				Match:   []string{`dead`, `list item`},
 				Trigger: trigger03},
 			{ID: "ra-dw-04", Class: kit.ClassLabel,
-				What:    "the edit summary field has no label (placeholder only)",
+				What:    "the edit summary field lost its label",
 				Match:   []string{`label`, `summary`},
 				Trigger: trigger04},
 			{ID: "ra-dw-05", Class: kit.ClassException,
