@@ -26,7 +26,7 @@ func App() kit.App {
 		Stack:   "PHP 8.2, Debian package adminer (its source tree), PHP's built-in server, PostgreSQL 15 (a throwaway cluster)",
 		Files:   files,
 		Account: kit.Account{User: "admin", Password: "Shop-admin-7"},
-		Ready:   "/adminer/",
+		Ready:   "/adminer/", // the site's root redirects here
 		Version: func(ctx context.Context, _ string) string {
 			out, err := exec.CommandContext(ctx, "dpkg-query", "-W", "-f=${Version}", "adminer").Output()
 			if err != nil {

@@ -47,6 +47,8 @@ function adminer_object() {
     ));
 }
 PHP
+# The site's root sends visitors to Adminer, as a deployment at a path does.
+printf '<?php header("Location: /adminer/");\n' > "$APP_DIR/index.php"
 cd "$APP_DIR"
 PHP_CLI_SERVER_WORKERS=4 php -d display_errors=0 -d log_errors=1 -d error_log="$APP_DIR/php-error.log" \
   -d auto_prepend_file="$APP_DIR/realapps-conf.php" -S "127.0.0.1:$PORT" -t "$APP_DIR" &
