@@ -292,7 +292,7 @@ func (rep BenchReport) Markdown() string {
 		b.WriteString("\n## Errors\n\n- " + strings.Join(errs, "\n- ") + "\n")
 	}
 	b.WriteString("\nA mutation counts as found when a report of the mutated run (every mutation of the app patched in) matches it: its id in the report's " +
-		"kind, title, URL, evidence or symptoms, or, for a class that leaves no id on the page, all of the mutation's patterns. " +
+		"kind, title, URL, evidence or symptoms, or, for a class that leaves no id on the page, all of the mutation's patterns, unless a report of the clean run matches those patterns too. " +
 		"reports/found = the mutated run's reports / found; unattributed = its reports that match no mutation. " +
 		"A trigger proves its mutation when it shows the defect on the mutated build and not on the clean one.\n")
 	return b.String()

@@ -34,6 +34,7 @@ func App() kit.App {
 			}
 			return "Debian adminer " + string(out)
 		},
+		Judgements: judgements,
 		Mutations: []kit.Mutation{
 			{ID: "ra-ad-01", Class: kit.ClassServerError, Input: "negative",
 				What:    "saving a row with a negative value in an integer column answers HTTP 500",
@@ -68,6 +69,16 @@ func App() kit.App {
 				Trigger: trigger08},
 		},
 	}
+}
+
+// judgements judge the clean build's reports (budget 200, seed 1; see
+// the README).
+var judgements = []kit.Judgement{
+	{Pattern: `reading 'onchange'`, Verdict: "real defect", Why: "the login form's username script calls form['auth[driver]'].onchange(), but Adminer's own login-servers plugin leaves the driver field out (Adminer 4.8.1 include/adminer.inc.php loginForm)"},
+	{Pattern: `rule color-contrast`, Verdict: "real defect", Why: "axe color-contrast on Adminer's default style (header link, version, error box)"},
+	{Pattern: `(?s)rule label\).*auth\[(username|password|db)\]`, Verdict: "real defect", Why: "the login fields are captioned by table header cells, not labels"},
+	{Pattern: `(?s)rule link-name\).*id="version"`, Verdict: "real defect", Why: "the #version link is empty: only the online version check fills it, and Debian's configuration turns that off"},
+	{Pattern: `rule select-name`, Verdict: "real defect", Why: "the server and language selects have no label"},
 }
 
 // me is the app's address for the seeded database, as Adminer writes it.
