@@ -74,3 +74,31 @@ func TestPickApps(t *testing.T) {
 	_, err = pickApps("nosuchapp")
 	assert.Error(t, err)
 }
+
+func TestJudge(t *testing.T) {
+	a := kit.App{Judgements: []kit.Judgement{
+		{Pattern: `rule label-title-only`, Verdict: "real defect", Why: "first"},
+		{Pattern: `rule label\b`, Verdict: "real defect", Why: "second"},
+		{Pattern: `(?s)changed nothing.*class="toolbutton`, Verdict: "false positive", Why: "toolbar"},
+	}}
+	got := judge(a, []Report{
+		{Kind: "a11y", Title: "Form elements should have a visible label (rule label-title-only)"},
+		{Kind: "a11y", Title: "Form elements must have labels (rule label)"},
+		{Kind: "dead_control", Title: `clicking "" changed nothing`, Evidence: `<button class="toolbutton" title="Bold Text [B]">`},
+		{Kind: "http_5xx", Title: "HTTP 500 on GET /"},
+	})
+	require.Len(t, got, 4)
+	assert.Equal(t, "first", got[0].Why, "the first matching judgement wins")
+	assert.Equal(t, "second", got[1].Why)
+	assert.Equal(t, "false positive", got[2].Verdict, "patterns see the evidence across lines")
+	assert.Equal(t, "unjudged", got[3].Verdict)
+}
+
+func TestAround(t *testing.T) {
+	body := "<html><head><title>Error</title></head><body>\n<p>Something unforeseen has happened: changelog: no quotes (ra-dw-01)</p></body></html>"
+	got := kit.Around(body, "ra-dw-01", 20)
+	assert.Contains(t, got, "ra-dw-01")
+	assert.True(t, len(got) < len(body))
+	assert.Equal(t, "short", kit.Around("short", "ra-dw-01", 20))
+	assert.Equal(t, "…é (ra-dw-01) é…", kit.Around("ééééé (ra-dw-01) ééééé", "ra-dw-01", 3), "cuts on rune boundaries")
+}
