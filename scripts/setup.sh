@@ -74,6 +74,25 @@ if [ "$(id -u)" = 0 ] && ! command -v runuser >/dev/null; then
 fi
 say "postgresql: $pg_bin"
 
+# PHP and Debian's dokuwiki for the realapps benchmark's smoke test
+# (examples/explorer/realapps: DokuWiki served by PHP's built-in server
+# from a copy of /usr/share/dokuwiki). php-cgi satisfies the php
+# package's web-server dependency without Apache.
+realapps_pkgs=(php-cli php-cgi php-xml php-mbstring dokuwiki)
+realapps_missing=()
+for p in "${realapps_pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || realapps_missing+=("$p")
+done
+if [ "${#realapps_missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    say "installing Debian ${realapps_missing[*]} (apt-get; the realapps benchmark)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${realapps_missing[@]}" >/dev/null
+  else
+    say "not installed: ${realapps_missing[*]} (apt-get install --no-install-recommends ${realapps_pkgs[*]}): the realapps smoke test needs them"
+  fi
+fi
+
 command -v node >/dev/null || fail "node not found; install Node.js 20+ (Debian: apt-get install nodejs npm)"
 command -v npm >/dev/null || fail "npm not found; install npm"
 
