@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/agentgraph/agentgraph/internal/safefile"
 )
 
 // Entry is one action on the tape: what was asked, what it touched, what
@@ -100,8 +102,10 @@ type Tape struct {
 
 // OpenTape opens (or creates) a tape file for appending. A torn last line
 // left by a crash is terminated so the next entry starts on its own line.
+// A symlink (or anything but a regular file) at path is refused: the tape
+// is never written through a link.
 func OpenTape(path string) (*Tape, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	f, err := safefile.OpenAppend(path, 0o600, false)
 	if err != nil {
 		return nil, fmt.Errorf("browser: open tape: %w", err)
 	}

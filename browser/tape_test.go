@@ -148,3 +148,19 @@ func TestEntryFilled(t *testing.T) {
 	assert.Equal(t, []Filled{{Kind: FieldFill, Target: "e1", Locator: "a", Value: "x"}}, form.Filled(), "only the fields done before it stopped")
 	assert.Nil(t, Entry{Action: ActClick, OK: true}.Filled())
 }
+
+// TestOpenTapeRefusesPlantedLink: a symlink planted where the tape goes is
+// refused, and the file behind it is not written.
+func TestOpenTapeRefusesPlantedLink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("victim"), 0o644))
+	path := filepath.Join(dir, "action_tape.jsonl")
+	require.NoError(t, os.Symlink(victim, path))
+	_, err := OpenTape(path)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "symlink")
+	b, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Equal(t, "victim", string(b))
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/safefile"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/memory"
@@ -108,11 +109,11 @@ func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 		}
 		return r
 	}
-	if err := os.MkdirAll(filepath.Join(mr.dir, "screenshots"), 0o700); err != nil {
+	if err := safefile.MkdirUnder(mr.cfg.ReportDir, filepath.Join(mr.m.ThreadID, "screenshots"), 0o700); err != nil {
 		return fail(err)
 	}
 	_ = os.Chmod(mr.dir, 0o700)
-	traceFile, err := os.OpenFile(filepath.Join(mr.dir, "traces.log"), traceFlags(mr.cfg.Resume != ""), 0o600)
+	traceFile, err := safefile.OpenAppend(filepath.Join(mr.dir, "traces.log"), 0o600, mr.cfg.Resume == "")
 	if err != nil {
 		return fail(err)
 	}
@@ -261,7 +262,7 @@ func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 		mr.act(ctx, mr.team[0], step{in: browser.Navigate(mr.start), why: "open the start URL"}, &pre)
 		in := State{Messages: []state.Message{first}, Tape: pre.Tape, Bugs: pre.Bugs, Steps: 1}
 		gthread = fmt.Sprintf("%s@%d", mr.m.ThreadID, time.Now().UnixNano())
-		if err := os.WriteFile(threadFile, []byte(gthread+"\n"), 0o600); err != nil {
+		if err := safefile.WriteFile(threadFile, []byte(gthread+"\n"), 0o600); err != nil {
 			return fail(err)
 		}
 		out, err = app.Invoke(ctx, in, graph.Thread(gthread))
@@ -401,6 +402,7 @@ func (mr *missionRun) saveBrowserState() {
 		return // each user's context starts from its own storage state again
 	}
 	path := filepath.Join(mr.dir, browserStateFile)
+	_ = os.Remove(path + ".tmp") // Playwright writes through a link planted there
 	if err := mr.sess.SaveStorageState(path + ".tmp"); err != nil {
 		mr.trace.Debug("save browser state", "err", err)
 		return
@@ -422,13 +424,6 @@ func (mr *missionRun) progress(persona string, st step, res browser.Result) {
 }
 
 var _ io.Writer = (*os.File)(nil)
-
-func traceFlags(resume bool) int {
-	if resume {
-		return os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	}
-	return os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-}
 
 // SettleTimeout bounds the engine's wait for a quiet page after an action.
 const SettleTimeout = 2 * time.Second
