@@ -101,10 +101,10 @@ func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 		r.Err = mr.secrets.Redact(err.Error())
 		r.Timeline = mr.full
 		r.Duration = time.Since(t0)
+		r.Steps = mr.steps // the steps taken, as the tape holds them
 		if ctx.Err() != nil {
 			// Interrupted (SIGINT/SIGTERM): the report keeps what was found.
 			r.Err = "interrupted: " + r.Err
-			r.Steps = mr.steps
 			r.Bugs = mr.bugsSoFar()
 		}
 		return r
@@ -122,13 +122,17 @@ func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 	tapePath := filepath.Join(mr.dir, "action_tape.jsonl")
 	if mr.cfg.Resume == "" {
 		_ = os.Remove(tapePath)
-	} else if es, rep, err := browser.ReadTapeFile(tapePath); err == nil || len(rep.Invalid) > 0 {
-		// Entries that fail validation (a tampered or damaged tape) are
-		// left out and said; the valid ones carry the mission on.
-		if err != nil {
-			mr.trace.Warn("resume: tape entries left out", "err", err)
+	} else if es, rep, err := browser.ReadTapeFileWith(tapePath, browser.TapeOptions{Sequential: true}); err == nil || rep.InvalidCount > 0 {
+		// Lines that are not JSON and entries not trusted (a tampered or
+		// damaged tape, a forged seq) are left out and said; the valid ones
+		// carry the mission on.
+		if p := rep.Problems(); p != "" {
+			mr.trace.Warn("resume: tape lines left out", "problems", p)
 			if mr.log != nil {
-				mr.log.Warn("resume: tape entries left out", "thread", mr.m.ThreadID, "err", err)
+				mr.log.Warn("resume: tape lines left out", "thread", mr.m.ThreadID, "problems", p)
+			}
+			if mr.cfg.Progress != nil {
+				fmt.Fprintf(mr.cfg.Progress, "resume %s: tape lines left out: %s\n", mr.m.ThreadID, p)
 			}
 		}
 		for _, e := range es {
