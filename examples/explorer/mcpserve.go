@@ -181,7 +181,7 @@ func writeMCPSession(tape *browser.Tape, target string, secrets *browser.Secrets
 	if err := tape.Close(); err != nil {
 		return fmt.Errorf("tape: %w", err)
 	}
-	entries, _, err := browser.ReadTapeFile(tape.Path())
+	entries, _, err := browser.ReadTapeFileWith(tape.Path(), browser.TapeOptions{Origin: target})
 	if err != nil {
 		return fmt.Errorf("read the tape: %w", err)
 	}
