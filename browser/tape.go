@@ -10,8 +10,12 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentgraph/agentgraph/internal/safefile"
 )
 
 // Entry is one action on the tape: what was asked, what it touched, what
@@ -100,8 +104,10 @@ type Tape struct {
 
 // OpenTape opens (or creates) a tape file for appending. A torn last line
 // left by a crash is terminated so the next entry starts on its own line.
+// A symlink (or anything but a regular file) at path is refused: the tape
+// is never written through a link.
 func OpenTape(path string) (*Tape, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	f, err := safefile.OpenAppend(path, 0o600, false)
 	if err != nil {
 		return nil, fmt.Errorf("browser: open tape: %w", err)
 	}
@@ -156,11 +162,68 @@ func (t *Tape) Close() error {
 // TapeReport says what ReadTape skipped.
 type TapeReport struct {
 	Lines   int
-	Skipped int  // undecodable lines
+	Skipped int  // undecodable lines (not JSON)
 	Torn    bool // the last line was incomplete (crash mid-write)
-	// Invalid lists the lines that decoded but failed Entry.Validate (a
-	// tampered or foreign tape); their entries are left out.
-	Invalid []*EntryError
+	// SkippedLines are the line numbers of the first MaxTapeErrors
+	// undecodable lines.
+	SkippedLines []int
+	// Invalid lists the first MaxTapeErrors lines that decoded but were not
+	// trusted (Entry.Validate failed, a navigation off the tape's origin, a
+	// forged sequence number); their entries are left out. InvalidCount
+	// counts them all.
+	Invalid      []*EntryError
+	InvalidCount int
+}
+
+// MaxTapeErrors bounds the lines a TapeReport (and the reader's error)
+// lists; the counts go on.
+const MaxTapeErrors = 20
+
+// Problems says, in one line, what the reader left out and why ("" for a
+// clean tape): the lines that are not JSON (the last one torn by a crash, or
+// a damaged file) and the entries not trusted, the first few of each by
+// line.
+func (rep TapeReport) Problems() string {
+	var parts []string
+	if rep.Skipped > 0 {
+		p := fmt.Sprintf("%d lines are not JSON (lines %s", rep.Skipped, joinInts(rep.SkippedLines))
+		if rep.Skipped > len(rep.SkippedLines) {
+			p += ", …"
+		}
+		p += ")"
+		if rep.Torn {
+			p += "; the last one was cut short by a crash"
+		}
+		parts = append(parts, p)
+	}
+	if rep.InvalidCount > 0 {
+		parts = append(parts, rep.invalidErr().Error())
+	}
+	return strings.Join(parts, "; ")
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+// TapeOptions say what the tape reader expects of a tape beyond
+// Entry.Validate.
+type TapeOptions struct {
+	// Origin (scheme://host[:port]) is where the tape's successful
+	// navigations must stay: a navigation to an absolute URL (or a
+	// scheme-relative //host one) of another origin is not trusted. ""
+	// takes the origin of the tape's first successful navigation to an
+	// absolute URL; paths are always fine.
+	Origin string
+	// Sequential says the tape was written by one recorder numbering its
+	// entries 1, 2, 3… one line each (the explorer's mission tape): an
+	// entry whose seq is not above the previous entry's, or is above its own
+	// line number (a jump no recorder makes), is not trusted.
+	Sequential bool
 }
 
 // EntryError is a tape line whose entry failed validation.
@@ -181,11 +244,36 @@ func (e *EntryError) Unwrap() error { return e.Err }
 // fails Entry.Validate is not trusted: it is left out, listed in
 // TapeReport.Invalid with its line number, and the error joins those
 // *EntryError values; the valid entries are still returned.
+//
+// ReadTape is ReadTapeWith with the zero TapeOptions: the tape's
+// navigations stay on the origin of its first absolute one.
 func ReadTape(r io.Reader) ([]Entry, TapeReport, error) {
+	return ReadTapeWith(r, TapeOptions{})
+}
+
+// ReadTapeWith is ReadTape with the origin and numbering the tape must keep
+// (TapeOptions). At most MaxTapeErrors invalid lines are listed, in the
+// report and the error, with the count of them all.
+func ReadTapeWith(r io.Reader, opts TapeOptions) ([]Entry, TapeReport, error) {
 	var (
-		out []Entry
-		rep TapeReport
+		out     []Entry
+		rep     TapeReport
+		lastSeq int64
 	)
+	origin := ""
+	if opts.Origin != "" {
+		u, err := url.Parse(opts.Origin)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, rep, fmt.Errorf("browser: read tape: origin %q is not an http(s) origin", opts.Origin)
+		}
+		origin = originOf(u, "")
+	}
+	invalid := func(lineNo int, e Entry, err error) {
+		rep.InvalidCount++
+		if len(rep.Invalid) < MaxTapeErrors {
+			rep.Invalid = append(rep.Invalid, &EntryError{Line: lineNo, Seq: e.Seq, Err: err})
+		}
+	}
 	br := bufio.NewReaderSize(r, 64*1024)
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadBytes('\n')
@@ -200,9 +288,21 @@ func ReadTape(r io.Reader) ([]Entry, TapeReport, error) {
 						rep.Torn = true
 					}
 					rep.Skipped++
+					if len(rep.SkippedLines) < MaxTapeErrors {
+						rep.SkippedLines = append(rep.SkippedLines, lineNo)
+					}
 				} else if verr := e.Validate(); verr != nil {
-					rep.Invalid = append(rep.Invalid, &EntryError{Line: lineNo, Seq: e.Seq, Err: verr})
+					invalid(lineNo, e, verr)
+				} else if oerr := checkOrigin(e, &origin); oerr != nil {
+					invalid(lineNo, e, oerr)
+				} else if opts.Sequential && (e.Seq <= lastSeq || e.Seq > int64(lineNo)) {
+					if e.Seq <= lastSeq {
+						invalid(lineNo, e, fmt.Errorf("seq %d is not above the previous entry's %d", e.Seq, lastSeq))
+					} else {
+						invalid(lineNo, e, fmt.Errorf("seq %d jumps past its line %d (a recorder numbers one entry a line from 1)", e.Seq, lineNo))
+					}
 				} else {
+					lastSeq = e.Seq
 					out = append(out, e)
 				}
 			}
@@ -217,14 +317,84 @@ func ReadTape(r io.Reader) ([]Entry, TapeReport, error) {
 }
 
 func (rep TapeReport) invalidErr() error {
-	if len(rep.Invalid) == 0 {
+	if rep.InvalidCount == 0 {
 		return nil
 	}
 	errs := make([]error, len(rep.Invalid))
 	for i, e := range rep.Invalid {
 		errs[i] = e
 	}
-	return fmt.Errorf("browser: read tape: %d invalid entries: %w", len(rep.Invalid), errors.Join(errs...))
+	if rep.InvalidCount > len(rep.Invalid) {
+		return fmt.Errorf("browser: read tape: %d invalid entries, the first %d: %w", rep.InvalidCount, len(rep.Invalid), errors.Join(errs...))
+	}
+	return fmt.Errorf("browser: read tape: %d invalid entries: %w", rep.InvalidCount, errors.Join(errs...))
+}
+
+// navigateURL is what a successful navigate entry replays: its params.url,
+// else the URL it landed on ("" for any other entry).
+func navigateURL(e Entry) string {
+	if !e.OK || e.Action != ActNavigate {
+		return ""
+	}
+	if e.Params.URL != "" {
+		return e.Params.URL
+	}
+	return e.URL
+}
+
+// checkOrigin refuses a successful navigation off *origin; "" takes the
+// navigation's own origin when it names one. A browser reads a backslash
+// in a URL as a slash (/\evil.example is //evil.example), so it
+// is read that way here too.
+func checkOrigin(e Entry, origin *string) error {
+	raw := navigateURL(e)
+	if raw == "" {
+		return nil
+	}
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		raw = strings.ReplaceAll(raw[:i], `\`, "/") + raw[i:]
+	} else {
+		raw = strings.ReplaceAll(raw, `\`, "/")
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return fmt.Errorf("navigate url does not parse: %w", err)
+	}
+	if u.Host == "" && u.Scheme == "" {
+		return nil // a path: on whatever origin the spec runs against
+	}
+	scheme := ""
+	if *origin != "" {
+		scheme = (*origin)[:strings.Index(*origin, "://")]
+	}
+	o := originOf(u, scheme)
+	if *origin == "" {
+		*origin = o
+		return nil
+	}
+	if o != *origin {
+		return fmt.Errorf("navigate to %s leaves the tape's origin %s", clip(o, 100), *origin)
+	}
+	return nil
+}
+
+// originOf is u's scheme://host[:port], lower-cased, without a default
+// port; a scheme-relative URL takes scheme.
+func originOf(u *url.URL, scheme string) string {
+	if u.Scheme != "" {
+		scheme = strings.ToLower(u.Scheme)
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host
 }
 
 // Validate checks what a spec is built from, so a tampered entry is refused
@@ -264,6 +434,13 @@ func (e Entry) Validate() error {
 	for _, u := range []struct{ name, v string }{{"url", e.URL}, {"params.url", e.Params.URL}} {
 		if _, err := url.Parse(u.v); err != nil {
 			return fmt.Errorf("%s does not parse: %w", u.name, err)
+		}
+	}
+	if raw := navigateURL(e); raw != "" {
+		// A replayed navigation goes to a page of the app: a path or an
+		// http(s) URL, never javascript:, data:, file: or the like.
+		if u, _ := url.Parse(raw); u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https" {
+			return fmt.Errorf("navigate to a %s: URL: only paths and http(s) URLs replay", clip(u.Scheme, 20))
 		}
 	}
 	p := e.Params
@@ -315,12 +492,17 @@ func validFields(fields []FormField, done int, ok bool) error {
 
 // ReadTapeFile is ReadTape on a file.
 func ReadTapeFile(path string) ([]Entry, TapeReport, error) {
+	return ReadTapeFileWith(path, TapeOptions{})
+}
+
+// ReadTapeFileWith is ReadTapeWith on a file.
+func ReadTapeFileWith(path string, opts TapeOptions) ([]Entry, TapeReport, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, TapeReport{}, fmt.Errorf("browser: read tape: %w", err)
 	}
 	defer f.Close()
-	return ReadTape(f)
+	return ReadTapeWith(f, opts)
 }
 
 // Window is a bounded in-memory window of the latest entries. Safe for

@@ -79,7 +79,8 @@ func TestReadTapeToleratesTornAndCorruptLines(t *testing.T) {
 	ents, rep, err := ReadTape(&b)
 	require.NoError(t, err)
 	assert.Len(t, ents, 3)
-	assert.Equal(t, TapeReport{Lines: 5, Skipped: 2, Torn: true}, rep)
+	assert.Equal(t, TapeReport{Lines: 5, Skipped: 2, Torn: true, SkippedLines: []int{4, 5}}, rep)
+	assert.Equal(t, "2 lines are not JSON (lines 4, 5); the last one was cut short by a crash", rep.Problems())
 }
 
 func TestEngineWritesTapeAndWindow(t *testing.T) {
@@ -147,4 +148,114 @@ func TestEntryFilled(t *testing.T) {
 	form.OK, form.Locators = false, []string{"a"}
 	assert.Equal(t, []Filled{{Kind: FieldFill, Target: "e1", Locator: "a", Value: "x"}}, form.Filled(), "only the fields done before it stopped")
 	assert.Nil(t, Entry{Action: ActClick, OK: true}.Filled())
+}
+
+// TestOpenTapeRefusesPlantedLink: a symlink planted where the tape goes is
+// refused, and the file behind it is not written.
+func TestOpenTapeRefusesPlantedLink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("victim"), 0o644))
+	path := filepath.Join(dir, "action_tape.jsonl")
+	require.NoError(t, os.Symlink(victim, path))
+	_, err := OpenTape(path)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "symlink")
+	b, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Equal(t, "victim", string(b))
+}
+
+func tapeOf(t *testing.T, lines ...string) *bytes.Buffer {
+	t.Helper()
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	return &b
+}
+
+// TestReadTapeRefusesOffOriginNavigations: a successful navigation to
+// another origin than the tape's (its first absolute navigation's, or the
+// one the caller names) is not trusted; paths always are, and a failed
+// navigation (a refused attempt, recorded as asked) is kept.
+func TestReadTapeRefusesOffOriginNavigations(t *testing.T) {
+	lines := []string{
+		`{"seq":1,"action":"navigate","ok":true,"url":"http://app.test/","params":{"action":"navigate","url":"/"}}`,
+		`{"seq":2,"action":"navigate","ok":true,"url":"http://app.test/x","params":{"action":"navigate","url":"HTTP://APP.test:80/x"}}`,
+		`{"seq":3,"action":"navigate","ok":true,"params":{"action":"navigate","url":"http://evil.example/x"}}`,
+		`{"seq":4,"action":"navigate","ok":true,"params":{"action":"navigate","url":"//evil.example/x"}}`,
+		`{"seq":5,"action":"navigate","ok":true,"params":{"action":"navigate","url":"/\\evil.example/x"}}`,
+		`{"seq":6,"action":"navigate","ok":true,"params":{"action":"navigate","url":"https://app.test/x"}}`,
+		`{"seq":7,"action":"navigate","ok":false,"error":"refused","params":{"action":"navigate","url":"http://evil.example/x"}}`,
+		`{"seq":8,"action":"navigate","ok":true,"params":{"action":"navigate","url":"/settings?next=\\\\evil"}}`,
+	}
+	ents, rep, err := ReadTape(tapeOf(t, lines...))
+	require.Error(t, err)
+	var seqs []int64
+	for _, e := range ents {
+		seqs = append(seqs, e.Seq)
+	}
+	assert.Equal(t, []int64{1, 2, 7, 8}, seqs)
+	require.Len(t, rep.Invalid, 4)
+	for i, line := range []int{3, 4, 5, 6} {
+		assert.Equal(t, line, rep.Invalid[i].Line)
+		assert.Contains(t, rep.Invalid[i].Error(), "leaves the tape's origin http://app.test")
+	}
+
+	// The caller's origin wins over the tape's first navigation.
+	ents, rep, err = ReadTapeWith(tapeOf(t, lines[:2]...), TapeOptions{Origin: "http://other.test"})
+	require.Error(t, err)
+	assert.Len(t, ents, 1, "the path is kept")
+	require.Len(t, rep.Invalid, 1)
+	assert.Contains(t, rep.Invalid[0].Error(), "navigate to http://app.test leaves the tape's origin http://other.test")
+	_, _, err = ReadTapeWith(tapeOf(t), TapeOptions{Origin: "javascript:x"})
+	require.Error(t, err)
+}
+
+// TestReadTapeCapsItsErrors: a tape of 300,000 invalid lines gives a report
+// and an error that list the first MaxTapeErrors and count the rest.
+func TestReadTapeCapsItsErrors(t *testing.T) {
+	var b bytes.Buffer
+	for i := range 300_000 {
+		fmt.Fprintf(&b, `{"seq":%d,"action":"navigate","ok":true,"params":{"action":"navigate","url":"javascript:x"}}`+"\n", i+1)
+	}
+	b.WriteString("not json\n")
+	ents, rep, err := ReadTape(&b)
+	require.Error(t, err)
+	assert.Empty(t, ents)
+	assert.Len(t, rep.Invalid, MaxTapeErrors)
+	assert.Equal(t, 300_000, rep.InvalidCount)
+	assert.Less(t, len(err.Error()), 5000)
+	assert.Contains(t, err.Error(), "300000 invalid entries, the first 20")
+	assert.Contains(t, rep.Problems(), "1 lines are not JSON (lines 300001)")
+}
+
+// TestReadTapeSequential: a tape read as a recorder's numbering refuses a
+// forged seq (a jump past its line, or one not above the previous).
+func TestReadTapeSequential(t *testing.T) {
+	lines := []string{
+		`{"seq":1,"action":"click","ok":true,"locator":"getByTestId('a')"}`,
+		`{"seq":2,"action":"click","ok":true,"locator":"getByTestId('a')"}`,
+		`{"seq":999999,"action":"click","ok":true,"locator":"getByTestId('a')"}`,
+		`not json`,
+		`{"seq":3,"action":"click","ok":true,"locator":"getByTestId('a')"}`,
+		`{"seq":3,"action":"click","ok":true,"locator":"getByTestId('a')"}`,
+		`{"seq":7,"action":"click","ok":true,"locator":"getByTestId('a')"}`,
+	}
+	ents, rep, err := ReadTapeWith(tapeOf(t, lines...), TapeOptions{Sequential: true})
+	require.Error(t, err)
+	var seqs []int64
+	for _, e := range ents {
+		seqs = append(seqs, e.Seq)
+	}
+	assert.Equal(t, []int64{1, 2, 3, 7}, seqs, "a gap no larger than the lines is fine")
+	require.Len(t, rep.Invalid, 2)
+	assert.Contains(t, rep.Invalid[0].Error(), "tape line 3 (seq 999999): seq 999999 jumps past its line 3")
+	assert.Contains(t, rep.Invalid[1].Error(), "tape line 6 (seq 3): seq 3 is not above the previous entry's 3")
+	assert.Contains(t, rep.Problems(), "1 lines are not JSON (lines 4)")
+
+	ents, _, err = ReadTape(tapeOf(t, lines...))
+	require.NoError(t, err, "without Sequential the numbers are the recorder's business")
+	assert.Len(t, ents, 6)
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentgraph/agentgraph/internal/safefile"
 	"github.com/agentgraph/agentgraph/tools"
 )
 
@@ -134,7 +135,7 @@ func Tools(e *Engine, defaultUser string) []tools.Tool {
 				return "", err
 			}
 			p := filepath.Join(e.cfg.ArtifactDir, name)
-			if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
+			if err := safefile.WriteFile(p, []byte(src), 0o600); err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("wrote %s (%d steps)\n%s", p, len(picked), src), nil

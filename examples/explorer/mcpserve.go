@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/explore"
+	"github.com/agentgraph/agentgraph/internal/safefile"
 	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 	"github.com/agentgraph/agentgraph/tools/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -98,7 +99,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		*target = demo.URL
 	}
 	dir := filepath.Join(*reports, mcpDir)
-	if err := os.MkdirAll(filepath.Join(dir, "screenshots"), 0o700); err != nil {
+	if err := safefile.MkdirUnder(*reports, filepath.Join(mcpDir, "screenshots"), 0o700); err != nil {
 		return fail("%v", err)
 	}
 	tapePath := filepath.Join(dir, mcpTapeFile)
@@ -180,7 +181,7 @@ func writeMCPSession(tape *browser.Tape, target string, secrets *browser.Secrets
 	if err := tape.Close(); err != nil {
 		return fmt.Errorf("tape: %w", err)
 	}
-	entries, _, err := browser.ReadTapeFile(tape.Path())
+	entries, _, err := browser.ReadTapeFileWith(tape.Path(), browser.TapeOptions{Origin: target})
 	if err != nil {
 		return fmt.Errorf("read the tape: %w", err)
 	}
@@ -205,7 +206,7 @@ func writeMCPSession(tape *browser.Tape, target string, secrets *browser.Secrets
 		return fmt.Errorf("spec: %w", err)
 	}
 	spec := filepath.Join(dir, mcpSpecFile)
-	if err := os.WriteFile(spec, []byte(secrets.Redact(src)), 0o600); err != nil {
+	if err := safefile.WriteFile(spec, []byte(secrets.Redact(src)), 0o600); err != nil {
 		return fmt.Errorf("spec: %w", err)
 	}
 	fmt.Fprintf(stderr, "explorer mcp: %d browser actions; tape %s, spec %s\n", len(entries), tape.Path(), spec)

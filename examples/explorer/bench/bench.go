@@ -18,6 +18,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/gremlins"
 	"github.com/agentgraph/agentgraph/examples/explorer/session"
+	"github.com/agentgraph/agentgraph/internal/safefile"
 	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm"
 	"github.com/agentgraph/agentgraph/internal/testapps/bugfarm/drive"
 )
@@ -230,10 +231,10 @@ func write(dir string, rep Report) error {
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "bench.json"), append(raw, '\n'), 0o644); err != nil {
+	if err := safefile.WriteFile(filepath.Join(dir, "bench.json"), append(raw, '\n'), 0o644); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "bench.md"), []byte(rep.Markdown()), 0o644); err != nil {
+	if err := safefile.WriteFile(filepath.Join(dir, "bench.md"), []byte(rep.Markdown()), 0o644); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
 	return nil

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/observe"
 	"github.com/agentgraph/agentgraph/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/safefile"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/personas"
@@ -341,7 +341,7 @@ func (t *turn) screenshot(ctx context.Context, raw json.RawMessage) (string, err
 	text := res.Text()
 	if len(res.Screenshot) > 0 {
 		rel := filepath.Join("screenshots", fmt.Sprintf("%s-step%d.png", t.m.p.Name, t.mr.steps))
-		if err := os.WriteFile(filepath.Join(t.mr.dir, rel), res.Screenshot, 0o600); err != nil {
+		if err := safefile.WriteFile(filepath.Join(t.mr.dir, rel), res.Screenshot, 0o600); err != nil {
 			return "", fmt.Errorf("save the screenshot: %w", err)
 		}
 		text = fmt.Sprintf("ok: screenshot saved as %s\npage: %q %s", rel, res.Title, res.URL)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/pullreq"
+	"github.com/agentgraph/agentgraph/internal/safefile"
 	"github.com/agentgraph/agentgraph/tools/mcp"
 )
 
@@ -59,7 +60,7 @@ func (cfg *Config) prMissions(ctx context.Context, target string) ([]mission.Mis
 	cfg.Logger.Info("explore: PR missions", "pr", ref.URL(), "source", pr.Source, "by", plan.By, "missions", len(plan.Missions), "cuts", pr.Cuts)
 	if err := os.MkdirAll(cfg.ReportDir, 0o700); err == nil {
 		if b, err := json.MarshalIndent(plan, "", "  "); err == nil {
-			_ = os.WriteFile(filepath.Join(cfg.ReportDir, "pr_missions.json"), b, 0o600)
+			_ = safefile.WriteFile(filepath.Join(cfg.ReportDir, "pr_missions.json"), b, 0o600)
 		}
 	}
 	return plan.Missions, nil

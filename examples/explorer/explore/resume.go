@@ -17,6 +17,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/graph"
+	"github.com/agentgraph/agentgraph/internal/safefile"
 )
 
 // What a resumed mission (--resume, or a retry after a transient error)
@@ -60,7 +61,7 @@ func (mr *missionRun) journalBug(b findings.Bug) {
 	if mr.secrets != nil {
 		line = []byte(mr.secrets.Redact(string(line)))
 	}
-	f, err := os.OpenFile(filepath.Join(mr.dir, bugJournalFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := safefile.OpenAppend(filepath.Join(mr.dir, bugJournalFile), 0o600, false)
 	if err != nil {
 		mr.trace.Warn("bug journal", "err", err)
 		return

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/browser/collector"
+	"github.com/agentgraph/agentgraph/examples/explorer/discover"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
@@ -45,6 +46,9 @@ func Run(ctx context.Context, cfg Config) (report.Result, error) {
 		// Unreachable, not http(s), or answering nothing: a set-up error
 		// (exit 2), before any browser or report.
 		return res, err
+	}
+	if err := report.CheckWritable(cfg.ReportDir); err != nil {
+		return res, &SetupError{Err: err} // before any mission: its reports could not be written
 	}
 	// Secret values (the password, configured tokens, whatever is typed
 	// into a password field) are recorded as ${SECRET_n} everywhere.
@@ -92,6 +96,9 @@ func Run(ctx context.Context, cfg Config) (report.Result, error) {
 	if !cfg.Regression {
 		if missions, err = cfg.resolvedMissions(ctx, qa, target); err != nil {
 			return res, err
+		}
+		if err := discover.CheckStarts(ctx, target, mission.StartURLs(missions), cfg.TargetTimeout); err != nil {
+			return res, &SetupError{Err: err} // a start page that leaves the origin: nothing to test
 		}
 		if cfg.Shard.Count > 0 && len(missions) == 0 {
 			// Nothing falls to this shard: an empty batch report, so that
@@ -205,10 +212,10 @@ func Run(ctx context.Context, cfg Config) (report.Result, error) {
 	res.Usage = cfg.Models.usageSnapshot()
 	res.Duration = time.Since(start)
 	res.SecretEnv = secrets.Env()
-	res.JUnit = filepath.Join(cfg.ReportDir, "junit.xml")
-	if err := report.WriteJUnit(res.JUnit, res); err != nil {
+	if err := report.WriteJUnit(filepath.Join(cfg.ReportDir, "junit.xml"), res); err != nil {
 		return res, fmt.Errorf("explore: junit: %w", err)
 	}
+	res.JUnit = filepath.Join(cfg.ReportDir, "junit.xml") // once written: the table prints it
 	if err := report.WriteBatchSummary(filepath.Join(cfg.ReportDir, "summary.json"), res); err != nil {
 		return res, fmt.Errorf("explore: summary: %w", err)
 	}

@@ -3,7 +3,6 @@ package explore
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/safefile"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/memory"
 )
@@ -118,7 +118,7 @@ func (mr *missionRun) bug(ctx context.Context, m *member, f browser.Finding, e b
 	mr.late = append(mr.late, shot.Findings...)
 	if len(shot.Screenshot) > 0 {
 		rel := filepath.Join("screenshots", b.ID+".png")
-		if err := os.WriteFile(filepath.Join(mr.dir, rel), shot.Screenshot, 0o600); err == nil {
+		if err := safefile.WriteFile(filepath.Join(mr.dir, rel), shot.Screenshot, 0o600); err == nil {
 			b.Screenshot = rel
 			if prev, ok := mr.recorded[fp]; ok && prev.ID == b.ID {
 				prev.Screenshot = rel

@@ -23,6 +23,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/graph"
 	"github.com/agentgraph/agentgraph/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/safefile"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/llm"
 	"github.com/agentgraph/agentgraph/memory"
@@ -100,19 +101,19 @@ func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 		r.Err = mr.secrets.Redact(err.Error())
 		r.Timeline = mr.full
 		r.Duration = time.Since(t0)
+		r.Steps = mr.steps // the steps taken, as the tape holds them
 		if ctx.Err() != nil {
 			// Interrupted (SIGINT/SIGTERM): the report keeps what was found.
 			r.Err = "interrupted: " + r.Err
-			r.Steps = mr.steps
 			r.Bugs = mr.bugsSoFar()
 		}
 		return r
 	}
-	if err := os.MkdirAll(filepath.Join(mr.dir, "screenshots"), 0o700); err != nil {
+	if err := safefile.MkdirUnder(mr.cfg.ReportDir, filepath.Join(mr.m.ThreadID, "screenshots"), 0o700); err != nil {
 		return fail(err)
 	}
 	_ = os.Chmod(mr.dir, 0o700)
-	traceFile, err := os.OpenFile(filepath.Join(mr.dir, "traces.log"), traceFlags(mr.cfg.Resume != ""), 0o600)
+	traceFile, err := safefile.OpenAppend(filepath.Join(mr.dir, "traces.log"), 0o600, mr.cfg.Resume == "")
 	if err != nil {
 		return fail(err)
 	}
@@ -121,13 +122,17 @@ func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 	tapePath := filepath.Join(mr.dir, "action_tape.jsonl")
 	if mr.cfg.Resume == "" {
 		_ = os.Remove(tapePath)
-	} else if es, rep, err := browser.ReadTapeFile(tapePath); err == nil || len(rep.Invalid) > 0 {
-		// Entries that fail validation (a tampered or damaged tape) are
-		// left out and said; the valid ones carry the mission on.
-		if err != nil {
-			mr.trace.Warn("resume: tape entries left out", "err", err)
+	} else if es, rep, err := browser.ReadTapeFileWith(tapePath, browser.TapeOptions{Sequential: true}); err == nil || rep.InvalidCount > 0 {
+		// Lines that are not JSON and entries not trusted (a tampered or
+		// damaged tape, a forged seq) are left out and said; the valid ones
+		// carry the mission on.
+		if p := rep.Problems(); p != "" {
+			mr.trace.Warn("resume: tape lines left out", "problems", p)
 			if mr.log != nil {
-				mr.log.Warn("resume: tape entries left out", "thread", mr.m.ThreadID, "err", err)
+				mr.log.Warn("resume: tape lines left out", "thread", mr.m.ThreadID, "problems", p)
+			}
+			if mr.cfg.Progress != nil {
+				fmt.Fprintf(mr.cfg.Progress, "resume %s: tape lines left out: %s\n", mr.m.ThreadID, p)
 			}
 		}
 		for _, e := range es {
@@ -261,7 +266,7 @@ func (mr *missionRun) run(ctx context.Context) report.MissionResult {
 		mr.act(ctx, mr.team[0], step{in: browser.Navigate(mr.start), why: "open the start URL"}, &pre)
 		in := State{Messages: []state.Message{first}, Tape: pre.Tape, Bugs: pre.Bugs, Steps: 1}
 		gthread = fmt.Sprintf("%s@%d", mr.m.ThreadID, time.Now().UnixNano())
-		if err := os.WriteFile(threadFile, []byte(gthread+"\n"), 0o600); err != nil {
+		if err := safefile.WriteFile(threadFile, []byte(gthread+"\n"), 0o600); err != nil {
 			return fail(err)
 		}
 		out, err = app.Invoke(ctx, in, graph.Thread(gthread))
@@ -401,6 +406,7 @@ func (mr *missionRun) saveBrowserState() {
 		return // each user's context starts from its own storage state again
 	}
 	path := filepath.Join(mr.dir, browserStateFile)
+	_ = os.Remove(path + ".tmp") // Playwright writes through a link planted there
 	if err := mr.sess.SaveStorageState(path + ".tmp"); err != nil {
 		mr.trace.Debug("save browser state", "err", err)
 		return
@@ -422,13 +428,6 @@ func (mr *missionRun) progress(persona string, st step, res browser.Result) {
 }
 
 var _ io.Writer = (*os.File)(nil)
-
-func traceFlags(resume bool) int {
-	if resume {
-		return os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	}
-	return os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-}
 
 // SettleTimeout bounds the engine's wait for a quiet page after an action.
 const SettleTimeout = 2 * time.Second

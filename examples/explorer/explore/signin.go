@@ -14,6 +14,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/session"
 	"github.com/agentgraph/agentgraph/internal/clip"
+	"github.com/agentgraph/agentgraph/internal/safefile"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 	"github.com/agentgraph/agentgraph/personas"
 )
@@ -166,11 +167,12 @@ func signInUser(ctx context.Context, cfg Config, b *browser.Browser, engineCfg b
 		sleep(ctx, 300*time.Millisecond)
 	}
 	dir := filepath.Join(cfg.ReportDir, authDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := safefile.MkdirUnder(cfg.ReportDir, authDir, 0o700); err != nil {
 		return err
 	}
 	_ = os.Chmod(dir, 0o700)
 	path := filepath.Join(dir, u.Name+".json")
+	_ = os.Remove(path) // Playwright writes through a link planted there
 	if err := s.SaveStorageState(path); err != nil {
 		return fmt.Errorf("save the storage state: %w", err)
 	}

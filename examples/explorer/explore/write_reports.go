@@ -2,7 +2,6 @@ package explore
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/agentgraph/agentgraph/browser/collector"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
+	"github.com/agentgraph/agentgraph/internal/safefile"
 )
 
 func writeMissionReports(ctx context.Context, mr *missionRun, r *report.MissionResult) error {
@@ -52,11 +52,11 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *report.MissionR
 		b.Spec = report.SpecName(b.ID)
 		usesSecrets = usesSecrets || strings.Contains(spec, "secret('SECRET_")
 		spec = mr.usersHeader(spec)
-		if err := os.WriteFile(filepath.Join(r.Dir, b.Spec), []byte(mr.secrets.Redact(spec)), 0o600); err != nil {
+		if err := safefile.WriteFile(filepath.Join(r.Dir, b.Spec), []byte(mr.secrets.Redact(spec)), 0o600); err != nil {
 			return err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(r.Dir, "playwright.config.ts"), []byte(report.PlaywrightConfigTS(mr.target)), 0o600); err != nil {
+	if err := safefile.WriteFile(filepath.Join(r.Dir, "playwright.config.ts"), []byte(report.PlaywrightConfigTS(mr.target)), 0o600); err != nil {
 		return err
 	}
 	if err := report.WriteJSON(filepath.Join(r.Dir, "summary.json"), report.MissionSummary(*r)); err != nil {
@@ -73,7 +73,7 @@ func writeMissionReports(ctx context.Context, mr *missionRun, r *report.MissionR
 			"(`SECRET_1` is the configured password, if any; the others were typed into password fields, see the tape's `${SECRET_n}`). " +
 			"The values are never written to a file.\n"
 	}
-	if err := os.WriteFile(filepath.Join(r.Dir, "test_report.md"), []byte(mr.secrets.Redact(md)), 0o600); err != nil {
+	if err := safefile.WriteFile(filepath.Join(r.Dir, "test_report.md"), []byte(mr.secrets.Redact(md)), 0o600); err != nil {
 		return err
 	}
 	return report.WriteHTML(filepath.Join(r.Dir, "report.html"), *r)

@@ -18,6 +18,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
 	"github.com/agentgraph/agentgraph/examples/explorer/report"
 	"github.com/agentgraph/agentgraph/examples/explorer/session"
+	"github.com/agentgraph/agentgraph/internal/safefile"
 	"github.com/agentgraph/agentgraph/internal/testapps/demoapp"
 )
 
@@ -250,7 +251,7 @@ func Compare(ctx context.Context, cfg Config) (Comparison, error) {
 	if err := report.WriteJSON(filepath.Join(cfg.ReportDir, "gremlins.json"), out); err != nil {
 		return out, fmt.Errorf("explore: gremlins comparison: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(cfg.ReportDir, "gremlins.md"), []byte(out.Markdown()), 0o600); err != nil {
+	if err := safefile.WriteFile(filepath.Join(cfg.ReportDir, "gremlins.md"), []byte(out.Markdown()), 0o600); err != nil {
 		return out, fmt.Errorf("explore: gremlins comparison: %w", err)
 	}
 	return out, nil

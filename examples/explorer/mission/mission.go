@@ -116,3 +116,13 @@ func CapPrompt(s string) string {
 // longer prompt from the model (or one naming long paths) is cut at a rune
 // boundary and ends in "…".
 const MaxPRMissionPrompt = 1200
+
+// StartURLs are the missions' start URLs, in order ("" where a mission
+// starts at "/").
+func StartURLs(ms []Mission) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.StartURL
+	}
+	return out
+}

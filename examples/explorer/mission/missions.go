@@ -23,14 +23,46 @@ type MissionsError struct {
 }
 
 func (e *MissionsError) Error() string {
-	return fmt.Sprintf("explore: missions %s:\n  %s", e.File, strings.Join(e.Problems, "\n  "))
+	ps := e.Problems
+	more := ""
+	if len(ps) > maxProblems {
+		more = fmt.Sprintf("\n  … and %d more problems", len(ps)-maxProblems)
+		ps = ps[:maxProblems]
+	}
+	return fmt.Sprintf("explore: missions %s:\n  %s%s", e.File, strings.Join(ps, "\n  "), more)
 }
 
 func (e *MissionsError) Unwrap() error { return xerr.ErrUsage }
 
-// LoadMissions reads a missions YAML file.
+// Bounds of a missions file: every number and size in it is bounded, so a
+// hostile or mistaken file is refused with its line rather than run.
+const (
+	// MaxMissionsFile bounds the file, in bytes.
+	MaxMissionsFile = 1 << 20
+	// MaxExpanded bounds the file's text with its YAML aliases expanded
+	// (each *alias counted as the text of its anchor): an alias may share
+	// a prompt, not multiply the file.
+	MaxExpanded = MaxMissionsFile
+	// MaxMissions bounds the missions of a file, templates expanded.
+	MaxMissions = 1000
+	// MaxBudget bounds a mission's budget, in browser steps.
+	MaxBudget = 100_000
+	// MaxPrompt bounds a mission's prompt, in bytes.
+	MaxPrompt = 16 << 10
+	// MaxStartURL bounds a mission's start URL, in bytes.
+	MaxStartURL = 2048
+	// maxProblems bounds the problems a MissionsError lists.
+	maxProblems = 20
+)
+
+// LoadMissions reads a missions YAML file (at most MaxMissionsFile bytes).
 func LoadMissions(path string) ([]Mission, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: missions: %v", xerr.ErrUsage, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxMissionsFile+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: missions: %v", xerr.ErrUsage, err)
 	}
@@ -51,7 +83,16 @@ type missionsFile struct {
 // URL is kept as written: ResolveStartURL checks it against the target.
 func ParseMissions(name string, data []byte) ([]Mission, error) {
 	e := &MissionsError{File: name}
+	if len(data) > MaxMissionsFile {
+		e.Problems = append(e.Problems, fmt.Sprintf("line %d: the file passes %d bytes (1 MiB) here: a missions file is at most that; split it into several runs",
+			1+bytes.Count(data[:MaxMissionsFile], []byte("\n")), MaxMissionsFile))
+		return nil, e
+	}
 	if p := invalidUTF8(data); p != "" {
+		e.Problems = append(e.Problems, p)
+		return nil, e
+	}
+	if p := aliasBomb(data); p != "" {
 		e.Problems = append(e.Problems, p)
 		return nil, e
 	}
@@ -107,6 +148,14 @@ func ParseMissions(name string, data []byte) ([]Mission, error) {
 // validateMissions checks each mission as a missions file's (lines[i] is
 // mission i's line; 0 when unknown), adding problems to e.
 func validateMissions(e *MissionsError, ms []Mission, lines []int) {
+	if len(ms) > MaxMissions {
+		ln := 0
+		if MaxMissions < len(lines) {
+			ln = lines[MaxMissions]
+		}
+		e.Problems = append(e.Problems, fmt.Sprintf("line %d: mission %d: more than %d missions (%d): split them into several runs (--shard i/n shares one run among machines)", ln, MaxMissions+1, MaxMissions, len(ms)))
+		return
+	}
 	seen := map[string]int{}
 	for i, m := range ms {
 		ln := 0
@@ -129,14 +178,20 @@ func validateMissions(e *MissionsError, ms []Mission, lines []int) {
 		}
 		if strings.TrimSpace(m.Prompt) == "" {
 			bad("prompt is required")
+		} else if len(m.Prompt) > MaxPrompt {
+			bad("prompt of %d bytes: at most %d", len(m.Prompt), MaxPrompt)
 		}
 		if m.Team != "" && m.Team != TeamStandard && m.Team != TeamAdvanced {
 			bad("team %q: want %s or %s", m.Team, TeamStandard, TeamAdvanced)
 		}
 		if m.Budget < 0 {
 			bad("budget %d: want a positive number of steps", m.Budget)
+		} else if m.Budget > MaxBudget {
+			bad("budget %d: at most %d steps", m.Budget, MaxBudget)
 		}
-		if m.StartURL != "" {
+		if len(m.StartURL) > MaxStartURL {
+			bad("start_url of %d bytes: at most %d", len(m.StartURL), MaxStartURL)
+		} else if m.StartURL != "" {
 			u, err := url.Parse(m.StartURL)
 			if err != nil || (!strings.HasPrefix(m.StartURL, "/") && u.Scheme != "http" && u.Scheme != "https") {
 				bad("start_url %q: want a path (/projects) or an http(s) URL", m.StartURL)
@@ -330,4 +385,73 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// aliasBomb names the alias at which data's YAML, with its aliases expanded,
+// passes MaxExpanded bytes ("" when it does not, or when data does not
+// parse: the decoders say why). Each scalar counts its text and every node
+// a byte; an alias counts what its anchor does, nested aliases included; an
+// anchor that contains its own alias is refused too.
+func aliasBomb(data []byte) string {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return ""
+	}
+	const limit = MaxExpanded
+	sizes := map[*yaml.Node]int{}
+	open := map[*yaml.Node]bool{}
+	var size func(n *yaml.Node) (int, *yaml.Node)
+	// size is n's expanded size, saturated at limit+1; the second result
+	// is an alias whose anchor contains it (a cycle).
+	size = func(n *yaml.Node) (int, *yaml.Node) {
+		if s, ok := sizes[n]; ok {
+			return s, nil
+		}
+		if open[n] {
+			return limit + 1, n
+		}
+		open[n] = true
+		defer delete(open, n)
+		total := 1 + len(n.Value)
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			s, cyc := size(n.Alias)
+			if cyc != nil {
+				return limit + 1, n
+			}
+			total = s
+		}
+		for _, c := range n.Content {
+			s, cyc := size(c)
+			if cyc != nil {
+				return limit + 1, cyc
+			}
+			total = min(total+s, limit+1)
+		}
+		sizes[n] = total
+		return total, nil
+	}
+	// Walk in document order, so the alias named is the first one at
+	// which the expanded text passes the bound.
+	running := 0
+	var walk func(n *yaml.Node) string
+	walk = func(n *yaml.Node) string {
+		if n.Kind == yaml.AliasNode {
+			s, cyc := size(n)
+			if cyc != nil {
+				return fmt.Sprintf("line %d: column %d: alias *%s refers to an anchor that contains it: refused", n.Line, n.Column, n.Value)
+			}
+			if running += s; running > limit {
+				return fmt.Sprintf("line %d: column %d: alias *%s: with its aliases expanded the file passes %d bytes (1 MiB): aliases may share text, not multiply it", n.Line, n.Column, n.Value, limit)
+			}
+			return ""
+		}
+		running += 1 + len(n.Value)
+		for _, c := range n.Content {
+			if p := walk(c); p != "" {
+				return p
+			}
+		}
+		return ""
+	}
+	return walk(&root)
 }

@@ -23,10 +23,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentgraph/agentgraph/internal/safefile"
 )
 
 // Kind names an event.
@@ -314,10 +315,11 @@ type JSONL struct {
 // NewJSONL writes events to w.
 func NewJSONL(w io.Writer) *JSONL { return &JSONL{w: bufio.NewWriter(w)} }
 
-// CreateJSONL creates (or truncates) the file at path and writes events to
+// CreateJSONL creates the file at path, replacing whatever was there (a
+// planted symlink is replaced, not written through), and writes events to
 // it; Close closes it.
 func CreateJSONL(path string) (*JSONL, error) {
-	f, err := os.Create(path)
+	f, err := safefile.OpenAppend(path, 0o666, true)
 	if err != nil {
 		return nil, fmt.Errorf("observe: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
 	"github.com/agentgraph/agentgraph/examples/explorer/internal/xerr"
 	"github.com/agentgraph/agentgraph/examples/explorer/mission"
+	"github.com/agentgraph/agentgraph/internal/safefile"
 	"github.com/agentgraph/agentgraph/memory"
 )
 
@@ -160,6 +160,9 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 		return res, fmt.Errorf("merge-reports: %w", err)
 	}
 	for _, m := range missions {
+		if err := safefile.MkdirUnder(out, m.dest, 0o700); err != nil {
+			return res, fmt.Errorf("merge-reports: %w", err)
+		}
 		if err := copyTree(m.src, filepath.Join(out, m.dest)); err != nil {
 			return res, fmt.Errorf("merge-reports: copy %s: %w", m.src, err)
 		}
@@ -279,7 +282,7 @@ func MergeReports(out string, dirs ...string) (MergeResult, error) {
 		return res, fmt.Errorf("merge-reports: %w", err)
 	}
 	md := Markdown(whole) + mergeMarkdown(res.Inputs, missions, causes)
-	if err := os.WriteFile(filepath.Join(out, "test_report.md"), []byte(md), 0o600); err != nil {
+	if err := safefile.WriteFile(filepath.Join(out, "test_report.md"), []byte(md), 0o600); err != nil {
 		return res, fmt.Errorf("merge-reports: %w", err)
 	}
 	if err := WriteHTML(filepath.Join(out, "report.html"), whole); err != nil {
@@ -441,7 +444,8 @@ func within(path, dir string) bool {
 
 // copyTree copies the regular files under src to dst (directories 0700,
 // files 0600), leaving out hidden files (resume state) and symlinks. A
-// missing src copies nothing.
+// missing src copies nothing. Nothing is written through a symlink found
+// under dst (see safefile).
 func copyTree(src, dst string) error {
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -463,7 +467,7 @@ func copyTree(src, dst string) error {
 		target := filepath.Join(dst, rel)
 		switch {
 		case d.IsDir():
-			return os.MkdirAll(target, 0o700)
+			return safefile.MkdirUnder(dst, rel, 0o700)
 		case !d.Type().IsRegular():
 			return nil // symlinks and the like
 		}
@@ -472,18 +476,9 @@ func copyTree(src, dst string) error {
 }
 
 func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+	b, err := os.ReadFile(src)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return safefile.WriteFile(dst, b, 0o600)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgraph/agentgraph/browser"
 	"github.com/agentgraph/agentgraph/examples/explorer/findings"
+	"github.com/agentgraph/agentgraph/internal/safefile"
 	"github.com/agentgraph/agentgraph/internal/urlx"
 )
 
@@ -77,7 +78,7 @@ func WriteJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o600)
+	return safefile.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 // batchSummary is the batch's summary.json (the report directory's top
@@ -169,7 +170,7 @@ func WriteHTML(path string, r MissionResult) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o600)
+	return safefile.WriteFile(path, b, 0o600)
 }
 
 type JunitSuites struct {
@@ -257,7 +258,7 @@ func WriteJUnit(path string, res Result) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o600)
+	return safefile.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o600)
 }
 
 // playwrightConfigTS is the playwright.config.ts of a mission's report
