@@ -17,13 +17,15 @@ import (
 
 // The explorer and the personas know nothing of the apps they are measured
 // on: no bug id, no marker of a seeded bug, no page of the demo app or of
-// a bugfarm app appears in their sources. (The bench harness, the demo
-// app's scoring and the tests may name them; the strategies may not.)
+// a bugfarm app appears in their sources, no mutation id of the real apps'
+// benchmark. (The benchmark harnesses, the demo app's scoring and the
+// tests may name them; the strategies may not.)
 func TestNoAppSpecificStrings(t *testing.T) {
 	root := filepath.Join("..", "..", "..")
 	dirs := []string{filepath.Join(root, "examples", "explorer"), filepath.Join(root, "personas"), filepath.Join(root, "browser")}
 	skip := map[string]bool{
-		filepath.Join(root, "examples", "explorer", "bench"): true, // the benchmark harness scores bugfarm apps
+		filepath.Join(root, "examples", "explorer", "bench"):    true, // the benchmark harness scores bugfarm apps
+		filepath.Join(root, "examples", "explorer", "realapps"): true, // the real apps' benchmark: their pages, patches and triggers live there
 	}
 	// Bug-id prefixes and the markers seeded bugs carry.
 	patterns := []*regexp.Regexp{
@@ -32,6 +34,7 @@ func TestNoAppSpecificStrings(t *testing.T) {
 		regexp.MustCompile(`(?i)data-bug\b`),
 		regexp.MustCompile(`__bfxss`),
 		regexp.MustCompile(`(?i)x-bugfarm`),
+		regexp.MustCompile(`\bra-[a-z]{2}-\d{2}\b`), // the real apps' mutation ids
 	}
 	// The demo app's pages and every page of bugfarm seeds 1–40.
 	pages := map[string]bool{"/projects": true, "/checkout": true, "/release-notes": true, "/dashboard": true}
