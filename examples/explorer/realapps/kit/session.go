@@ -376,3 +376,19 @@ func clip(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// AxeViolation runs axe-core's rule on the page and is Visible when a
+// violating node's HTML contains marker (the mutated element), Absent
+// otherwise; what names that element in the verdict.
+func (s *Session) AxeViolation(rule, marker, what string) (Verdict, error) {
+	nodes, err := s.Axe(rule)
+	if err != nil {
+		return Verdict{}, err
+	}
+	for _, n := range nodes {
+		if strings.Contains(n.HTML, marker) {
+			return Visible("axe %s (%s): %s", n.Rule, n.Impact, n.HTML), nil
+		}
+	}
+	return Absent("axe %s: %d nodes, none %s", rule, len(nodes), what), nil
+}

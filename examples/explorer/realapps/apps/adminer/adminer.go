@@ -201,16 +201,7 @@ func trigger04(_ context.Context, s *kit.Session) (kit.Verdict, error) {
 	if _, err := s.Goto("/adminer/"); err != nil {
 		return kit.Verdict{}, err
 	}
-	nodes, err := s.Axe("label")
-	if err != nil {
-		return kit.Verdict{}, err
-	}
-	for _, n := range nodes {
-		if strings.Contains(n.HTML, "auth[permanent]") {
-			return kit.Visible("axe %s (%s): %s", n.Rule, n.Impact, n.HTML), nil
-		}
-	}
-	return kit.Absent("axe label: %d nodes, none the Permanent login box", len(nodes)), nil
+	return s.AxeViolation("label", "auth[permanent]", "the Permanent login box")
 }
 
 func trigger05(_ context.Context, s *kit.Session) (kit.Verdict, error) {

@@ -205,16 +205,7 @@ func trigger04(_ context.Context, s *kit.Session) (kit.Verdict, error) {
 	if _, err := s.Goto("doku.php?id=start&do=edit"); err != nil {
 		return kit.Verdict{}, err
 	}
-	nodes, err := s.Axe("label")
-	if err != nil {
-		return kit.Verdict{}, err
-	}
-	for _, n := range nodes {
-		if strings.Contains(n.HTML, "edit__summary") {
-			return kit.Visible("axe %s (%s): %s", n.Rule, n.Impact, n.HTML), nil
-		}
-	}
-	return kit.Absent("axe label: %d nodes, none the summary field", len(nodes)), nil
+	return s.AxeViolation("label", "edit__summary", "the summary field")
 }
 
 func trigger05(_ context.Context, s *kit.Session) (kit.Verdict, error) {
